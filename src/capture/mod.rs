@@ -1,0 +1,576 @@
+//! Reading pcap and pcapng, from a file or a stream, with the format taken from the magic.
+//!
+//! Written here rather than taken from pcap-file or pcap-parser (see docs/architecture.md): we need
+//! the byte offset of every record for located errors, a hard cap on record and block lengths so a
+//! lying length never allocates gigabytes, per-interface link types and timestamp resolutions in
+//! pcapng, and a reader that stops cleanly at the first unrecoverable record instead of repeating
+//! the same error. Both formats are short enough that owning the code costs less than working
+//! around either crate.
+
+mod time;
+
+pub use time::Timestamp;
+
+use std::io::{self, Read};
+
+/// Largest record or block we accept. Wireshark's own limit for most link types is 256 KiB; we
+/// leave room for large pcapng blocks (name resolution, custom) while bounding memory.
+pub const MAX_RECORD: usize = 16 * 1024 * 1024;
+/// Interfaces per pcapng section we track; more is treated as a malformed file.
+pub const MAX_INTERFACES: usize = 65_536;
+
+/// A file-level failure, located by byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureError {
+    pub offset: u64,
+    pub message: String,
+}
+
+impl std::fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at byte {}: {}", self.offset, self.message)
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+/// The container format detected from the magic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Pcap { big_endian: bool, nanos: bool },
+    PcapNg,
+}
+
+/// One captured packet, borrowed from the reader's buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct Packet<'a> {
+    pub data: &'a [u8],
+    /// Length on the wire; larger than `data.len()` when the snaplen cut the packet.
+    pub orig_len: u32,
+    pub time: Timestamp,
+    pub linktype: u32,
+    pub interface: u32,
+    /// Byte offset of the record in the input.
+    pub offset: u64,
+}
+
+impl Packet<'_> {
+    pub fn truncated(&self) -> bool {
+        (self.data.len() as u64) < self.orig_len as u64
+    }
+}
+
+/// What the reader yields.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Packet(Packet<'a>),
+    /// A record whose framing is intact but whose content is unusable; reading goes on.
+    BadRecord(CaptureError),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Resolution {
+    /// 10^-n seconds per unit.
+    Decimal(u8),
+    /// 2^-n seconds per unit.
+    Binary(u8),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Interface {
+    linktype: u32,
+    resolution: Resolution,
+    offset_secs: i64,
+}
+
+#[derive(Debug)]
+enum State {
+    Pcap {
+        big_endian: bool,
+        nanos: bool,
+        linktype: u32,
+    },
+    PcapNg {
+        big_endian: bool,
+        interfaces: Vec<Interface>,
+    },
+}
+
+/// A streaming reader; one buffer is reused for every record.
+pub struct CaptureReader<R: Read> {
+    input: R,
+    offset: u64,
+    buf: Vec<u8>,
+    state: State,
+    format: Format,
+    /// pcapng: the first block's bytes already consumed during detection.
+    pending_first_block: bool,
+}
+
+const PCAPNG_SHB: u32 = 0x0A0D_0D0A;
+const PCAPNG_IDB: u32 = 1;
+const PCAPNG_OPB: u32 = 2;
+const PCAPNG_SPB: u32 = 3;
+const PCAPNG_EPB: u32 = 6;
+
+/// Reads until `buf` is full or the input ends; returns how many bytes were read.
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+fn u16_at(b: &[u8], at: usize, be: bool) -> u16 {
+    let a = [b[at], b[at + 1]];
+    if be {
+        u16::from_be_bytes(a)
+    } else {
+        u16::from_le_bytes(a)
+    }
+}
+
+fn u32_at(b: &[u8], at: usize, be: bool) -> u32 {
+    let a = [b[at], b[at + 1], b[at + 2], b[at + 3]];
+    if be {
+        u32::from_be_bytes(a)
+    } else {
+        u32::from_le_bytes(a)
+    }
+}
+
+impl<R: Read> CaptureReader<R> {
+    /// Reads the magic and the file header; fails with a located error on anything else.
+    pub fn new(mut input: R) -> Result<CaptureReader<R>, CaptureError> {
+        let mut magic = [0u8; 4];
+        let n = read_full(&mut input, &mut magic).map_err(|e| io_error(0, e))?;
+        if n < 4 {
+            return Err(CaptureError {
+                offset: 0,
+                message: if n == 0 {
+                    "empty input, not a pcap or pcapng file".into()
+                } else {
+                    format!("input ends after {n} bytes, too short for a capture file header")
+                },
+            });
+        }
+        let pcap = match magic {
+            [0xd4, 0xc3, 0xb2, 0xa1] => Some((false, false)),
+            [0xa1, 0xb2, 0xc3, 0xd4] => Some((true, false)),
+            [0x4d, 0x3c, 0xb2, 0xa1] => Some((false, true)),
+            [0xa1, 0xb2, 0x3c, 0x4d] => Some((true, true)),
+            _ => None,
+        };
+        if let Some((big_endian, nanos)) = pcap {
+            let mut head = [0u8; 20];
+            let n = read_full(&mut input, &mut head).map_err(|e| io_error(4, e))?;
+            if n < 20 {
+                return Err(CaptureError {
+                    offset: 4 + n as u64,
+                    message: format!("pcap file header cut off ({} of 24 bytes)", 4 + n),
+                });
+            }
+            // The top bits of the link-type word carry FCS information, not the link type.
+            let linktype = u32_at(&head, 16, big_endian) & 0x0fff_ffff;
+            return Ok(CaptureReader {
+                input,
+                offset: 24,
+                buf: Vec::with_capacity(65_536),
+                state: State::Pcap {
+                    big_endian,
+                    nanos,
+                    linktype,
+                },
+                format: Format::Pcap { big_endian, nanos },
+                pending_first_block: false,
+            });
+        }
+        if magic == [0x0a, 0x0d, 0x0d, 0x0a] {
+            return Ok(CaptureReader {
+                input,
+                offset: 0,
+                buf: Vec::with_capacity(65_536),
+                state: State::PcapNg {
+                    big_endian: false,
+                    interfaces: Vec::new(),
+                },
+                format: Format::PcapNg,
+                pending_first_block: true,
+            });
+        }
+        let hint = match magic {
+            [0x1f, 0x8b, _, _] => {
+                "; it is gzip-compressed: decompress it first (zcat FILE | gamedissect dissect -)"
+            }
+            [0xa1, 0xb2, 0xcd, 0x34] | [0x34, 0xcd, 0xb2, 0xa1] => {
+                "; modified (Kuznetzov) pcap is not supported"
+            }
+            _ => "",
+        };
+        Err(CaptureError {
+            offset: 0,
+            message: format!(
+                "not a pcap or pcapng file (magic {:02x} {:02x} {:02x} {:02x}){hint}",
+                magic[0], magic[1], magic[2], magic[3]
+            ),
+        })
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next packet, `Ok(None)` at a clean end of input, or a located error at a record that
+    /// cannot be read (after which the reader must not be used again).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
+        match self.state {
+            State::Pcap { .. } => self.next_pcap(),
+            State::PcapNg { .. } => self.next_pcapng(),
+        }
+    }
+
+    fn next_pcap(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
+        let State::Pcap {
+            big_endian,
+            nanos,
+            linktype,
+        } = self.state
+        else {
+            unreachable!("pcap state checked by caller")
+        };
+        let start = self.offset;
+        let mut head = [0u8; 16];
+        let n = read_full(&mut self.input, &mut head).map_err(|e| io_error(start, e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if n < 16 {
+            return Err(CaptureError {
+                offset: start,
+                message: format!("file cut off inside a record header ({n} of 16 bytes)"),
+            });
+        }
+        let secs = u32_at(&head, 0, big_endian);
+        let frac = u32_at(&head, 4, big_endian);
+        let incl = u32_at(&head, 8, big_endian) as usize;
+        let orig = u32_at(&head, 12, big_endian);
+        if incl > MAX_RECORD {
+            return Err(CaptureError {
+                offset: start,
+                message: format!(
+                    "record claims {incl} captured bytes, more than the {MAX_RECORD}-byte limit"
+                ),
+            });
+        }
+        self.buf.resize(incl, 0);
+        let got = read_full(&mut self.input, &mut self.buf).map_err(|e| io_error(start + 16, e))?;
+        self.offset = start + 16 + got as u64;
+        if got < incl {
+            return Err(CaptureError {
+                offset: start,
+                message: format!(
+                    "file cut off inside a record: {incl} bytes declared, {got} present"
+                ),
+            });
+        }
+        let (nanos_v, digits) = if nanos {
+            (frac, 9)
+        } else {
+            (frac.saturating_mul(1000), 6)
+        };
+        if frac >= if nanos { 1_000_000_000 } else { 1_000_000 } {
+            return Ok(Some(Event::BadRecord(CaptureError {
+                offset: start,
+                message: format!("timestamp fraction {frac} out of range; record skipped"),
+            })));
+        }
+        Ok(Some(Event::Packet(Packet {
+            data: &self.buf,
+            orig_len: orig.max(incl as u32),
+            time: Timestamp::new(secs as i64, nanos_v, digits),
+            linktype,
+            interface: 0,
+            offset: start,
+        })))
+    }
+
+    fn next_pcapng(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
+        loop {
+            let start = self.offset;
+            let mut head = [0u8; 8];
+            let n = if self.pending_first_block {
+                // The first four bytes (the SHB type) were consumed by the magic check.
+                self.pending_first_block = false;
+                head[..4].copy_from_slice(&PCAPNG_SHB.to_le_bytes());
+                4 + read_full(&mut self.input, &mut head[4..])
+                    .map_err(|e| io_error(start + 4, e))?
+            } else {
+                read_full(&mut self.input, &mut head).map_err(|e| io_error(start, e))?
+            };
+            if n == 0 {
+                return Ok(None);
+            }
+            if n < 8 {
+                return Err(CaptureError {
+                    offset: start,
+                    message: format!("file cut off inside a block header ({n} of 8 bytes)"),
+                });
+            }
+            let State::PcapNg { big_endian, .. } = &mut self.state else {
+                unreachable!("pcapng state")
+            };
+            let mut be = *big_endian;
+            let raw_type = u32_at(&head, 0, be);
+            let mut consumed = 8usize;
+            if raw_type == PCAPNG_SHB {
+                let mut magic = [0u8; 4];
+                let m =
+                    read_full(&mut self.input, &mut magic).map_err(|e| io_error(start + 8, e))?;
+                if m < 4 {
+                    return Err(CaptureError {
+                        offset: start,
+                        message: "file cut off inside a section header block".into(),
+                    });
+                }
+                be = match magic {
+                    [0x1a, 0x2b, 0x3c, 0x4d] => true,
+                    [0x4d, 0x3c, 0x2b, 0x1a] => false,
+                    _ => {
+                        return Err(CaptureError {
+                            offset: start + 8,
+                            message: format!(
+                                "section header byte-order magic {:02x}{:02x}{:02x}{:02x} is neither 1a2b3c4d nor 4d3c2b1a",
+                                magic[0], magic[1], magic[2], magic[3]
+                            ),
+                        });
+                    }
+                };
+                consumed = 12;
+            }
+            let block_type = u32_at(&head, 0, be);
+            let total = u32_at(&head, 4, be) as usize;
+            if total < 12 + (consumed - 8) || !total.is_multiple_of(4) || total > MAX_RECORD {
+                return Err(CaptureError {
+                    offset: start,
+                    message: if total > MAX_RECORD {
+                        format!("block length {total} exceeds the {MAX_RECORD}-byte limit")
+                    } else {
+                        format!(
+                            "block length {total} is invalid (must be a multiple of 4 and at least 12)"
+                        )
+                    },
+                });
+            }
+            let rest = total - consumed;
+            self.buf.resize(rest, 0);
+            let got = read_full(&mut self.input, &mut self.buf)
+                .map_err(|e| io_error(start + consumed as u64, e))?;
+            self.offset = start + (consumed + got) as u64;
+            if got < rest {
+                return Err(CaptureError {
+                    offset: start,
+                    message: format!(
+                        "file cut off inside a block: {total} bytes declared, {} present",
+                        consumed + got
+                    ),
+                });
+            }
+            let trailer = u32_at(&self.buf, rest - 4, be) as usize;
+            if trailer != total {
+                return Err(CaptureError {
+                    offset: start,
+                    message: format!(
+                        "block length {total} does not match its trailing copy {trailer}"
+                    ),
+                });
+            }
+            let body_len = rest - 4;
+            let State::PcapNg {
+                big_endian,
+                interfaces,
+            } = &mut self.state
+            else {
+                unreachable!("pcapng state")
+            };
+            match block_type {
+                PCAPNG_SHB => {
+                    *big_endian = be;
+                    interfaces.clear();
+                }
+                PCAPNG_IDB => {
+                    if interfaces.len() >= MAX_INTERFACES {
+                        return Err(CaptureError {
+                            offset: start,
+                            message: format!(
+                                "more than {MAX_INTERFACES} interfaces in one section"
+                            ),
+                        });
+                    }
+                    match parse_idb(&self.buf[..body_len], be) {
+                        Some(iface) => interfaces.push(iface),
+                        None => {
+                            // Keep interface numbering aligned; packets on it become bad records.
+                            interfaces.push(Interface {
+                                linktype: u32::MAX,
+                                resolution: Resolution::Decimal(6),
+                                offset_secs: 0,
+                            });
+                            return Ok(Some(Event::BadRecord(CaptureError {
+                                offset: start,
+                                message: "interface description block too short".into(),
+                            })));
+                        }
+                    }
+                }
+                PCAPNG_EPB | PCAPNG_OPB | PCAPNG_SPB => {
+                    let body = &self.buf[..body_len];
+                    let parsed = match block_type {
+                        PCAPNG_EPB if body_len >= 20 => Some((
+                            u32_at(body, 0, be),
+                            ((u32_at(body, 4, be) as u64) << 32) | u32_at(body, 8, be) as u64,
+                            u32_at(body, 12, be) as usize,
+                            u32_at(body, 16, be),
+                            20,
+                        )),
+                        PCAPNG_OPB if body_len >= 20 => Some((
+                            u16_at(body, 0, be) as u32,
+                            ((u32_at(body, 4, be) as u64) << 32) | u32_at(body, 8, be) as u64,
+                            u32_at(body, 12, be) as usize,
+                            u32_at(body, 16, be),
+                            20,
+                        )),
+                        PCAPNG_SPB if body_len >= 4 => {
+                            let orig = u32_at(body, 0, be);
+                            Some((0, 0, (orig as usize).min(body_len - 4), orig, 4))
+                        }
+                        _ => None,
+                    };
+                    let Some((iface_id, ts, caplen, orig, data_at)) = parsed else {
+                        return Ok(Some(Event::BadRecord(CaptureError {
+                            offset: start,
+                            message: format!(
+                                "packet block of {total} bytes is too short for its header"
+                            ),
+                        })));
+                    };
+                    if data_at + caplen > body_len {
+                        return Ok(Some(Event::BadRecord(CaptureError {
+                            offset: start,
+                            message: format!(
+                                "packet block claims {caplen} captured bytes but has room for {}",
+                                body_len - data_at
+                            ),
+                        })));
+                    }
+                    let Some(iface) = interfaces
+                        .get(iface_id as usize)
+                        .copied()
+                        .filter(|i| i.linktype != u32::MAX)
+                    else {
+                        return Ok(Some(Event::BadRecord(CaptureError {
+                            offset: start,
+                            message: format!(
+                                "packet on interface {iface_id}, which the section does not describe"
+                            ),
+                        })));
+                    };
+                    let time = if block_type == PCAPNG_SPB {
+                        Timestamp::default()
+                    } else {
+                        convert_ts(ts, iface)
+                    };
+                    return Ok(Some(Event::Packet(Packet {
+                        data: &self.buf[data_at..data_at + caplen],
+                        orig_len: orig.max(caplen as u32),
+                        time,
+                        linktype: iface.linktype,
+                        interface: iface_id,
+                        offset: start,
+                    })));
+                }
+                _ => {} // statistics, name resolution, custom blocks: nothing to dissect
+            }
+        }
+    }
+}
+
+fn io_error(offset: u64, e: io::Error) -> CaptureError {
+    CaptureError {
+        offset,
+        message: format!("read error: {e}"),
+    }
+}
+
+fn parse_idb(body: &[u8], be: bool) -> Option<Interface> {
+    if body.len() < 8 {
+        return None;
+    }
+    let mut iface = Interface {
+        linktype: u16_at(body, 0, be) as u32,
+        resolution: Resolution::Decimal(6),
+        offset_secs: 0,
+    };
+    let mut at = 8;
+    while at + 4 <= body.len() {
+        let code = u16_at(body, at, be);
+        let len = u16_at(body, at + 2, be) as usize;
+        let value = body.get(at + 4..at + 4 + len)?;
+        match (code, len) {
+            (0, _) => break,
+            (9, 1) => {
+                let v = value[0];
+                let n = v & 0x7f;
+                // Resolutions finer than what fits a u64 count of units are treated as the default.
+                iface.resolution = if v & 0x80 != 0 {
+                    if n <= 63 {
+                        Resolution::Binary(n)
+                    } else {
+                        Resolution::Decimal(6)
+                    }
+                } else if n <= 19 {
+                    Resolution::Decimal(n)
+                } else {
+                    Resolution::Decimal(6)
+                };
+            }
+            (14, 8) => {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(value);
+                iface.offset_secs = if be {
+                    i64::from_be_bytes(a)
+                } else {
+                    i64::from_le_bytes(a)
+                };
+            }
+            _ => {}
+        }
+        at += 4 + len.div_ceil(4) * 4;
+    }
+    Some(iface)
+}
+
+fn convert_ts(ts: u64, iface: Interface) -> Timestamp {
+    let (units, digits) = match iface.resolution {
+        Resolution::Decimal(n) => (10u64.pow(n as u32), n.min(9)),
+        Resolution::Binary(n) => (1u64 << n, 9),
+    };
+    let secs = (ts / units) as i64;
+    let frac = ts % units;
+    let nanos = (frac as u128 * 1_000_000_000 / units as u128) as u32;
+    Timestamp::new(secs.saturating_add(iface.offset_secs), nanos, digits)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,131 @@
+//! Capture timestamps and their RFC 3339 rendering, with the capture's own precision.
+
+use std::fmt::Write;
+
+/// Seconds and nanoseconds since the Unix epoch, plus how many fractional digits the capture
+/// really has (6 for µs pcap, 9 for ns, `if_tsresol` for pcapng).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Timestamp {
+    pub secs: i64,
+    pub nanos: u32,
+    pub digits: u8,
+}
+
+impl Timestamp {
+    pub fn new(secs: i64, nanos: u32, digits: u8) -> Timestamp {
+        Timestamp {
+            secs,
+            nanos: nanos.min(999_999_999),
+            digits: digits.min(9),
+        }
+    }
+
+    /// Total nanoseconds (saturating), for differences.
+    pub fn as_nanos(&self) -> i128 {
+        self.secs as i128 * 1_000_000_000 + self.nanos as i128
+    }
+
+    /// Seconds elapsed since `earlier` (negative when the capture goes back in time).
+    pub fn secs_since(&self, earlier: &Timestamp) -> f64 {
+        (self.as_nanos() - earlier.as_nanos()) as f64 / 1e9
+    }
+
+    fn write_fraction(&self, out: &mut String, nanos: u32) {
+        if self.digits > 0 {
+            let scaled = nanos / 10u32.pow(9 - self.digits as u32);
+            let _ = write!(out, ".{:0width$}", scaled, width = self.digits as usize);
+        }
+    }
+
+    /// `2026-11-21T18:55:00.123456Z`.
+    pub fn rfc3339(&self) -> String {
+        let mut s = String::with_capacity(32);
+        let days = self.secs.div_euclid(86_400);
+        let sod = self.secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        let _ = write!(
+            s,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            y,
+            m,
+            d,
+            sod / 3600,
+            (sod / 60) % 60,
+            sod % 60
+        );
+        self.write_fraction(&mut s, self.nanos);
+        s.push('Z');
+        s
+    }
+
+    /// Relative time since `base`, with this timestamp's precision: `12.345678`.
+    pub fn relative(&self, base: &Timestamp) -> String {
+        let diff = self.as_nanos() - base.as_nanos();
+        let neg = diff < 0;
+        let diff = diff.unsigned_abs();
+        let mut s = String::with_capacity(20);
+        if neg {
+            s.push('-');
+        }
+        let _ = write!(s, "{}", diff / 1_000_000_000);
+        self.write_fraction(&mut s, (diff % 1_000_000_000) as u32);
+        s
+    }
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_with_capture_precision() {
+        assert_eq!(
+            Timestamp::new(0, 0, 6).rfc3339(),
+            "1970-01-01T00:00:00.000000Z"
+        );
+        assert_eq!(
+            Timestamp::new(1_700_000_000, 123_456_789, 9).rfc3339(),
+            "2023-11-14T22:13:20.123456789Z"
+        );
+        assert_eq!(
+            Timestamp::new(1_700_000_000, 123_456_000, 6).rfc3339(),
+            "2023-11-14T22:13:20.123456Z"
+        );
+        assert_eq!(
+            Timestamp::new(951_782_400, 0, 0).rfc3339(),
+            "2000-02-29T00:00:00Z"
+        );
+        assert_eq!(
+            Timestamp::new(-1, 500_000_000, 1).rfc3339(),
+            "1969-12-31T23:59:59.5Z"
+        );
+    }
+
+    #[test]
+    fn relative_time() {
+        let base = Timestamp::new(100, 900_000_000, 6);
+        assert_eq!(
+            Timestamp::new(102, 100_000_000, 6).relative(&base),
+            "1.200000"
+        );
+        assert_eq!(
+            Timestamp::new(100, 800_000_000, 3).relative(&base),
+            "-0.100"
+        );
+        assert_eq!(Timestamp::new(102, 100_000_000, 6).secs_since(&base), 1.2);
+    }
+}

@@ -1,0 +1,125 @@
+//! Output modes. Each writer renders [`Record`]s with their frame [`Meta`]; none knows anything
+//! about a particular protocol.
+
+pub mod json;
+pub mod stats;
+pub mod summary;
+pub mod text_tree;
+
+use std::fmt::Write as _;
+use std::io;
+
+use crate::engine::Meta;
+use crate::tree::{Field, Kind, Pos, Record, Value};
+
+/// A destination for records.
+pub trait RecordWriter {
+    fn record(&mut self, meta: &Meta<'_>, rec: &Record) -> io::Result<()>;
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Appends `s` with control characters, quotes and backslashes escaped, quoted.
+pub fn quote_into(out: &mut String, bytes: &[u8]) {
+    out.push('"');
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                    let _ = write!(out, "\\x{:02x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out.push('"');
+}
+
+/// Lowercase hex of `bytes`, cut after `max` bytes with a count of the rest.
+pub fn hex_into(out: &mut String, bytes: &[u8], max: usize) {
+    for b in bytes.iter().take(max) {
+        let _ = write!(out, "{b:02x}");
+    }
+    if bytes.len() > max {
+        let _ = write!(out, "… ({} bytes)", bytes.len());
+    }
+}
+
+/// A value as humans read it in the tree and the summary: numbers plain (hex when the field
+/// says so), text quoted and escaped, bytes in hex, enums as `NAME (n)`, with the unit.
+pub fn display_value(out: &mut String, field: &Field) {
+    let def = field.def;
+    match &field.value {
+        Value::None => return,
+        Value::UInt(v) if def.hex => {
+            let _ = write!(out, "0x{v:x}");
+        }
+        Value::UInt(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Value::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Value::F32(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Value::F64(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Value::Bool(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Value::Str(s) => quote_into(out, s.as_bytes()),
+        Value::Bytes(b) if def.kind == Kind::Str => quote_into(out, b),
+        Value::Bytes(b) => {
+            if b.is_empty() {
+                out.push_str("(empty)");
+            } else {
+                hex_into(out, b, 48);
+            }
+        }
+        Value::Enum(n, name) => {
+            if name.is_empty() {
+                let _ = write!(out, "{n}");
+            } else if def.hex {
+                let _ = write!(out, "{name} (0x{n:x})");
+            } else {
+                let _ = write!(out, "{name} ({n})");
+            }
+        }
+    }
+    if !def.unit.is_empty() {
+        if !def.unit.starts_with(|c: char| c.is_alphanumeric()) {
+            out.push_str(def.unit);
+        } else {
+            out.push(' ');
+            out.push_str(def.unit);
+        }
+    }
+}
+
+/// `@12+4` for bytes, `@12.3+5b` for bits (byte 12, bit 3, five bits), with `sN:` for a data
+/// source other than the payload.
+pub fn position_into(out: &mut String, pos: &Pos) {
+    out.push('@');
+    if pos.source != 0 {
+        let _ = write!(out, "s{}:", pos.source);
+    }
+    if pos.bits {
+        let _ = write!(out, "{}.{}+{}b", pos.offset / 8, pos.offset % 8, pos.len);
+    } else {
+        let _ = write!(out, "{}+{}", pos.offset, pos.len);
+    }
+}
+
+#[cfg(test)]
+mod tests;

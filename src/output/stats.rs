@@ -1,0 +1,116 @@
+//! `gamedissect stats`: counts per protocol, message type and flow, plus what the bounds did.
+
+use std::io::{self, Write};
+
+use crate::engine::Stats;
+
+/// The statistics as one JSON object on one line.
+pub fn write_json<W: Write>(mut out: W, stats: &Stats) -> io::Result<()> {
+    serde_json::to_writer(&mut out, stats).map_err(io::Error::other)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// The statistics as aligned text tables.
+pub fn write_text<W: Write>(mut out: W, s: &Stats) -> io::Result<()> {
+    writeln!(
+        out,
+        "Capture: {} frames, {} bytes captured, {} cut by the snaplen, {} bad records",
+        s.frames, s.captured_bytes, s.truncated_frames, s.bad_records
+    )?;
+    writeln!(
+        out,
+        "  UDP datagrams {}, other IP {}, not IP {}, unreadable link/IP/UDP headers {}",
+        s.udp_datagrams, s.not_udp, s.not_ip, s.link_errors
+    )?;
+    writeln!(out)?;
+    writeln!(out, "Protocols:")?;
+    writeln!(
+        out,
+        "  {:<12} {:>10} {:>10} {:>12} {:>10} {:>8} {:>9}",
+        "protocol", "datagrams", "messages", "bytes", "malformed", "short", "warnings"
+    )?;
+    for (name, p) in &s.protocols {
+        writeln!(
+            out,
+            "  {:<12} {:>10} {:>10} {:>12} {:>10} {:>8} {:>9}",
+            name, p.datagrams, p.messages, p.bytes, p.malformed, p.short, p.warnings
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Message types:")?;
+    writeln!(
+        out,
+        "  {:<12} {:<32} {:>10} {:>12}",
+        "protocol", "type", "messages", "bytes"
+    )?;
+    for (proto, types) in &s.message_types {
+        for (t, c) in types {
+            writeln!(
+                out,
+                "  {:<12} {:<32} {:>10} {:>12}",
+                proto, t, c.messages, c.bytes
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Flows ({} seen, {} listed):",
+        s.flow_table.created,
+        s.flows.len()
+    )?;
+    for f in &s.flows {
+        writeln!(
+            out,
+            "  #{} {} → {} {} (by {}; roles: {}) c→s {} pkts {} bytes, s→c {} pkts {} bytes, {} messages, {} malformed, {} .. {}",
+            f.flow,
+            f.client,
+            f.server,
+            f.protocol,
+            f.chosen_by,
+            f.roles_from,
+            f.packets_to_server,
+            f.bytes_to_server,
+            f.packets_to_client,
+            f.bytes_to_client,
+            f.messages,
+            f.malformed,
+            f.first,
+            f.last
+        )?;
+        for (k, v) in &f.facts {
+            writeln!(out, "      {k}: {v}")?;
+        }
+    }
+    writeln!(out)?;
+    let t = &s.flow_table;
+    writeln!(
+        out,
+        "Flow table: peak {} flows, evicted {} idle and {} at the cap, {} past the listing cap",
+        t.peak, t.evicted_idle, t.evicted_cap, t.unlisted
+    )?;
+    let r = &s.reassembly;
+    writeln!(
+        out,
+        "IP reassembly: {} fragments, {} datagrams reassembled, {} timed out, dropped {} at the memory cap, {} at the pending cap, {} invalid; peak {} bytes held",
+        r.fragments,
+        r.reassembled,
+        r.timed_out,
+        r.dropped_memory_cap,
+        r.dropped_pending_cap,
+        r.dropped_invalid,
+        r.peak_bytes
+    )?;
+    let notes: Vec<String> = s.notes.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    writeln!(
+        out,
+        "Notes: {}",
+        if notes.is_empty() {
+            "none".to_string()
+        } else {
+            notes.join(", ")
+        }
+    )?;
+    out.flush()
+}

@@ -1,0 +1,204 @@
+//! The interface between the shared plumbing and a protocol decoder.
+//!
+//! A protocol is a static descriptor ([`Protocol`]) with a cheap stateless probe; once a flow is
+//! assigned to it, the plumbing asks it for a [`FlowDecoder`], which owns all per-flow state and
+//! turns each datagram into one or more [`Record`]s. The plumbing knows nothing else about any
+//! protocol.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use crate::capture::Timestamp;
+use crate::tree::{FieldDef, Record};
+
+/// How sure a probe is that a datagram belongs to its protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    No,
+    Likely,
+    Certain,
+}
+
+/// Which end of a conversation sent a datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    Client,
+    Server,
+}
+
+/// A probe's verdict, with the sender's role when the content reveals it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Probe {
+    pub confidence: Confidence,
+    pub sender: Option<Role>,
+}
+
+impl Probe {
+    pub const NO: Probe = Probe {
+        confidence: Confidence::No,
+        sender: None,
+    };
+    pub fn likely(sender: Option<Role>) -> Probe {
+        Probe {
+            confidence: Confidence::Likely,
+            sender,
+        }
+    }
+    pub fn certain(sender: Option<Role>) -> Probe {
+        Probe {
+            confidence: Confidence::Certain,
+            sender,
+        }
+    }
+}
+
+/// Direction of a datagram within its flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    ToServer,
+    ToClient,
+}
+
+impl Direction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::ToServer => "client → server",
+            Direction::ToClient => "server → client",
+        }
+    }
+}
+
+/// How a flow's server end was decided, so decoders and users can see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleSource {
+    /// The probe recognised who sent the first datagram.
+    Content,
+    /// One end uses a port the protocol registers for servers.
+    Port,
+    /// Neither told: the end that sent first is taken as the client.
+    FirstSender,
+}
+
+impl RoleSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoleSource::Content => "content",
+            RoleSource::Port => "server port",
+            RoleSource::FirstSender => "first sender is the client",
+        }
+    }
+}
+
+/// Why a flow got its decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChosenBy {
+    DecodeAs,
+    Probe(Confidence),
+    Port,
+}
+
+impl ChosenBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChosenBy::DecodeAs => "decode-as",
+            ChosenBy::Probe(Confidence::Certain) => "content (certain)",
+            ChosenBy::Probe(_) => "content (likely)",
+            ChosenBy::Port => "port",
+        }
+    }
+}
+
+/// What a decoder is told about each datagram.
+#[derive(Debug, Clone, Copy)]
+pub struct Datagram<'a> {
+    /// The UDP payload as captured (possibly cut by the snaplen; see `truncated`).
+    pub payload: &'a [u8],
+    /// The payload was cut by the capture's snaplen: running out of bytes is expected.
+    pub truncated: bool,
+    pub direction: Direction,
+    pub src: SocketAddr,
+    pub dst: SocketAddr,
+    pub time: Timestamp,
+    /// Frame number in the capture (1-based).
+    pub frame: u64,
+    /// Index of this datagram within its flow (0-based).
+    pub index_in_flow: u64,
+    pub role_source: RoleSource,
+}
+
+/// A stateless, cheap look at a datagram.
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeInput<'a> {
+    pub payload: &'a [u8],
+    pub src_port: u16,
+    pub dst_port: u16,
+}
+
+/// Options given on the command line (`--srb2-version`, `-o key=value`), by dotted key.
+#[derive(Debug, Clone, Default)]
+pub struct Prefs {
+    map: BTreeMap<String, String>,
+}
+
+impl Prefs {
+    pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) {
+        self.map.insert(key.into(), value.into());
+    }
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.map.get(key).map(|s| s.as_str())
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.map.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+/// A preference a protocol accepts, for `gamedissect protocols` and validation.
+#[derive(Debug)]
+pub struct PrefDef {
+    pub key: &'static str,
+    pub values: &'static str,
+    pub desc: &'static str,
+}
+
+/// The static description of a protocol.
+#[derive(Debug)]
+pub struct ProtocolInfo {
+    /// Short name, the JSON `protocol` value and the first segment of every field name.
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Well-known server port ranges (inclusive).
+    pub ports: &'static [(u16, u16)],
+    /// What the content probe looks for, in one sentence.
+    pub heuristic: &'static str,
+    pub prefs: &'static [PrefDef],
+    /// Every field the protocol can emit.
+    pub fields: &'static [&'static [&'static FieldDef]],
+}
+
+impl ProtocolInfo {
+    pub fn is_server_port(&self, port: u16) -> bool {
+        self.ports.iter().any(|&(lo, hi)| (lo..=hi).contains(&port))
+    }
+}
+
+/// A protocol decoder's registration.
+pub trait Protocol: Sync {
+    fn info(&self) -> &'static ProtocolInfo;
+    /// Must be cheap, must not panic, must not allocate much: it runs on unclaimed datagrams.
+    fn probe(&self, input: &ProbeInput<'_>) -> Probe;
+    fn new_flow(&self, prefs: &Prefs) -> Box<dyn FlowDecoder>;
+}
+
+/// Per-flow decoding state, owned by the flow.
+pub trait FlowDecoder: Send {
+    /// Decodes one datagram into one or more records (at least one, even for garbage).
+    fn decode(&mut self, dgram: &Datagram<'_>, out: &mut Vec<Record>);
+    /// Approximate heap bytes held as state, for the memory figures in `stats`.
+    fn state_bytes(&self) -> usize {
+        0
+    }
+    /// Per-flow facts for `stats` (e.g. the release or dialect assumed, the callsigns seen).
+    fn describe(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,522 @@
+//! The one field-tree model every decoder fills and every output mode reads.
+//!
+//! A decoder declares its fields once, as `static` [`FieldDef`]s (the equivalent of Wireshark's
+//! `hf_register_info`), and builds a [`Record`] per message out of [`Field`] nodes that point at
+//! those definitions. Because a node can only be made from a registered definition, the field
+//! reference (`docs/fields.md`, `gamedissect fields`) is generated from the same statics and can
+//! never miss a field a decoder emits.
+
+use std::borrow::Cow;
+
+/// The type of a field's value; decides how outputs render it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A grouping node without a value of its own.
+    Group,
+    UInt,
+    Int,
+    Float,
+    Bool,
+    /// Text. Bytes that are not UTF-8 are kept as bytes and rendered as such.
+    Str,
+    /// Binary data, rendered as hex.
+    Bytes,
+    /// A number with a symbolic name (open enum: unknown numbers keep their value).
+    Enum,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Group => "group",
+            Kind::UInt => "uint",
+            Kind::Int => "int",
+            Kind::Float => "float",
+            Kind::Bool => "bool",
+            Kind::Str => "string",
+            Kind::Bytes => "bytes",
+            Kind::Enum => "enum",
+        }
+    }
+}
+
+/// A registered field: stable dotted name, label for humans, value type.
+#[derive(Debug)]
+pub struct FieldDef {
+    /// Dotted, stable, unique: `quake3.snapshot.server_time`.
+    pub name: &'static str,
+    /// Human label shown in the tree.
+    pub label: &'static str,
+    pub kind: Kind,
+    /// The field may occur several times under one parent: JSON renders it as an array always,
+    /// even when only one occurrence is present, so scripts see one shape.
+    pub repeated: bool,
+    /// Unit appended to the value in the tree (`ms`, `°`, `ft`).
+    pub unit: &'static str,
+    /// Integers shown in hex in the tree (JSON keeps numbers).
+    pub hex: bool,
+    /// One-line description for the field reference.
+    pub desc: &'static str,
+}
+
+impl FieldDef {
+    const fn new(kind: Kind, name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef {
+            name,
+            label,
+            kind,
+            repeated: false,
+            unit: "",
+            hex: false,
+            desc: "",
+        }
+    }
+    pub const fn group(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Group, name, label)
+    }
+    pub const fn uint(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::UInt, name, label)
+    }
+    pub const fn int(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Int, name, label)
+    }
+    pub const fn float(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Float, name, label)
+    }
+    pub const fn boolean(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Bool, name, label)
+    }
+    pub const fn string(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Str, name, label)
+    }
+    pub const fn bytes(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Bytes, name, label)
+    }
+    pub const fn enumeration(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Enum, name, label)
+    }
+    pub const fn repeated(mut self) -> FieldDef {
+        self.repeated = true;
+        self
+    }
+    pub const fn unit(mut self, unit: &'static str) -> FieldDef {
+        self.unit = unit;
+        self
+    }
+    pub const fn hex(mut self) -> FieldDef {
+        self.hex = true;
+        self
+    }
+    pub const fn desc(mut self, desc: &'static str) -> FieldDef {
+        self.desc = desc;
+        self
+    }
+
+    /// The last dotted segment relative to `parent` (the JSON key under the parent's object).
+    pub fn key_under(&self, parent: Option<&FieldDef>) -> &'static str {
+        if let Some(p) = parent
+            && let Some(rest) = self.name.strip_prefix(p.name)
+            && let Some(rest) = rest.strip_prefix('.')
+        {
+            return rest;
+        }
+        // A top-level node (a protocol layer) is keyed by its whole name; a node that does not
+        // extend its parent's name keeps its whole name so that no two keys can collide.
+        self.name
+    }
+}
+
+/// Declares a protocol's fields as statics plus an `ALL` slice listing them in order.
+///
+/// ```ignore
+/// field_defs! {
+///     NETCHAN = group("quake3.netchan", "Netchan header");
+///     SEQUENCE = uint("quake3.netchan.sequence", "Sequence").desc("Outgoing sequence number");
+/// }
+/// ```
+#[macro_export]
+macro_rules! field_defs {
+    ($( $(#[$meta:meta])* $id:ident = $ctor:ident ( $($args:tt)* ) $( . $m:ident ( $($margs:tt)* ) )* ; )*) => {
+        $( $(#[$meta])* pub static $id: $crate::tree::FieldDef =
+            $crate::tree::FieldDef::$ctor($($args)*) $( . $m ( $($margs)* ) )* ; )*
+        /// Every field this module declares, in declaration order.
+        pub static ALL: &[&$crate::tree::FieldDef] = &[ $( &$id ),* ];
+    };
+}
+
+/// Two definitions are the same field when they have the same name (names are unique).
+impl PartialEq for FieldDef {
+    fn eq(&self, other: &FieldDef) -> bool {
+        self.name == other.name
+    }
+}
+
+/// A typed value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    None,
+    UInt(u64),
+    Int(i64),
+    F32(f32),
+    F64(f64),
+    Bool(bool),
+    Str(Box<str>),
+    /// Binary data, or text that is not UTF-8.
+    Bytes(Box<[u8]>),
+    /// Number and its symbolic name (empty when the number is unknown).
+    Enum(i64, &'static str),
+}
+
+impl Value {
+    /// Text from wire bytes: a string when it is UTF-8, bytes otherwise (never lossy).
+    pub fn text(bytes: &[u8]) -> Value {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Value::Str(s.into()),
+            Err(_) => Value::Bytes(bytes.into()),
+        }
+    }
+}
+
+/// Where a field sits: in which data source (0 = the UDP payload), at which byte or bit range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pos {
+    pub source: u8,
+    /// Offsets and lengths count bits instead of bytes.
+    pub bits: bool,
+    pub offset: u32,
+    pub len: u32,
+}
+
+impl Pos {
+    pub fn bytes(offset: usize, len: usize) -> Pos {
+        Pos {
+            source: 0,
+            bits: false,
+            offset: offset as u32,
+            len: len as u32,
+        }
+    }
+    pub fn bits(offset: usize, len: usize) -> Pos {
+        Pos {
+            source: 0,
+            bits: true,
+            offset: offset as u32,
+            len: len as u32,
+        }
+    }
+    pub fn in_source(mut self, source: u8) -> Pos {
+        self.source = source;
+        self
+    }
+    /// End offset in this position's unit.
+    pub fn end(&self) -> u32 {
+        self.offset.saturating_add(self.len)
+    }
+}
+
+/// One node of the tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub def: &'static FieldDef,
+    pub value: Value,
+    /// What the value means, for humans (`180.0°` is the unit; this is `PT_SERVERINFO`,
+    /// `unknown id`, `client → server`).
+    pub meaning: Option<Box<str>>,
+    pub pos: Pos,
+    pub children: Vec<Field>,
+}
+
+impl Field {
+    pub fn new(def: &'static FieldDef, value: Value, pos: Pos) -> Field {
+        Field {
+            def,
+            value,
+            meaning: None,
+            pos,
+            children: Vec::new(),
+        }
+    }
+
+    /// The first descendant (depth first, self included) with this field name.
+    pub fn find(&self, name: &str) -> Option<&Field> {
+        if self.def.name == name {
+            return Some(self);
+        }
+        self.children.iter().find_map(|c| c.find(name))
+    }
+
+    /// Every descendant (self included) with this field name, depth first.
+    pub fn find_all<'a>(&'a self, name: &str, out: &mut Vec<&'a Field>) {
+        if self.def.name == name {
+            out.push(self);
+        }
+        for c in &self.children {
+            c.find_all(name, out);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// An expert note: `error` = malformed, `warning` = suspicious, `note` = worth knowing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    pub severity: Severity,
+    pub message: String,
+    /// The field the note is about, when there is one.
+    pub field: Option<&'static str>,
+    pub pos: Option<Pos>,
+}
+
+/// Extra bytes a decoder derived (reassembled, decompressed, de-keyed) that fields may point into.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub name: Cow<'static, str>,
+    pub data: Vec<u8>,
+}
+
+/// One decoded message: what every output mode renders.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Protocol short name (`quake3`), or `udp` when no decoder claimed the datagram.
+    pub protocol: &'static str,
+    /// The message type, for statistics (`snapshot`, `PT_SERVERTICS`).
+    pub msg_type: Cow<'static, str>,
+    /// The one-line info.
+    pub summary: String,
+    /// Top-level layers (usually one node named after the protocol).
+    pub fields: Vec<Field>,
+    pub notes: Vec<Note>,
+    /// Data sources 1.. (source 0 is the UDP payload).
+    pub sources: Vec<Source>,
+}
+
+impl Record {
+    pub fn new(protocol: &'static str) -> Record {
+        Record {
+            protocol,
+            msg_type: Cow::Borrowed(""),
+            summary: String::new(),
+            fields: Vec::new(),
+            notes: Vec::new(),
+            sources: Vec::new(),
+        }
+    }
+
+    pub fn worst(&self) -> Option<Severity> {
+        self.notes.iter().map(|n| n.severity).max()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.worst() == Some(Severity::Error)
+    }
+
+    /// The first field with this name anywhere in the record.
+    pub fn find(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find_map(|f| f.find(name))
+    }
+
+    /// Every field with this name anywhere in the record, in tree order.
+    pub fn find_all(&self, name: &str) -> Vec<&Field> {
+        let mut out = Vec::new();
+        for f in &self.fields {
+            f.find_all(name, &mut out);
+        }
+        out
+    }
+
+    pub fn note(
+        &mut self,
+        severity: Severity,
+        field: Option<&'static FieldDef>,
+        message: impl Into<String>,
+    ) {
+        self.notes.push(Note {
+            severity,
+            message: message.into(),
+            field: field.map(|d| d.name),
+            pos: None,
+        });
+    }
+}
+
+/// Builds a tree with a stack of open groups, the way Wireshark's `proto_tree_add_subtree` does,
+/// so decoders write straight-line code and never juggle borrows.
+#[derive(Debug, Default)]
+pub struct TreeBuilder {
+    stack: Vec<Field>,
+    roots: Vec<Field>,
+    pub notes: Vec<Note>,
+}
+
+impl TreeBuilder {
+    pub fn new() -> TreeBuilder {
+        TreeBuilder::default()
+    }
+
+    fn siblings(&mut self) -> &mut Vec<Field> {
+        match self.stack.last_mut() {
+            Some(top) => &mut top.children,
+            None => &mut self.roots,
+        }
+    }
+
+    /// Adds a leaf under the innermost open group; returns it so a meaning can be attached.
+    pub fn add(&mut self, def: &'static FieldDef, value: Value, pos: Pos) -> &mut Field {
+        let list = self.siblings();
+        list.push(Field::new(def, value, pos));
+        list.last_mut().expect("just pushed")
+    }
+
+    /// Adds a leaf with a meaning.
+    pub fn add_meaning(
+        &mut self,
+        def: &'static FieldDef,
+        value: Value,
+        pos: Pos,
+        meaning: impl Into<Box<str>>,
+    ) {
+        self.add(def, value, pos).meaning = Some(meaning.into());
+    }
+
+    /// Opens a group (with or without a value of its own) at `pos`; its length is fixed on close.
+    pub fn open(&mut self, def: &'static FieldDef, value: Value, pos: Pos) {
+        self.stack.push(Field::new(def, value, pos));
+    }
+
+    /// Sets the meaning of the innermost open group.
+    pub fn set_group_meaning(&mut self, meaning: impl Into<Box<str>>) {
+        if let Some(top) = self.stack.last_mut() {
+            top.meaning = Some(meaning.into());
+        }
+    }
+
+    /// Closes the innermost group, setting its end (same unit as its start).
+    pub fn close(&mut self, end: usize) {
+        if let Some(mut top) = self.stack.pop() {
+            top.pos.len = (end as u32).saturating_sub(top.pos.offset);
+            self.siblings().push(top);
+        }
+    }
+
+    /// Closes the innermost group keeping the length it was opened with.
+    pub fn close_as_is(&mut self) {
+        if let Some(top) = self.stack.pop() {
+            self.siblings().push(top);
+        }
+    }
+
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The last leaf or closed group added at the current level.
+    pub fn last_mut(&mut self) -> Option<&mut Field> {
+        self.siblings().last_mut()
+    }
+
+    pub fn note(
+        &mut self,
+        severity: Severity,
+        field: Option<&'static FieldDef>,
+        pos: Option<Pos>,
+        message: impl Into<String>,
+    ) {
+        self.notes.push(Note {
+            severity,
+            message: message.into(),
+            field: field.map(|d| d.name),
+            pos,
+        });
+    }
+
+    pub fn error(
+        &mut self,
+        field: Option<&'static FieldDef>,
+        pos: Option<Pos>,
+        message: impl Into<String>,
+    ) {
+        self.note(Severity::Error, field, pos, message)
+    }
+
+    pub fn warning(
+        &mut self,
+        field: Option<&'static FieldDef>,
+        pos: Option<Pos>,
+        message: impl Into<String>,
+    ) {
+        self.note(Severity::Warning, field, pos, message)
+    }
+
+    /// Closes every open group at `end` and moves the tree and notes into `record`.
+    pub fn finish_into(mut self, end: usize, record: &mut Record) {
+        while !self.stack.is_empty() {
+            self.close(end);
+        }
+        record.fields.append(&mut self.roots);
+        record.notes.append(&mut self.notes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static ROOT: FieldDef = FieldDef::group("test", "Test");
+    static GROUP: FieldDef = FieldDef::group("test.group", "Group");
+    static LEAF: FieldDef = FieldDef::uint("test.group.leaf", "Leaf").repeated();
+    static OTHER: FieldDef = FieldDef::uint("other.leaf", "Other");
+
+    #[test]
+    fn builder_nests_and_sets_group_lengths() {
+        let mut b = TreeBuilder::new();
+        b.open(&ROOT, Value::None, Pos::bytes(0, 0));
+        b.open(&GROUP, Value::None, Pos::bytes(2, 0));
+        b.add(&LEAF, Value::UInt(7), Pos::bytes(2, 2));
+        b.add(&LEAF, Value::UInt(9), Pos::bytes(4, 2));
+        b.close(6);
+        b.error(Some(&LEAF), Some(Pos::bytes(6, 1)), "ran out");
+        let mut r = Record::new("test");
+        b.finish_into(10, &mut r);
+        assert_eq!(r.fields.len(), 1);
+        let root = &r.fields[0];
+        assert_eq!(root.pos, Pos::bytes(0, 10));
+        assert_eq!(root.children[0].pos, Pos::bytes(2, 4));
+        assert_eq!(r.find_all("test.group.leaf").len(), 2);
+        assert_eq!(r.find("test.group.leaf").unwrap().value, Value::UInt(7));
+        assert!(r.has_errors());
+        assert_eq!(r.notes[0].field, Some("test.group.leaf"));
+    }
+
+    #[test]
+    fn json_keys_strip_the_parent_name() {
+        assert_eq!(LEAF.key_under(Some(&GROUP)), "leaf");
+        assert_eq!(GROUP.key_under(Some(&ROOT)), "group");
+        assert_eq!(ROOT.key_under(None), "test");
+        assert_eq!(OTHER.key_under(Some(&GROUP)), "other.leaf");
+    }
+
+    #[test]
+    fn text_keeps_non_utf8_as_bytes() {
+        assert_eq!(Value::text(b"abc"), Value::Str("abc".into()));
+        assert_eq!(
+            Value::text(&[0x61, 0xff]),
+            Value::Bytes(vec![0x61, 0xff].into())
+        );
+    }
+}

@@ -1,0 +1,353 @@
+//! Checked reading of wire bytes, for decoders.
+//!
+//! [`Cursor`] never panics: every read checks the length first and reports a [`Short`] with the
+//! offset, the bytes needed and the bytes left. [`Dissector`] pairs a cursor with a
+//! [`TreeBuilder`] so that one call reads a value, adds its field with its byte range, and on a
+//! short read adds a located `error` note and returns [`Stop`], which decoders propagate with `?`.
+
+use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
+
+/// A read ran past the end of the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Short {
+    pub at: usize,
+    pub need: usize,
+    pub have: usize,
+}
+
+impl std::fmt::Display for Short {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "needs {} byte{} at offset {}, only {} left",
+            self.need,
+            if self.need == 1 { "" } else { "s" },
+            self.at,
+            self.have
+        )
+    }
+}
+
+/// A position-tracking reader over a byte slice.
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+macro_rules! int_reads {
+    ($($name:ident: $t:ty = $from:ident;)*) => {
+        $(
+            pub fn $name(&mut self) -> Result<$t, Short> {
+                let b = self.array::<{ std::mem::size_of::<$t>() }>()?;
+                Ok(<$t>::$from(b))
+            }
+        )*
+    };
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a [u8]) -> Cursor<'a> {
+        Cursor { data, pos: 0 }
+    }
+
+    /// A cursor that starts at `pos` of `data` (offsets stay relative to `data`).
+    pub fn at(data: &'a [u8], pos: usize) -> Cursor<'a> {
+        Cursor {
+            data,
+            pos: pos.min(data.len()),
+        }
+    }
+
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.pos..]
+    }
+
+    fn short(&self, need: usize) -> Short {
+        Short {
+            at: self.pos,
+            need,
+            have: self.remaining(),
+        }
+    }
+
+    pub fn peek_u8(&self) -> Option<u8> {
+        self.data.get(self.pos).copied()
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Result<&'a [u8], Short> {
+        if n > self.remaining() {
+            return Err(self.short(n));
+        }
+        let s = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    pub fn skip(&mut self, n: usize) -> Result<(), Short> {
+        self.bytes(n).map(|_| ())
+    }
+
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], Short> {
+        let s = self.bytes(N)?;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Ok(a)
+    }
+
+    pub fn u8(&mut self) -> Result<u8, Short> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    int_reads! {
+        u16_le: u16 = from_le_bytes; u16_be: u16 = from_be_bytes;
+        u32_le: u32 = from_le_bytes; u32_be: u32 = from_be_bytes;
+        u64_le: u64 = from_le_bytes; u64_be: u64 = from_be_bytes;
+        i8: i8 = from_le_bytes;
+        i16_le: i16 = from_le_bytes; i16_be: i16 = from_be_bytes;
+        i32_le: i32 = from_le_bytes; i32_be: i32 = from_be_bytes;
+        i64_le: i64 = from_le_bytes; i64_be: i64 = from_be_bytes;
+        f32_le: f32 = from_le_bytes; f32_be: f32 = from_be_bytes;
+        f64_le: f64 = from_le_bytes; f64_be: f64 = from_be_bytes;
+    }
+
+    /// Bytes up to a NUL (consumed, not returned), or up to `max` bytes / the end of data.
+    /// The flag says whether a terminator was found.
+    pub fn cstring(&mut self, max: usize) -> (&'a [u8], bool) {
+        let window = &self.data[self.pos..self.pos + self.remaining().min(max)];
+        match window.iter().position(|&b| b == 0) {
+            Some(i) => {
+                self.pos += i + 1;
+                (&window[..i], true)
+            }
+            None => {
+                self.pos += window.len();
+                (window, false)
+            }
+        }
+    }
+}
+
+/// Decoding of this message stops here; the reason is already recorded as a note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop;
+
+/// The result type of decoder steps.
+pub type Step<T> = Result<T, Stop>;
+
+/// A cursor plus a tree builder: read a value and add its field in one call.
+#[derive(Debug)]
+pub struct Dissector<'a> {
+    pub cur: Cursor<'a>,
+    pub tree: TreeBuilder,
+}
+
+macro_rules! field_reads {
+    ($($name:ident: $t:ty => $variant:ident;)*) => {
+        $(
+            pub fn $name(&mut self, def: &'static FieldDef) -> Step<$t> {
+                let at = self.cur.pos();
+                let v = self.cur.$name().map_err(|e| self.short(def, e))?;
+                self.tree.add(def, Value::$variant(v.into()), Pos::bytes(at, std::mem::size_of::<$t>()));
+                Ok(v)
+            }
+        )*
+    };
+}
+
+impl<'a> Dissector<'a> {
+    pub fn new(data: &'a [u8]) -> Dissector<'a> {
+        Dissector {
+            cur: Cursor::new(data),
+            tree: TreeBuilder::new(),
+        }
+    }
+
+    pub fn pos(&self) -> usize {
+        self.cur.pos()
+    }
+
+    /// Records a short read as a located error on `def` and returns [`Stop`].
+    pub fn short(&mut self, def: &'static FieldDef, e: Short) -> Stop {
+        self.tree.error(
+            Some(def),
+            Some(Pos::bytes(e.at, e.have)),
+            format!("{} is cut off: {}", def.label, e),
+        );
+        Stop
+    }
+
+    field_reads! {
+        u8: u8 => UInt;
+        u16_le: u16 => UInt; u16_be: u16 => UInt;
+        u32_le: u32 => UInt; u32_be: u32 => UInt;
+        u64_le: u64 => UInt; u64_be: u64 => UInt;
+        i8: i8 => Int;
+        i16_le: i16 => Int; i16_be: i16 => Int;
+        i32_le: i32 => Int; i32_be: i32 => Int;
+        i64_le: i64 => Int; i64_be: i64 => Int;
+        f32_le: f32 => F32; f32_be: f32 => F32;
+        f64_le: f64 => F64; f64_be: f64 => F64;
+    }
+
+    /// Reads `n` raw bytes as a field of kind bytes (or text, by the def's kind).
+    pub fn bytes(&mut self, def: &'static FieldDef, n: usize) -> Step<&'a [u8]> {
+        let at = self.cur.pos();
+        let b = self.cur.bytes(n).map_err(|e| self.short(def, e))?;
+        let value = match def.kind {
+            crate::tree::Kind::Str => Value::text(b),
+            _ => Value::Bytes(b.into()),
+        };
+        self.tree.add(def, value, Pos::bytes(at, n));
+        Ok(b)
+    }
+
+    /// Reads a NUL-terminated string of at most `max` bytes. A missing terminator is an error
+    /// note, but the text read so far is still shown.
+    pub fn cstring(&mut self, def: &'static FieldDef, max: usize) -> Step<&'a [u8]> {
+        let at = self.cur.pos();
+        let (s, terminated) = self.cur.cstring(max);
+        let len = self.cur.pos() - at;
+        self.tree.add(def, Value::text(s), Pos::bytes(at, len));
+        if !terminated {
+            self.tree.error(
+                Some(def),
+                Some(Pos::bytes(at, len)),
+                format!("{} has no terminating NUL within {} bytes", def.label, len),
+            );
+            return Err(Stop);
+        }
+        Ok(s)
+    }
+
+    /// Adds a field whose value the decoder computed, at an explicit byte range.
+    pub fn add(
+        &mut self,
+        def: &'static FieldDef,
+        value: Value,
+        at: usize,
+        len: usize,
+    ) -> &mut crate::tree::Field {
+        self.tree.add(def, value, Pos::bytes(at, len))
+    }
+
+    /// Opens a group starting at the current position.
+    pub fn open(&mut self, def: &'static FieldDef) {
+        let at = self.cur.pos();
+        self.tree.open(def, Value::None, Pos::bytes(at, 0));
+    }
+
+    /// Closes the innermost group at the current position.
+    pub fn close(&mut self) {
+        let end = self.cur.pos();
+        self.tree.close(end);
+    }
+
+    /// Marks the rest of the data as not understood (a `warning`), showing it as bytes.
+    pub fn trailing(&mut self, def: &'static FieldDef) {
+        let n = self.cur.remaining();
+        if n > 0 {
+            let at = self.cur.pos();
+            let b = self.cur.bytes(n).unwrap_or_default();
+            self.tree
+                .add(def, Value::Bytes(b.into()), Pos::bytes(at, n));
+            self.tree.warning(
+                Some(def),
+                Some(Pos::bytes(at, n)),
+                format!(
+                    "{n} trailing byte{} not decoded",
+                    if n == 1 { "" } else { "s" }
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::{Record, Severity};
+
+    static V: FieldDef = FieldDef::uint("t.v", "Value");
+    static S: FieldDef = FieldDef::string("t.s", "Name");
+
+    #[test]
+    fn integers_in_both_byte_orders() {
+        let mut c = Cursor::new(&[0x12, 0x34, 0x56, 0x78, 0xff]);
+        assert_eq!(c.u16_le().unwrap(), 0x3412);
+        assert_eq!(c.u16_be().unwrap(), 0x5678);
+        assert_eq!(c.i8().unwrap(), -1);
+        assert_eq!(
+            c.u8(),
+            Err(Short {
+                at: 5,
+                need: 1,
+                have: 0
+            })
+        );
+        let mut c = Cursor::new(&[0x3f, 0x80, 0, 0]);
+        assert_eq!(c.f32_be().unwrap(), 1.0);
+        let mut c = Cursor::new(&[0xff, 0xff, 0xff, 0xfe]);
+        assert_eq!(c.i32_be().unwrap(), -2);
+    }
+
+    #[test]
+    fn short_read_does_not_move_the_cursor() {
+        let mut c = Cursor::new(&[1, 2, 3]);
+        c.u8().unwrap();
+        assert_eq!(
+            c.u32_le(),
+            Err(Short {
+                at: 1,
+                need: 4,
+                have: 2
+            })
+        );
+        assert_eq!(c.pos(), 1);
+        assert_eq!(c.u16_be().unwrap(), 0x0203);
+    }
+
+    #[test]
+    fn cstring_with_and_without_terminator() {
+        let mut c = Cursor::new(b"ab\0cd");
+        assert_eq!(c.cstring(10), (&b"ab"[..], true));
+        assert_eq!(c.cstring(10), (&b"cd"[..], false));
+        let mut c = Cursor::new(b"abcdef\0");
+        assert_eq!(c.cstring(3), (&b"abc"[..], false));
+        assert_eq!(c.pos(), 3);
+    }
+
+    #[test]
+    fn dissector_records_values_and_located_errors() {
+        let mut d = Dissector::new(&[0, 5, b'h', b'i']);
+        assert_eq!(d.u16_be(&V), Ok(5));
+        assert_eq!(d.cstring(&S, 64), Err(Stop));
+        assert_eq!(d.u8(&V), Err(Stop));
+        let mut r = Record::new("t");
+        d.tree.finish_into(4, &mut r);
+        assert_eq!(r.fields[0].value, Value::UInt(5));
+        assert_eq!(r.fields[0].pos, Pos::bytes(0, 2));
+        assert_eq!(r.fields[1].value, Value::Str("hi".into()));
+        assert_eq!(r.notes.len(), 2);
+        assert_eq!(r.notes[0].severity, Severity::Error);
+        assert_eq!(
+            r.notes[1].message,
+            "Value is cut off: needs 1 byte at offset 4, only 0 left"
+        );
+    }
+}

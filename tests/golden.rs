@@ -1,0 +1,151 @@
+//! Golden decodes: every capture in `captures/` has its expected `summary` and `json` output in
+//! `tests/golden/<name>.summary` and `tests/golden/<name>.json`, compared byte for byte.
+//! `GAMEDISSECT_BLESS=1 cargo test --test golden` rewrites them; review the diff before committing.
+//! A capture that needs options has them in `tests/golden/<name>.args`, one argument per line.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use gamedissect::cli::{Cli, Command, OutputFormat, config_from, render};
+
+fn captures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir("captures")
+        .expect("captures/ exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("pcap" | "pcapng")
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn stem(p: &Path) -> String {
+    p.file_stem().unwrap().to_string_lossy().into_owned()
+}
+
+fn config_for(capture: &Path) -> gamedissect::engine::Config {
+    let args_file = Path::new("tests/golden").join(format!("{}.args", stem(capture)));
+    let mut argv = vec!["gamedissect".to_string(), "dissect".to_string()];
+    if let Ok(text) = fs::read_to_string(&args_file) {
+        argv.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from),
+        );
+    }
+    argv.push(capture.to_string_lossy().into_owned());
+    let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{}: {e}", args_file.display()));
+    let Command::Dissect(a) = cli.command else {
+        unreachable!()
+    };
+    config_from(&a.decode, &gamedissect::protocols::all())
+        .unwrap_or_else(|e| panic!("{}: {}", args_file.display(), e.0))
+}
+
+fn first_difference(want: &str, got: &str) -> String {
+    for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
+        if w != g {
+            return format!("line {}:\n  want: {w}\n  got:  {g}", i + 1);
+        }
+    }
+    format!(
+        "line counts differ: want {}, got {}",
+        want.lines().count(),
+        got.lines().count()
+    )
+}
+
+#[test]
+fn every_capture_matches_its_golden_decode() {
+    let bless = std::env::var_os("GAMEDISSECT_BLESS").is_some();
+    let mut failures = Vec::new();
+    let mut expected_files = Vec::new();
+    for cap in captures() {
+        let bytes = fs::read(&cap).unwrap();
+        for (format, ext) in [
+            (OutputFormat::Summary, "summary"),
+            (OutputFormat::Json, "json"),
+        ] {
+            let (mut out, err) = render(&bytes, format, config_for(&cap));
+            if let Some(e) = err {
+                out.push_str(&format!("input error: {e}\n"));
+            }
+            let golden = Path::new("tests/golden").join(format!("{}.{ext}", stem(&cap)));
+            expected_files.push(golden.clone());
+            if bless {
+                fs::write(&golden, &out).unwrap();
+                continue;
+            }
+            match fs::read_to_string(&golden) {
+                Ok(want) if want == out => {}
+                Ok(want) => failures.push(format!(
+                    "{}: {}",
+                    golden.display(),
+                    first_difference(&want, &out)
+                )),
+                Err(_) => failures.push(format!("{}: missing", golden.display())),
+            }
+        }
+    }
+    for f in fs::read_dir("tests/golden").unwrap() {
+        let p = f.unwrap().path();
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if (ext == "summary" || ext == "json") && !expected_files.contains(&p) {
+            failures.push(format!(
+                "{}: no capture in captures/ for this golden file",
+                p.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} golden mismatch(es); if the change is intended, rerun with GAMEDISSECT_BLESS=1 and review the diff:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn json_golden_lines_parse_and_have_exactly_the_documented_keys() {
+    for cap in captures() {
+        let golden = Path::new("tests/golden").join(format!("{}.json", stem(&cap)));
+        let Ok(text) = fs::read_to_string(&golden) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with("input error: ") {
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", golden.display(), i + 1));
+            let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+            assert_eq!(
+                keys,
+                [
+                    "dst", "fields", "frame", "notes", "protocol", "src", "summary", "time"
+                ]
+            );
+        }
+    }
+}
+
+#[test]
+fn docs_fields_md_is_generated_from_the_code() {
+    let want = gamedissect::cli::fields_markdown(&gamedissect::protocols::all());
+    if std::env::var_os("GAMEDISSECT_BLESS").is_some() {
+        fs::write("docs/fields.md", &want).unwrap();
+        return;
+    }
+    let have = fs::read_to_string("docs/fields.md").unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/fields.md is out of date: run `cargo run -- fields --markdown > docs/fields.md` (or GAMEDISSECT_BLESS=1 cargo test)\n{}",
+        first_difference(&want, &have)
+    );
+}
