@@ -1,0 +1,289 @@
+//! The command line as a user meets it: exit codes, stdin, errors, pipes, options.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[allow(dead_code)]
+#[path = "../examples/gen_udp_mixed.rs"]
+mod gen_udp_mixed;
+
+const BIN: &str = env!("CARGO_BIN_EXE_gamedissect");
+
+fn temp_file(bytes: &[u8]) -> std::path::PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let p = std::env::temp_dir().join(format!(
+        "gamedissect-test-{}-{}.pcap",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env_remove("FORCE_COLOR")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(b) = stdin {
+        input.write_all(b).unwrap();
+    }
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn mixed() -> Vec<u8> {
+    gen_udp_mixed::build()
+}
+
+#[test]
+fn generated_capture_is_up_to_date() {
+    let committed = std::fs::read("captures/udp-mixed.pcapng").unwrap();
+    assert!(
+        committed == mixed(),
+        "captures/udp-mixed.pcapng differs from examples/gen_udp_mixed.rs: run `cargo run --example gen_udp_mixed`"
+    );
+}
+
+#[test]
+fn summary_from_a_file_and_from_stdin_are_identical() {
+    let path = temp_file(&mixed());
+    let (code, from_file, err) = run(&["dissect", path.to_str().unwrap()], None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(from_file.lines().count(), 6);
+    assert!(
+        from_file
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("udp UDP payload, 12 bytes")
+    );
+    let (code, from_stdin, _) = run(&["dissect", "-"], Some(&mixed()));
+    assert_eq!(code, 0);
+    assert_eq!(from_file, from_stdin);
+}
+
+#[test]
+fn json_lines_have_the_documented_shape() {
+    let (code, out, _) = run(&["dissect", "--format", "json", "-"], Some(&mixed()));
+    assert_eq!(code, 0);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6);
+    assert_eq!(lines[0]["protocol"], "udp");
+    assert_eq!(lines[0]["frame"], 1);
+    assert_eq!(lines[0]["time"], "2025-11-21T19:00:00.000000Z");
+    assert_eq!(lines[0]["src"], "192.0.2.1:40000");
+    assert_eq!(lines[0]["fields"]["udp"]["length"], 12);
+    assert_eq!(
+        lines[0]["fields"]["udp"]["payload"],
+        "68656c6c6f2c20776f726c64"
+    );
+    assert_eq!(
+        lines[2]["time"], "2025-11-21T19:00:00.002000123Z",
+        "ns interface keeps 9 digits"
+    );
+    assert_eq!(lines[2]["dst"], "[2001:db8::2]:41001");
+    assert_eq!(lines[3]["fields"]["udp"]["length"], 1200);
+    assert_eq!(lines[5]["notes"][0]["severity"], "error");
+    assert_eq!(lines[5]["notes"][0]["field"], "udp.length");
+}
+
+#[test]
+fn a_file_cut_mid_record_prints_every_whole_packet_then_fails_with_a_located_error() {
+    let full = mixed();
+    let path = temp_file(&full[..full.len() - 10]);
+    let (code, out, err) = run(&["dissect", path.to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 6, "all whole packets are shown");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("gamedissect: {}: at byte ", path.display())),
+        "{err}"
+    );
+    assert!(err.contains("file cut off inside a block"), "{err}");
+}
+
+#[test]
+fn input_errors_exit_1_and_usage_errors_exit_2() {
+    let (code, _, err) = run(&["dissect", "/nonexistent/capture.pcap"], None);
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("gamedissect: /nonexistent/capture.pcap: cannot open:"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["dissect", "-"], Some(b"this is not a capture file"));
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "gamedissect: <stdin>: at byte 0: not a pcap or pcapng file (magic 74 68 69 73)\n"
+    );
+    let (code, _, err) = run(&["dissect", "--protocol", "doom", "-"], Some(&mixed()));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--protocol \"doom\": unknown protocol (known: "),
+        "{err}"
+    );
+    let (code, _, _) = run(
+        &["dissect", "--decode-as", "abc=quake3", "-"],
+        Some(&mixed()),
+    );
+    assert_eq!(code, 2);
+    let (code, _, _) = run(&["dissect", "--frames", "5-2", "-"], Some(&mixed()));
+    assert_eq!(code, 2);
+    let (code, _, _) = run(&["dissect", "--no-such-flag", "-"], None);
+    assert_eq!(code, 2);
+    let (code, _, _) = run(&["bogus"], None);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn decode_as_assigns_the_port_to_a_protocol() {
+    let (code, out, _) = run(
+        &[
+            "dissect",
+            "--format",
+            "json",
+            "--decode-as",
+            "40000-40001=quake3",
+            "-",
+        ],
+        Some(&mixed()),
+    );
+    assert_eq!(code, 0);
+    let protos: Vec<String> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["protocol"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(protos[0], "quake3");
+    assert_eq!(protos[1], "quake3");
+    assert_eq!(protos[2], "udp");
+}
+
+#[test]
+fn protocol_and_frame_filters() {
+    let (_, out, _) = run(&["dissect", "--frames", "2-3", "-"], Some(&mixed()));
+    let frames: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(frames, ["2", "3"]);
+    let (_, out, _) = run(&["dissect", "--protocol", "quake3", "-"], Some(&mixed()));
+    assert_eq!(out, "");
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_exit_0() {
+    // Enough records that the output cannot fit the pipe buffer.
+    let mut w = gamedissect::synth::PcapWriter::new(1, false, false, 65535);
+    let f = gamedissect::synth::eth_udp(
+        "10.0.0.1:50000".parse().unwrap(),
+        "10.0.0.2:50001".parse().unwrap(),
+        b"x",
+    );
+    for i in 0..20_000 {
+        w.packet(i, 0, &f, f.len() as u32);
+    }
+    let path = temp_file(&w.bytes);
+    let mut child = Command::new(BIN)
+        .args(["dissect", "--format", "json", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let (_, plain, _) = run(&["dissect", "--format", "tree", "-"], Some(&mixed()));
+    assert!(
+        !plain.contains('\u{1b}'),
+        "no colour when stdout is not a terminal"
+    );
+    let (_, always, _) = run(
+        &["dissect", "--color", "always", "--format", "tree", "-"],
+        Some(&mixed()),
+    );
+    assert!(always.contains('\u{1b}'));
+    let out = Command::new(BIN)
+        .args(["dissect", "--color", "auto", "-"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.stdout.contains(&0x1b));
+}
+
+#[test]
+fn stats_json_and_listings() {
+    let (code, out, _) = run(&["stats", "--format", "json", "-"], Some(&mixed()));
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["frames"], 9);
+    assert_eq!(v["udp_datagrams"], 6);
+    assert_eq!(v["not_udp"], 1);
+    assert_eq!(v["reassembly"]["reassembled"], 1);
+    assert_eq!(v["protocols"]["udp"]["malformed"], 1);
+    assert_eq!(v["protocols"]["udp"]["short"], 1);
+    assert_eq!(v["flows"].as_array().unwrap().len(), 5);
+
+    let (code, out, _) = run(&["protocols", "--format", "json"], None);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["flightgear", "quake3", "srb2", "gamestudio"]);
+
+    let (code, out, _) = run(&["fields", "udp"], None);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "udp\tgroup\tUser Datagram Protocol\nudp.length\tuint\tPayload length\nudp.payload\tbytes\tPayload\n"
+    );
+}
+
+#[test]
+fn tree_with_hex_dump() {
+    let (code, out, _) = run(
+        &["dissect", "--format", "tree", "--hex", "--frames", "1", "-"],
+        Some(&mixed()),
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("    Payload length: 12 bytes  [udp.length @0+12]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    0000  68 65 6c 6c 6f 2c 20 77  6f 72 6c 64"),
+        "{out}"
+    );
+}
