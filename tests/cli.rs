@@ -32,7 +32,8 @@ fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
     let mut child = cmd.spawn().unwrap();
     let mut input = child.stdin.take().unwrap();
     if let Some(b) = stdin {
-        input.write_all(b).unwrap();
+        // The program may exit (usage error) before reading its input: a closed pipe is fine.
+        let _ = input.write_all(b);
     }
     drop(input);
     let out = child.wait_with_output().unwrap();
