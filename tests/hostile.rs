@@ -1,0 +1,214 @@
+//! Hostile inputs for the shared plumbing: each case states the expected behaviour (a located file
+//! error, located notes, or counted drops) and checks that memory stays bounded. Decoder-level
+//! hostile payloads live beside each decoder's property tests.
+
+use gamedissect::cli::{OutputFormat, render, stats_of};
+use gamedissect::engine::Config;
+use gamedissect::synth::{self, PcapNgWriter, PcapWriter};
+
+#[allow(dead_code)]
+#[path = "../examples/gen_udp_mixed.rs"]
+mod gen_udp_mixed;
+
+/// xorshift64*: deterministic, so a failure reproduces.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+#[test]
+fn pcapng_block_length_of_4_gib_is_a_located_error_without_allocating() {
+    let mut w = PcapNgWriter::new();
+    w.section(false).interface(1, None);
+    let f = synth::eth_udp(
+        "10.0.0.1:1".parse().unwrap(),
+        "10.0.0.2:2".parse().unwrap(),
+        b"ok",
+    );
+    w.packet(0, 0, &f, f.len() as u32);
+    let at = w.bytes.len();
+    w.bytes.extend_from_slice(&6u32.to_le_bytes());
+    w.bytes.extend_from_slice(&0xffff_fffcu32.to_le_bytes());
+    let (out, err) = render(&w.bytes, OutputFormat::Summary, Config::default());
+    assert_eq!(
+        out.lines().count(),
+        1,
+        "the packet before it is still shown"
+    );
+    let err = err.expect("a file error");
+    assert_eq!(err.offset, at as u64);
+    assert_eq!(
+        err.message,
+        "block length 4294967292 exceeds the 16777216-byte limit"
+    );
+}
+
+#[test]
+fn pcap_record_claiming_4_gib_is_a_located_error() {
+    let mut w = PcapWriter::new(1, false, false, 65535);
+    w.bytes.extend_from_slice(&[0; 8]);
+    w.bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+    w.bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+    let (_, err) = render(&w.bytes, OutputFormat::Json, Config::default());
+    let err = err.unwrap();
+    assert_eq!(
+        (err.offset, err.message.as_str()),
+        (
+            24,
+            "record claims 4294967295 captured bytes, more than the 16777216-byte limit"
+        )
+    );
+}
+
+#[test]
+fn a_capture_cut_at_every_offset_yields_whole_packets_then_a_located_error() {
+    let full = gen_udp_mixed::build();
+    let (complete, none) = render(&full, OutputFormat::Json, Config::default());
+    assert!(none.is_none());
+    for cut in 0..full.len() {
+        let (out, err) = render(&full[..cut], OutputFormat::Json, Config::default());
+        // Whatever was printed is a prefix of the full decode, line for line.
+        assert!(
+            complete.starts_with(&out),
+            "cut at {cut}: output is not a prefix of the full decode"
+        );
+        if let Some(e) = err {
+            assert!(
+                e.offset <= cut as u64,
+                "cut at {cut}: error located at {}",
+                e.offset
+            );
+        } else {
+            // Only a cut on a block boundary ends cleanly.
+            assert!(out.len() <= complete.len());
+        }
+    }
+}
+
+#[test]
+fn a_fragment_flood_stays_within_the_reassembly_caps() {
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let mut rng = Rng(7);
+    // 20,000 first fragments that never complete, with distinct ids and 1,400 bytes each: 28 MB
+    // offered to a pool capped at 16 MiB.
+    for i in 0..20_000u32 {
+        let data = rng.bytes(1400);
+        let ip = synth::ipv4(
+            [10, 0, (i >> 8) as u8, i as u8],
+            [10, 9, 9, 9],
+            17,
+            i as u16,
+            0,
+            true,
+            &data,
+        );
+        w.packet(i / 1000, (i % 1000) * 1000, &ip, ip.len() as u32);
+    }
+    let (stats, err) = stats_of(&w.bytes, Config::default());
+    assert!(err.is_none());
+    let r = &stats.reassembly;
+    assert_eq!(r.fragments, 20_000);
+    assert_eq!(r.reassembled, 0);
+    assert!(
+        r.peak_bytes <= 16 * 1024 * 1024 + 65_536,
+        "peak {} bytes",
+        r.peak_bytes
+    );
+    assert!(r.dropped_memory_cap + r.dropped_pending_cap + r.timed_out > 0);
+}
+
+#[test]
+fn a_flood_of_tiny_flows_keeps_the_flow_table_bounded() {
+    // 300,000 single-datagram flows here (the benchmark script runs a million in release mode);
+    // the table never holds more than its cap and the per-flow listing stops at its cap.
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    for i in 0..300_000u32 {
+        let src = std::net::SocketAddr::from((
+            [10, (i >> 16) as u8, (i >> 8) as u8, i as u8],
+            1024 + (i % 50_000) as u16,
+        ));
+        let ip = synth::ip_udp(src, "10.255.255.1:9".parse().unwrap(), b"t");
+        w.packet(1_000 + i / 10_000, 0, &ip, ip.len() as u32);
+    }
+    let config = Config {
+        max_flows: 10_000,
+        ..Config::default()
+    };
+    let (stats, err) = stats_of(&w.bytes, config);
+    assert!(err.is_none());
+    assert_eq!(stats.flow_table.created, 300_000);
+    assert!(
+        stats.flow_table.peak <= 10_000,
+        "peak {}",
+        stats.flow_table.peak
+    );
+    assert!(stats.flow_table.evicted_cap > 0);
+    assert_eq!(stats.flows.len(), 100_000);
+    assert_eq!(stats.flow_table.unlisted, 200_000);
+}
+
+#[test]
+fn random_frames_on_every_link_type_never_panic() {
+    let mut rng = Rng(0x5eed);
+    let good = synth::eth_udp(
+        "10.0.0.1:27960".parse().unwrap(),
+        "10.0.0.2:27961".parse().unwrap(),
+        &[0xff; 40],
+    );
+    for &linktype in &[0u32, 1, 12, 14, 101, 108, 113, 228, 229, 276, 147] {
+        let mut w = PcapWriter::new(linktype, false, false, 65535);
+        for i in 0..2_000u32 {
+            let mut frame = if rng.below(2) == 0 {
+                let n = rng.below(200) as usize;
+                rng.bytes(n)
+            } else {
+                let mut f = good.clone();
+                for _ in 0..1 + rng.below(6) {
+                    let at = rng.below(f.len() as u64) as usize;
+                    f[at] = rng.next() as u8;
+                }
+                f
+            };
+            if rng.below(4) == 0 {
+                frame.truncate(rng.below(frame.len() as u64 + 1) as usize);
+            }
+            let orig = frame.len() as u32 + rng.below(3) as u32 * 100;
+            w.packet(i, 0, &frame, orig);
+        }
+        for format in [
+            OutputFormat::Summary,
+            OutputFormat::Tree,
+            OutputFormat::Json,
+        ] {
+            let (_, err) = render(&w.bytes, format, Config::default());
+            assert!(err.is_none(), "link type {linktype}: {err:?}");
+        }
+    }
+}
+
+#[test]
+fn random_bytes_as_a_whole_file_never_panic() {
+    let mut rng = Rng(42);
+    let seeds: [&[u8]; 3] = [
+        &[0xd4, 0xc3, 0xb2, 0xa1],
+        &[0x4d, 0x3c, 0xb2, 0xa1],
+        &[0x0a, 0x0d, 0x0d, 0x0a],
+    ];
+    for i in 0..3_000 {
+        let mut file = seeds[i % 3].to_vec();
+        let n = rng.below(600) as usize;
+        file.extend(rng.bytes(n));
+        let _ = render(&file, OutputFormat::Json, Config::default());
+    }
+}
