@@ -46,17 +46,16 @@ fn main() {
                 segment,
                 incomplete,
             } = decode_frame(p.linktype, p.data)
+                && let Some(u) = parse_udp(src, dst, segment, incomplete)
             {
-                if let Some(u) = parse_udp(src, dst, segment, incomplete) {
-                    let (a, b) = (u.src.to_string(), u.dst.to_string());
-                    let to_server = u.dst.port() < u.src.port();
-                    let key = if a < b { (a, b) } else { (b, a) };
-                    let seed = flows.entry(key).or_insert_with(|| vec![proto]);
-                    if seed.len() < 32_768 {
-                        seed.push(to_server as u8);
-                        seed.extend_from_slice(&(u.payload.len() as u16).to_le_bytes());
-                        seed.extend_from_slice(u.payload);
-                    }
+                let (a, b) = (u.src.to_string(), u.dst.to_string());
+                let to_server = u.dst.port() < u.src.port();
+                let key = if a < b { (a, b) } else { (b, a) };
+                let seed = flows.entry(key).or_insert_with(|| vec![proto]);
+                if seed.len() < 32_768 {
+                    seed.push(to_server as u8);
+                    seed.extend_from_slice(&(u.payload.len() as u16).to_le_bytes());
+                    seed.extend_from_slice(u.payload);
                 }
             }
         }

@@ -112,12 +112,18 @@ FAST_OPTS=(
     --disable-ai-traffic --disable-real-weather-fetch --disable-fgcom
     --disable-clouds --disable-clouds3d --fog-fastest --visibility=8000
     --disable-random-objects --disable-random-vegetation --disable-random-buildings
-    --disable-specular-highlight --disable-enhanced-lighting
-    --disable-distance-attenuation --disable-horizon-effect --disable-hud
+    --disable-specular-highlight --disable-horizon-effect --disable-hud
     --disable-save-on-exit
     --prop:/sim/rendering/shaders/skydome=false
     --prop:/sim/rendering/shaders/quality-level=0
     --prop:/sim/rendering/texture-compression=0
+    # Do not draw terrain/models/aircraft/clouds: llvmpipe otherwise manages
+    # only 2-4 frames/s on 2 cores, and fgfs sends at most one MP packet per
+    # frame. Scenery is still loaded (ground elevation, on-ground start).
+    --prop:bool:/sim/rendering/draw-mask/terrain=false
+    --prop:bool:/sim/rendering/draw-mask/models=false
+    --prop:bool:/sim/rendering/draw-mask/aircraft=false
+    --prop:bool:/sim/rendering/draw-mask/clouds=false
 )
 
 # pcap_count FILE [SRCPORT]: packets in FILE (optionally only from SRCPORT)
@@ -228,7 +234,7 @@ send_chat() {
 write_meta() {
     local txt=$1 pcap=$2 scenario=$3 n first last
     n=$(pcap_count "$pcap")
-    first=$(tcpdump -nn -tt -r "$pcap" 2>/dev/null | head -n1 | cut -d' ' -f1)
+    first=$(tcpdump -nn -tt -c 1 -r "$pcap" 2>/dev/null | cut -d' ' -f1)
     last=$(tcpdump -nn -tt -r "$pcap" 2>/dev/null | tail -n1 | cut -d' ' -f1)
     {
         echo "# FlightGear MP golden capture: $(basename "$pcap")"
