@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -89,6 +90,9 @@ pub struct Meta<'a> {
     pub base: Timestamp,
     pub src: SocketAddr,
     pub dst: SocketAddr,
+    /// `src` and `dst` already formatted (`ip:port`, IPv6 in brackets), once per flow.
+    pub src_text: &'a str,
+    pub dst_text: &'a str,
     pub payload: &'a [u8],
     /// Flow number (0-based, in order of first appearance).
     pub flow: u64,
@@ -176,7 +180,50 @@ struct Flow {
     datagrams: u64,
     probes_left: u8,
     stats: Option<usize>,
+    /// The key's two endpoints, formatted once.
+    texts: [String; 2],
 }
+
+/// The multiply-rotate hash rustc uses (FxHash): flow keys are not attacker-chosen in a way that
+/// matters for an offline tool, and SipHash was 6% of a summary run's instructions.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.add(v as u64)
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.add(v as u64)
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64)
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64)
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+type FlowMap = HashMap<FlowKey, Flow, BuildHasherDefault<FxHasher>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct FlowKey(SocketAddr, SocketAddr);
@@ -190,7 +237,7 @@ impl FlowKey {
 pub struct Engine {
     protocols: Vec<&'static dyn Protocol>,
     config: Config,
-    flows: HashMap<FlowKey, Flow>,
+    flows: FlowMap,
     next_flow: u64,
     last_flow_sweep: i64,
     defrag: Defragmenter,
@@ -225,7 +272,7 @@ impl Engine {
             protocols,
             defrag: Defragmenter::new(config.defrag),
             config,
-            flows: HashMap::new(),
+            flows: FlowMap::default(),
             next_flow: 0,
             last_flow_sweep: i64::MIN,
             records: Vec::new(),
@@ -520,6 +567,7 @@ impl Engine {
                     datagrams: 0,
                     probes_left: PROBE_ATTEMPTS,
                     stats: None,
+                    texts: [key.0.to_string(), key.1.to_string()],
                 },
             );
             self.flows.get_mut(&key).expect("inserted").stats = stats;
@@ -647,12 +695,20 @@ impl Engine {
             });
         }
 
+        let texts = std::mem::take(&mut self.flows.get_mut(&key).expect("present").texts);
+        let (src_text, dst_text) = if key.0 == u.src {
+            (&texts[0], &texts[1])
+        } else {
+            (&texts[1], &texts[0])
+        };
         let meta = Meta {
             frame,
             time,
             base: self.base.unwrap_or(time),
             src: u.src,
             dst: u.dst,
+            src_text,
+            dst_text,
             payload: u.payload,
             flow: flow_id,
         };
@@ -689,6 +745,9 @@ impl Engine {
             }
         }
         self.records = records;
+        if let Some(f) = self.flows.get_mut(&key) {
+            f.texts = texts;
+        }
         result
     }
 
@@ -725,12 +784,11 @@ impl Engine {
         for n in &rec.notes {
             *s.notes.entry(n.severity.as_str()).or_default() += 1;
         }
-        let t = s
-            .message_types
-            .entry(rec.protocol)
-            .or_default()
-            .entry(rec.msg_type.to_string())
-            .or_default();
+        let types = s.message_types.entry(rec.protocol).or_default();
+        let t = match types.get_mut(rec.msg_type.as_ref()) {
+            Some(t) => t,
+            None => types.entry(rec.msg_type.to_string()).or_default(),
+        };
         t.messages += 1;
         t.bytes += bytes;
         if let Some(i) = flow_stats {

@@ -40,6 +40,12 @@ impl Timestamp {
     /// `2026-11-21T18:55:00.123456Z`.
     pub fn rfc3339(&self) -> String {
         let mut s = String::with_capacity(32);
+        self.rfc3339_into(&mut s);
+        s
+    }
+
+    /// Appends the RFC 3339 form to `s`.
+    pub fn rfc3339_into(&self, s: &mut String) {
         let days = self.secs.div_euclid(86_400);
         let sod = self.secs.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
@@ -53,23 +59,26 @@ impl Timestamp {
             (sod / 60) % 60,
             sod % 60
         );
-        self.write_fraction(&mut s, self.nanos);
+        self.write_fraction(s, self.nanos);
         s.push('Z');
-        s
     }
 
     /// Relative time since `base`, with this timestamp's precision: `12.345678`.
     pub fn relative(&self, base: &Timestamp) -> String {
-        let diff = self.as_nanos() - base.as_nanos();
-        let neg = diff < 0;
-        let diff = diff.unsigned_abs();
         let mut s = String::with_capacity(20);
-        if neg {
+        self.relative_into(&mut s, base);
+        s
+    }
+
+    /// Appends the relative time since `base` to `s`.
+    pub fn relative_into(&self, s: &mut String, base: &Timestamp) {
+        let diff = self.as_nanos() - base.as_nanos();
+        if diff < 0 {
             s.push('-');
         }
+        let diff = diff.unsigned_abs();
         let _ = write!(s, "{}", diff / 1_000_000_000);
-        self.write_fraction(&mut s, (diff % 1_000_000_000) as u32);
-        s
+        self.write_fraction(s, (diff % 1_000_000_000) as u32);
     }
 }
 

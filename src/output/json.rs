@@ -109,9 +109,7 @@ fn scalar_into(out: &mut String, f: &Field) {
         }
         Value::Bytes(b) => {
             out.push('"');
-            for x in b.iter() {
-                let _ = write!(out, "{x:02x}");
-            }
+            super::hex_all_into(out, b);
             out.push('"');
         }
         Value::Enum(n, name) => {

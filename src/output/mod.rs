@@ -44,11 +44,20 @@ pub fn quote_into(out: &mut String, bytes: &[u8]) {
     out.push('"');
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Lowercase hex of all of `bytes`.
+pub fn hex_all_into(out: &mut String, bytes: &[u8]) {
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        out.push(HEX[(b >> 4) as usize] as char);
+        out.push(HEX[(b & 15) as usize] as char);
+    }
+}
+
 /// Lowercase hex of `bytes`, cut after `max` bytes with a count of the rest.
 pub fn hex_into(out: &mut String, bytes: &[u8], max: usize) {
-    for b in bytes.iter().take(max) {
-        let _ = write!(out, "{b:02x}");
-    }
+    hex_all_into(out, &bytes[..bytes.len().min(max)]);
     if bytes.len() > max {
         let _ = write!(out, "… ({} bytes)", bytes.len());
     }

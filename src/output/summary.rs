@@ -51,14 +51,18 @@ impl<W: Write> RecordWriter for SummaryWriter<W> {
         use std::fmt::Write as _;
         let l = &mut self.line;
         l.clear();
-        let _ = write!(
-            l,
-            "{:>6} {:>11} {} → {} ",
-            meta.frame,
-            meta.time.relative(&meta.base),
-            meta.src,
-            meta.dst
-        );
+        let _ = write!(l, "{:>6} ", meta.frame);
+        let start = l.len();
+        meta.time.relative_into(l, &meta.base);
+        let width = l.len() - start;
+        if width < 11 {
+            l.insert_str(start, &"           "[..11 - width]);
+        }
+        l.push(' ');
+        l.push_str(meta.src_text);
+        l.push_str(" → ");
+        l.push_str(meta.dst_text);
+        l.push(' ');
         if self.color {
             let _ = write!(l, "{}", rec.protocol.style(Style::new().cyan().bold()));
         } else {

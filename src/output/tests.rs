@@ -67,6 +67,8 @@ fn meta(payload: &[u8]) -> crate::engine::Meta<'_> {
         base: Timestamp::new(1_700_000_000, 0, 6),
         src: "10.0.0.1:27960".parse().unwrap(),
         dst: "[::1]:5000".parse().unwrap(),
+        src_text: "10.0.0.1:27960",
+        dst_text: "[::1]:5000",
         payload,
         flow: 3,
     }
