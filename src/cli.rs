@@ -322,7 +322,7 @@ pub fn run_capture<R: Read>(
     engine: &mut Engine,
     total_len: Option<u64>,
     warn: &mut dyn FnMut(&CaptureError),
-    sink: &mut dyn FnMut(&Meta<'_>, &Record) -> io::Result<()>,
+    sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> io::Result<()>,
 ) -> Outcome {
     let mut reader = match CaptureReader::new(input) {
         Ok(r) => r,
@@ -451,6 +451,108 @@ fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
     }
 }
 
+/// A record and its frame facts, owned, to cross to the writer thread.
+struct Owned {
+    frame: u64,
+    time: crate::capture::Timestamp,
+    base: crate::capture::Timestamp,
+    src: std::net::SocketAddr,
+    dst: std::net::SocketAddr,
+    src_text: String,
+    dst_text: String,
+    payload: Vec<u8>,
+    flow: u64,
+    record: Record,
+}
+
+const BATCH: usize = 256;
+
+fn make_writer<W: Write + 'static>(
+    out: W,
+    format: OutputFormat,
+    color: bool,
+    hex: bool,
+) -> Box<dyn RecordWriter> {
+    match format {
+        OutputFormat::Summary => Box::new(SummaryWriter::new(out, color)),
+        OutputFormat::Tree => Box::new(TreeWriter::new(out, color, hex)),
+        OutputFormat::Json => Box::new(JsonWriter::new(out)),
+    }
+}
+
+/// Decodes on this thread and formats on a second one (the machine has two cores): records go
+/// across in batches through a bounded channel, in order, so output stays deterministic and
+/// memory stays bounded.
+fn dissect_threaded(
+    input: Box<dyn Read>,
+    len: Option<u64>,
+    args: &DissectArgs,
+    config: Config,
+) -> Outcome {
+    use std::sync::mpsc;
+    let color = use_color(args.color);
+    let (format, hex) = (args.format, args.hex);
+    let (tx, rx) = mpsc::sync_channel::<Vec<Owned>>(8);
+    let writer = std::thread::spawn(move || -> io::Result<()> {
+        let out = BufWriter::with_capacity(1 << 16, io::stdout());
+        let mut w = make_writer(out, format, color, hex);
+        for batch in rx {
+            for o in batch {
+                let meta = Meta {
+                    frame: o.frame,
+                    time: o.time,
+                    base: o.base,
+                    src: o.src,
+                    dst: o.dst,
+                    src_text: &o.src_text,
+                    dst_text: &o.dst_text,
+                    payload: &o.payload,
+                    flow: o.flow,
+                };
+                w.record(&meta, &o.record)?;
+            }
+        }
+        w.finish()
+    });
+    let mut engine = Engine::new(protocols::all(), config);
+    let name = input_name(&args.decode.file).to_string();
+    let mut warn = |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)");
+    let mut batch: Vec<Owned> = Vec::with_capacity(BATCH);
+    let writer_gone = || io::Error::new(io::ErrorKind::BrokenPipe, "output writer stopped");
+    let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+        batch.push(Owned {
+            frame: m.frame,
+            time: m.time,
+            base: m.base,
+            src: m.src,
+            dst: m.dst,
+            src_text: m.src_text.to_string(),
+            dst_text: m.dst_text.to_string(),
+            payload: if hex { m.payload.to_vec() } else { Vec::new() },
+            flow: m.flow,
+            record: std::mem::take(r),
+        });
+        if batch.len() >= BATCH {
+            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            tx.send(full).map_err(|_| writer_gone())?;
+        }
+        Ok(())
+    });
+    if !batch.is_empty() {
+        let _ = tx.send(batch);
+    }
+    drop(tx);
+    let written = writer
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("output writer panicked")));
+    match (&outcome, written) {
+        // The writer's own error explains a stop it caused.
+        (Outcome::Output(_), Err(e)) | (Outcome::Done, Err(e)) => outcome = Outcome::Output(e),
+        _ => {}
+    }
+    outcome
+}
+
 fn dissect(args: &DissectArgs) -> ExitCode {
     let registry = protocols::all();
     let config = match config_from(&args.decode, &registry) {
@@ -464,25 +566,25 @@ fn dissect(args: &DissectArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let color = use_color(args.color);
-    let stdout = io::stdout().lock();
-    let out = BufWriter::with_capacity(1 << 16, stdout);
-    let mut writer: Box<dyn RecordWriter> = match args.format {
-        OutputFormat::Summary => Box::new(SummaryWriter::new(out, color)),
-        OutputFormat::Tree => Box::new(TreeWriter::new(out, color, args.hex)),
-        OutputFormat::Json => Box::new(JsonWriter::new(out)),
-    };
-    let mut engine = Engine::new(registry, config);
-    let name = input_name(&args.decode.file).to_string();
-    let mut warn = |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)");
-    let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
-        writer.record(m, r)
-    });
-    if let Err(e) = writer.finish()
-        && !matches!(outcome, Outcome::InputError(_))
-    {
-        outcome = Outcome::Output(e);
+    // GAMEDISSECT_THREADS=2 formats on a second thread; measured in docs/performance.md.
+    if std::env::var_os("GAMEDISSECT_THREADS").is_none_or(|v| v != "2") {
+        let color = use_color(args.color);
+        let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+        let mut writer = make_writer(out, args.format, color, args.hex);
+        let mut engine = Engine::new(registry, config);
+        let name = input_name(&args.decode.file).to_string();
+        let mut warn = |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)");
+        let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+            writer.record(m, r)
+        });
+        if let Err(e) = writer.finish()
+            && !matches!(outcome, Outcome::InputError(_))
+        {
+            outcome = Outcome::Output(e);
+        }
+        return finish_outcome(&args.decode.file, outcome);
     }
+    let outcome = dissect_threaded(input, len, args, config);
     finish_outcome(&args.decode.file, outcome)
 }
 

@@ -327,7 +327,7 @@ impl Engine {
     pub fn packet<E>(
         &mut self,
         pkt: &Packet<'_>,
-        sink: &mut dyn FnMut(&Meta<'_>, &Record) -> Result<(), E>,
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
     ) -> Result<(), E> {
         self.frame += 1;
         let frame = self.frame;
@@ -515,7 +515,7 @@ impl Engine {
         u: &net::Udp<'_>,
         cut: bool,
         reassembled_from: Option<usize>,
-        sink: &mut dyn FnMut(&Meta<'_>, &Record) -> Result<(), E>,
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
     ) -> Result<(), E> {
         self.stats.udp_datagrams += 1;
         if time.secs.saturating_sub(self.last_flow_sweep) >= 60 {

@@ -291,7 +291,7 @@ pub struct Source {
 }
 
 /// One decoded message: what every output mode renders.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Record {
     /// Protocol short name (`quake3`), or `udp` when no decoder claimed the datagram.
     pub protocol: &'static str,

@@ -288,3 +288,57 @@ fn tree_with_hex_dump() {
         "{out}"
     );
 }
+
+#[test]
+fn the_two_thread_writer_gives_identical_output_and_handles_a_closed_pipe() {
+    let path = temp_file(&mixed());
+    for format in ["summary", "tree", "json"] {
+        let one = Command::new(BIN)
+            .args([
+                "dissect",
+                "--format",
+                format,
+                "--hex",
+                path.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let two = Command::new(BIN)
+            .args([
+                "dissect",
+                "--format",
+                format,
+                "--hex",
+                path.to_str().unwrap(),
+            ])
+            .env("GAMEDISSECT_THREADS", "2")
+            .output()
+            .unwrap();
+        assert_eq!(one.stdout, two.stdout, "{format}");
+        assert_eq!(two.status.code(), Some(0));
+    }
+    let mut w = gamedissect::synth::PcapWriter::new(1, false, false, 65535);
+    let f = gamedissect::synth::eth_udp(
+        "10.0.0.1:50000".parse().unwrap(),
+        "10.0.0.2:50001".parse().unwrap(),
+        b"x",
+    );
+    for i in 0..20_000 {
+        w.packet(i, 0, &f, f.len() as u32);
+    }
+    let big = temp_file(&w.bytes);
+    let mut child = Command::new(BIN)
+        .args(["dissect", "--format", "json", big.to_str().unwrap()])
+        .env("GAMEDISSECT_THREADS", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
