@@ -8,7 +8,7 @@
 # (default 120, about 200k packets). Each copy gets its own loopback address pair with tcprewrite,
 # so every copy is a separate set of flows (client and server ports stay as captured; the
 # addresses differ), then all copies are merged in time order with mergecap. Needs: tcpreplay
-# (tcprewrite), wireshark-common (mergecap), tshark, python3. Writes into target/bench/.
+# (tcprewrite), wireshark-common (mergecap, editcap), tshark, time, python3. Writes into target/bench/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,13 +34,30 @@ if [ ! -s "$BIG" ]; then
   rm -f "$OUT"/copies/*.pcap
 fi
 
+# Ten times longer: the benchmark capture played ten times in a row, each round on its own
+# address block (127/8 mapped to (100+r)/8) and shifted by 700 s, more than the 600 s idle
+# timeout, so the number of live flows stays that of one round while the file grows tenfold.
+BIG10="$OUT/$(basename "$SOURCE" .pcap)-x$COPIES-10rounds.pcap"
+if [ ! -s "$BIG10" ]; then
+  rounds=()
+  for r in $(seq 0 9); do
+    tcprewrite --infile="$BIG" --outfile="$OUT/round$r.pcap" \
+      --srcipmap=127.0.0.0/8:$((100 + r)).0.0.0/8 --dstipmap=127.0.0.0/8:$((100 + r)).0.0.0/8 --fixcsum
+    editcap -t $((700 * r)) "$OUT/round$r.pcap" "$OUT/round$r-shifted.pcap"
+    rounds+=("$OUT/round$r-shifted.pcap")
+    rm -f "$OUT/round$r.pcap"
+  done
+  mergecap -a -F pcap -w "$BIG10" "${rounds[@]}"
+  rm -f "${rounds[@]}"
+fi
+
 cargo build --release --quiet
 BIN=target/release/gamedissect
 
-python3 - "$BIG" "$BIN" "$ROUNDS" <<'PY'
+python3 - "$BIG" "$BIN" "$ROUNDS" "$BIG10" <<'PY'
 import os, subprocess, sys, time
 
-cap, binary, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+cap, binary, rounds, cap10 = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 
 def count_packets():
     out = subprocess.run([binary, "stats", "--format", "json", cap], capture_output=True, text=True, check=True).stdout
@@ -61,13 +78,12 @@ rss = {k: 0 for k in cmds}
 for r in range(rounds):
     for name, cmd in cmds.items():          # alternate the tools within each round
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(p.pid, 0)
+        r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         dt = time.perf_counter() - t0
-        if status != 0:
-            print(f"{name}: exit status {status}", file=sys.stderr)
+        if r.returncode != 0:
+            print(f"{name}: exit status {r.returncode}", file=sys.stderr)
         best[name] = min(best[name], dt)
-        rss[name] = max(rss[name], usage.ru_maxrss)   # KiB on Linux
+        rss[name] = max(rss[name], int(r.stderr.strip().splitlines()[-1]))   # KiB
 print(f"capture: {cap}, {packets} packets, {os.path.getsize(cap)} bytes, best of {rounds} rounds")
 print(f"{'command':<22} {'seconds':>9} {'packets/s':>12} {'peak RSS MiB':>13}")
 for name in cmds:
@@ -79,4 +95,13 @@ print(f"summary vs tshark          : {ratio('gamedissect summary', 'tshark'):6.1
 print(f"json    vs tshark -T json  : {ratio('gamedissect json', 'tshark -T json'):6.1f}x the packets/s")
 print(f"json    vs tshark -V       : {ratio('gamedissect json', 'tshark -V'):6.1f}x the packets/s")
 print(f"stats   vs tshark          : {ratio('gamedissect stats', 'tshark'):6.1f}x the packets/s")
+
+def peak(cmd):
+    # Through GNU time: a child forked from Python counts Python's own pages in ru_maxrss.
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return int(r.stderr.strip().splitlines()[-1]) / 1024
+print()
+for mode in (["dissect", "--format", "json"], ["stats"]):
+    one, ten = peak([binary, *mode, cap]), peak([binary, *mode, cap10])
+    print(f"peak RSS {' '.join(mode):<22}: {one:6.1f} MiB on the capture, {ten:6.1f} MiB on one ten times longer ({ten / one:.2f}x)")
 PY

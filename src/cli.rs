@@ -556,7 +556,10 @@ fn dissect_threaded(
 fn dissect(args: &DissectArgs) -> ExitCode {
     let registry = protocols::all();
     let config = match config_from(&args.decode, &registry) {
-        Ok(c) => c,
+        Ok(c) => Config {
+            flow_stats: false,
+            ..c
+        },
         Err(e) => return usage_exit(e),
     };
     let (input, len) = match open_input(&args.decode.file) {

@@ -64,6 +64,9 @@ pub struct Config {
     /// A flow unseen for this long (capture time) is forgotten, with its decoder state.
     pub flow_idle_secs: i64,
     pub defrag: DefragLimits,
+    /// Keep per-flow statistics (only `stats` prints them; without them memory stays flat however
+    /// many flows a long capture has).
+    pub flow_stats: bool,
 }
 
 impl Default for Config {
@@ -77,6 +80,7 @@ impl Default for Config {
             max_flows: 65_536,
             flow_idle_secs: 600,
             defrag: DefragLimits::default(),
+            flow_stats: true,
         }
     }
 }
@@ -119,8 +123,8 @@ pub struct ProtocolStats {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FlowStats {
     pub flow: u64,
-    pub client: String,
-    pub server: String,
+    pub client: SocketAddr,
+    pub server: SocketAddr,
     pub protocol: &'static str,
     pub chosen_by: &'static str,
     pub roles_from: &'static str,
@@ -530,11 +534,13 @@ impl Engine {
             let id = self.next_flow;
             self.next_flow += 1;
             self.stats.flow_table.created += 1;
-            let stats = if self.stats.flows.len() < MAX_FLOW_STATS {
+            let stats = if !self.config.flow_stats {
+                None
+            } else if self.stats.flows.len() < MAX_FLOW_STATS {
                 self.stats.flows.push(FlowStats {
                     flow: id,
-                    client: u.src.to_string(),
-                    server: u.dst.to_string(),
+                    client: u.src,
+                    server: u.dst,
                     protocol: "udp",
                     chosen_by: "none",
                     roles_from: RoleSource::FirstSender.as_str(),
@@ -595,8 +601,8 @@ impl Engine {
                     fs.chosen_by = how.as_str();
                     fs.roles_from = roles.as_str();
                     let client = if server == u.src { u.dst } else { u.src };
-                    fs.client = client.to_string();
-                    fs.server = server.to_string();
+                    fs.client = client;
+                    fs.server = server;
                 }
             }
         }
