@@ -186,8 +186,8 @@ fn content_probe_claims_the_flow_and_state_persists_in_both_directions() {
     assert!(seen.iter().all(|s| s.flow == 0));
     let f = &stats.flows[0];
     assert_eq!(
-        (f.client.as_str(), f.server.as_str()),
-        ("10.0.0.1:4000", "10.0.0.2:5000")
+        (f.client, f.server),
+        (addr("10.0.0.1:4000"), addr("10.0.0.2:5000"))
     );
     assert_eq!(
         (f.chosen_by, f.roles_from),
