@@ -11,7 +11,7 @@
 #         (v1 is written as captures/flightgear-v1.pcap / .txt)
 #
 # Prerequisites (not installed by this script; Debian 12 package names):
-#   flightgear (pulls flightgear-data-*), xvfb, tcpdump, libgl1-mesa-dri
+#   flightgear (pulls flightgear-data-*, ~1.9 GB download), xvfb, tcpdump, libgl1-mesa-dri
 # Must run as root (tcpdump on lo). All traffic stays on 127.0.0.1.
 #
 # Environment overrides:
@@ -53,7 +53,7 @@ command -v tcpdump >/dev/null 2>&1 || die "tcpdump not found (apt-get install tc
 [[ $(id -u) -eq 0 ]] || die "must run as root (tcpdump on lo)"
 FG_ROOT=${FG_ROOT:-/usr/share/games/flightgear}
 [[ -f $FG_ROOT/Aircraft/$AIRCRAFT/$AIRCRAFT-set.xml ]] \
-    || die "$FG_ROOT/Aircraft/$AIRCRAFT/$AIRCRAFT-set.xml missing (flightgear-data-aircraft)"
+    || die "$FG_ROOT/Aircraft/$AIRCRAFT/$AIRCRAFT-set.xml missing (flightgear-data-base)"
 ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 \
     || die "Mesa software GL driver missing (apt-get install libgl1-mesa-dri)"
 export FG_ROOT
