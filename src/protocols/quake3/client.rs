@@ -1,0 +1,403 @@
+//! Client → server messages (reference §11): serverId, acknowledgements, client commands,
+//! usercmds decoded through their key.
+
+use super::State;
+use super::connectionless::tokenize;
+use super::fields::*;
+use super::msg::{Bad, BitReader};
+use super::server::{Loc, Summary};
+use crate::tree::{TreeBuilder, Value};
+
+const MAX_OPS: usize = 4096;
+/// MAX_PACKET_USERCMDS.
+const MAX_USERCMDS: u8 = 32;
+
+/// `MSG_HashKey(text, 32)` with `%` and bytes > 127 mapped to `.` (reference §11.3).
+pub fn hash_key(text: &[u8]) -> u32 {
+    let mut h: i32 = 0;
+    for (i, &c) in text.iter().take(32).enumerate() {
+        if c == 0 {
+            break;
+        }
+        let c = if c > 127 || c == b'%' { b'.' } else { c };
+        h = h.wrapping_add((c as i32).wrapping_mul(119 + i as i32));
+    }
+    let h = h as u32;
+    h ^ (h >> 10) ^ (h >> 20)
+}
+
+/// One usercmd (q_shared.h `usercmd_t`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+pub struct UserCmd {
+    pub server_time: i32,
+    pub angles: [u16; 3],
+    pub forward: i8,
+    pub right: i8,
+    pub up: i8,
+    pub buttons: u16,
+    pub weapon: u8,
+}
+
+/// Reads one usercmd delta (`MSG_ReadDeltaUsercmdKey`) from `from` with `base_key`; returns
+/// the command and the names of the fields sent.
+pub fn read_usercmd(
+    r: &mut BitReader<'_>,
+    from: &UserCmd,
+    base_key: u32,
+) -> Result<(UserCmd, Vec<&'static str>), Bad> {
+    let mut to = *from;
+    to.server_time = if r.raw(1)? == 1 {
+        from.server_time.wrapping_add(r.bits(8)? as i32)
+    } else {
+        r.long()?
+    };
+    let mut changed = Vec::new();
+    if r.raw(1)? == 0 {
+        return Ok((to, changed));
+    }
+    let key = base_key ^ to.server_time as u32;
+    let mut field =
+        |r: &mut BitReader<'_>, n: u32, name: &'static str| -> Result<Option<u32>, Bad> {
+            if r.raw(1)? == 0 {
+                return Ok(None);
+            }
+            changed.push(name);
+            let v = r.bits(n as i32)? as u32;
+            Ok(Some(v ^ (key & ((1u32 << n) - 1))))
+        };
+    for (k, name) in ["pitch", "yaw", "roll"].into_iter().enumerate() {
+        if let Some(v) = field(r, 16, name)? {
+            to.angles[k] = v as u16;
+        }
+    }
+    if let Some(v) = field(r, 8, "forward")? {
+        to.forward = v as u8 as i8;
+    }
+    if let Some(v) = field(r, 8, "right")? {
+        to.right = v as u8 as i8;
+    }
+    if let Some(v) = field(r, 8, "up")? {
+        to.up = v as u8 as i8;
+    }
+    if let Some(v) = field(r, 16, "buttons")? {
+        to.buttons = v as u16;
+    }
+    if let Some(v) = field(r, 8, "weapon")? {
+        to.weapon = v as u8;
+    }
+    Ok((to, changed))
+}
+
+fn angle(v: u16) -> f32 {
+    v as f32 * 360.0 / 65536.0
+}
+
+/// The three Longs at the start of a client message.
+pub fn read_acks(body: &[u8]) -> Option<(i32, u32, u32)> {
+    let mut r = BitReader::new(body);
+    Some((r.long().ok()?, r.ulong().ok()?, r.ulong().ok()?))
+}
+
+impl State {
+    /// Parses a complete client message; `key_text` is the text of the acknowledged server
+    /// command (for the usercmd key). Client commands found are appended to `new_cmds`.
+    pub fn parse_client(
+        &mut self,
+        body: &[u8],
+        key_text: Option<&[u8]>,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+        new_cmds: &mut Vec<(u32, Vec<u8>)>,
+    ) {
+        let mut r = BitReader::new(body);
+        t.open(&CLC, Value::None, loc.bits(0, body.len() * 8));
+        if let Err((what, bad)) = self.client_ops(&mut r, key_text, loc, t, sum, new_cmds) {
+            let msg = match bad {
+                Bad::Overread => format!("{what}: read past the end of the message"),
+                Bad::Nyt => format!("{what}: Huffman code of NYT (corrupt stream)"),
+            };
+            let p = r.pos().min(body.len() * 8);
+            t.error(None, Some(loc.bits(p, body.len() * 8)), msg);
+        }
+        t.close_as_is();
+    }
+
+    fn client_ops(
+        &mut self,
+        r: &mut BitReader<'_>,
+        key_text: Option<&[u8]>,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+        new_cmds: &mut Vec<(u32, Vec<u8>)>,
+    ) -> Result<(), (&'static str, Bad)> {
+        let e = |e| ("client message header", e);
+        let a = r.pos();
+        let server_id = r.long().map_err(e)?;
+        t.add(
+            &CLC_SERVER_ID,
+            Value::Int(server_id as i64),
+            loc.bits(a, r.pos()),
+        );
+        let a = r.pos();
+        let msg_ack = r.ulong().map_err(e)?;
+        t.add(
+            &CLC_MESSAGE_ACK,
+            Value::UInt(msg_ack as u64),
+            loc.bits(a, r.pos()),
+        );
+        let a = r.pos();
+        let rel_ack = r.ulong().map_err(e)?;
+        t.add(
+            &CLC_RELIABLE_ACK,
+            Value::UInt(rel_ack as u64),
+            loc.bits(a, r.pos()),
+        );
+        for _ in 0..MAX_OPS {
+            let s = r.pos();
+            let op = r.byte().map_err(|e| ("clc opcode", e))?;
+            match op {
+                1 => {}
+                2 | 3 => {
+                    self.moves(r, s, op == 3, key_text, msg_ack, rel_ack, loc, t, sum)?;
+                    // The server stops parsing after the move (sv_client.c
+                    // SV_ExecuteClientMessage); the client always ends with clc_EOF.
+                    let a = r.pos();
+                    match r.byte() {
+                        Ok(5) => {}
+                        _ => t.warning(
+                            None,
+                            Some(loc.bits(a, r.pos())),
+                            "no clc_EOF after the move (the server ignores the rest)",
+                        ),
+                    }
+                    return Ok(());
+                }
+                4 => {
+                    let num = r.ulong().map_err(|e| ("client command", e))?;
+                    let mut text = Vec::new();
+                    r.string(1024, &mut text)
+                        .map_err(|e| ("client command", e))?;
+                    let p = loc.bits(s, r.pos());
+                    t.open(&CLC_COMMAND, Value::None, p);
+                    t.add(&CLC_CMD_SEQUENCE, Value::UInt(num as u64), p);
+                    t.add(&CLC_CMD_TEXT, Value::text(&text), p);
+                    let toks = tokenize(&text);
+                    let name = toks.first().copied().unwrap_or(b"");
+                    t.add(&CLC_CMD_NAME, Value::text(name), p);
+                    let show = String::from_utf8_lossy(&text);
+                    let show: String = show.chars().take(60).collect();
+                    if matches!(name, b"say" | b"say_team" | b"tell") {
+                        // The chat text is the rest of the line after the command word.
+                        let rest = text.get(name.len()..).unwrap_or(&[]).trim_ascii();
+                        let rest = rest.strip_prefix(b"\"").unwrap_or(rest);
+                        let rest = rest.strip_suffix(b"\"").unwrap_or(rest);
+                        t.add(&CLC_CMD_MESSAGE, Value::text(rest), p);
+                    }
+                    t.close_as_is();
+                    sum.parts.push(format!("cmd {num} {show}"));
+                    if sum.msg_type.is_empty() {
+                        sum.msg_type = "clientCommand";
+                    }
+                    new_cmds.push((num, text));
+                }
+                5 => {
+                    if sum.msg_type.is_empty() {
+                        sum.msg_type = "client";
+                    }
+                    return Ok(());
+                }
+                6 | 7 => {
+                    self.client_voip(r, s, op, loc, t, sum)?;
+                }
+                _ => {
+                    t.error(
+                        None,
+                        Some(loc.bits(s, r.pos())),
+                        format!("unknown clc opcode {op}"),
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn moves(
+        &mut self,
+        r: &mut BitReader<'_>,
+        s: usize,
+        no_delta: bool,
+        key_text: Option<&[u8]>,
+        msg_ack: u32,
+        rel_ack: u32,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        let e = |e| ("usercmd", e);
+        let count = r.byte().map_err(e)?;
+        t.open(&CLC_MOVE, Value::None, loc.bits(s, s));
+        t.add(
+            &CLC_MOVE_NO_DELTA,
+            Value::Bool(no_delta),
+            loc.bits(s, s + 8),
+        );
+        t.add(
+            &CLC_MOVE_COUNT,
+            Value::UInt(count as u64),
+            loc.bits(s, r.pos()),
+        );
+        if count == 0 || count > MAX_USERCMDS {
+            t.error(
+                Some(&CLC_MOVE_COUNT),
+                Some(loc.bits(s, r.pos())),
+                format!("usercmd count {count} outside 1…32"),
+            );
+            t.close(loc.base + r.pos());
+            return Ok(());
+        }
+        let key = match (self.checksum_feed, key_text) {
+            (Some(feed), Some(text)) => Some(feed as u32 ^ msg_ack ^ hash_key(text)),
+            _ => None,
+        };
+        let _ = rel_ack;
+        if let Some(k) = key {
+            t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), loc.bits(s, r.pos()));
+        } else {
+            t.note(crate::tree::Severity::Note, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured): angles, moves, buttons and weapon are shown still keyed");
+        }
+        let mut from = UserCmd::default();
+        let mut last = from;
+        for _ in 0..count {
+            let a = r.pos();
+            let (cmd, changed) = read_usercmd(r, &from, key.unwrap_or(0)).map_err(e)?;
+            let p = loc.bits(a, r.pos());
+            t.open(&USERCMD, Value::None, p);
+            t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), p);
+            for c in &changed {
+                t.add(&UC_CHANGED, Value::Str((*c).into()), p);
+            }
+            t.add(&UC_PITCH, Value::F32(angle(cmd.angles[0])), p);
+            t.add(&UC_YAW, Value::F32(angle(cmd.angles[1])), p);
+            t.add(&UC_ROLL, Value::F32(angle(cmd.angles[2])), p);
+            t.add(&UC_FORWARD, Value::Int(cmd.forward as i64), p);
+            t.add(&UC_RIGHT, Value::Int(cmd.right as i64), p);
+            t.add(&UC_UP, Value::Int(cmd.up as i64), p);
+            t.add(&UC_BUTTONS, Value::UInt(cmd.buttons as u64), p);
+            t.add(&UC_WEAPON, Value::UInt(cmd.weapon as u64), p);
+            t.close_as_is();
+            from = cmd;
+            last = cmd;
+        }
+        t.close(loc.base + r.pos());
+        sum.parts.push(format!(
+            "{} {count} t {} yaw {:.1} fwd {} right {} btn {:#x} w{}",
+            if no_delta { "moveNoDelta" } else { "move" },
+            last.server_time,
+            angle(last.angles[1]),
+            last.forward,
+            last.right,
+            last.buttons,
+            last.weapon
+        ));
+        if sum.msg_type.is_empty() || sum.msg_type == "client" {
+            sum.msg_type = "move";
+        }
+        Ok(())
+    }
+
+    fn client_voip(
+        &mut self,
+        r: &mut BitReader<'_>,
+        s: usize,
+        op: u8,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        let e = |e| ("voip", e);
+        let generation = r.byte().map_err(e)?;
+        let seq = r.ulong().map_err(e)?;
+        let frames = r.byte().map_err(e)?;
+        let mut recips = Vec::with_capacity(8);
+        for _ in 0..8 {
+            recips.push(r.byte().map_err(e)?);
+        }
+        let flags = r.byte().map_err(e)?;
+        let size = r.bits(16).map_err(e)? as usize;
+        let a = r.pos();
+        let mut data = Vec::with_capacity(size.min(r.bits_left() / 2));
+        for _ in 0..size {
+            data.push(r.byte().map_err(e)?);
+        }
+        let p = loc.bits(s, r.pos());
+        t.open(
+            &CLC_VOIP,
+            Value::Enum(
+                op as i64,
+                if op == 6 {
+                    "clc_voipSpeex"
+                } else {
+                    "clc_voipOpus"
+                },
+            ),
+            p,
+        );
+        t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
+        t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
+        t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
+        t.add(&VOIP_RECIPIENTS, Value::Bytes(recips.into()), p);
+        t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
+        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
+        t.close_as_is();
+        sum.parts.push(format!("voip {size} bytes"));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::msg::tests::hex;
+    use super::*;
+
+    #[test]
+    fn hash_of_tv5_command() {
+        assert_eq!(hash_key(b"cs 20 \"some text\""), 173920);
+        assert_eq!(0xDEADBEEFu32 ^ 789 ^ 173920, (-558949734i32) as u32);
+    }
+
+    #[test]
+    fn tv5_usercmds() {
+        let body = hex("cf996ce7676ba88a44a218b0bd9bdc76c36354de8c6ca5f3ad53e586ef8800");
+        let mut r = BitReader::new(&body);
+        assert_eq!(r.long(), Ok(123456));
+        assert_eq!(r.long(), Ok(789));
+        assert_eq!(r.long(), Ok(4));
+        assert_eq!(r.byte(), Ok(2));
+        assert_eq!(r.byte(), Ok(2));
+        let key = 0xDEADBEEFu32 ^ 789 ^ hash_key(b"cs 20 \"some text\"");
+        let (a, ch) = read_usercmd(&mut r, &UserCmd::default(), key).unwrap();
+        assert_eq!(
+            a,
+            UserCmd {
+                server_time: 100000,
+                angles: [1000, 65000, 0],
+                forward: 127,
+                right: -127,
+                up: 0,
+                buttons: 1,
+                weapon: 5
+            }
+        );
+        assert!(ch.contains(&"weapon"));
+        let (b, _) = read_usercmd(&mut r, &a, key).unwrap();
+        assert_eq!(b.server_time, 100008);
+        assert_eq!(b.angles[0], 1010);
+        assert_eq!(b.right, 0);
+        assert_eq!(b.forward, 127);
+        assert_eq!(r.byte(), Ok(5));
+    }
+}

@@ -1,0 +1,309 @@
+//! Delta-coded entity and player states (reference §10) and their rendering.
+
+use super::fields::*;
+use super::msg::{BitReader, R};
+use super::tables::{ENTITY_FIELDS, PLAYER_FIELDS, WireField};
+use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
+
+pub const ENT_FIELDS: usize = 51;
+pub const PS_FIELDS: usize = 48;
+/// FLOAT_INT_BITS / FLOAT_INT_BIAS (ioq3 msg.c).
+const FLOAT_INT_BITS: i32 = 13;
+const FLOAT_INT_BIAS: i64 = 4096;
+
+pub type EntState = [u32; ENT_FIELDS];
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct PlayerState {
+    pub f: [u32; PS_FIELDS],
+    /// stats, persistant, ammo, powerups.
+    pub arrays: [[i32; 16]; 4],
+}
+
+impl Default for PlayerState {
+    fn default() -> Self {
+        PlayerState {
+            f: [0; PS_FIELDS],
+            arrays: [[0; 16]; 4],
+        }
+    }
+}
+
+/// Which fields a delta carried, and where (bit offset, bit length) in the message.
+pub struct Changes {
+    pub mask: u64,
+    pub pos: Vec<(u32, u32)>,
+}
+
+impl Changes {
+    fn new(n: usize) -> Changes {
+        Changes {
+            mask: 0,
+            pos: vec![(0, 0); n],
+        }
+    }
+}
+
+/// Result of reading one entity record after its number.
+#[allow(clippy::large_enum_variant)] // kept inline: one per entity, no allocation
+pub enum EntDelta {
+    Removed,
+    Unchanged,
+    Changed(EntState, Changes),
+}
+
+fn read_float(r: &mut BitReader<'_>) -> R<u32> {
+    if r.raw(1)? == 0 {
+        let v = r.bits(FLOAT_INT_BITS)? - FLOAT_INT_BIAS;
+        Ok((v as f32).to_bits())
+    } else {
+        Ok(r.ulong()?)
+    }
+}
+
+/// Reads an entity delta (§10.1) from `from`.
+pub fn read_entity(r: &mut BitReader<'_>, from: &EntState) -> R<EntDelta> {
+    if r.raw(1)? == 1 {
+        return Ok(EntDelta::Removed);
+    }
+    if r.raw(1)? == 0 {
+        return Ok(EntDelta::Unchanged);
+    }
+    let lc = r.byte()? as usize;
+    if lc > ENT_FIELDS {
+        return Err(super::msg::Bad::Overread);
+    }
+    let mut to = *from;
+    let mut ch = Changes::new(ENT_FIELDS);
+    for (i, wf) in ENTITY_FIELDS.iter().enumerate().take(lc) {
+        if r.raw(1)? == 0 {
+            continue;
+        }
+        let start = r.pos();
+        ch.mask |= 1 << i;
+        to[i] = if wf.bits == 0 {
+            if r.raw(1)? == 0 { 0 } else { read_float(r)? }
+        } else if r.raw(1)? == 0 {
+            0
+        } else {
+            r.bits(wf.bits)? as u32
+        };
+        ch.pos[i] = (start as u32, (r.pos() - start) as u32);
+    }
+    Ok(EntDelta::Changed(to, ch))
+}
+
+/// Reads a player-state delta (§10.2) from `from`.
+pub fn read_player(r: &mut BitReader<'_>, from: &PlayerState) -> R<(PlayerState, Changes)> {
+    let lc = r.byte()? as usize;
+    if lc > PS_FIELDS {
+        return Err(super::msg::Bad::Overread);
+    }
+    let mut to = from.clone();
+    let mut ch = Changes::new(PS_FIELDS + 4);
+    for (i, wf) in PLAYER_FIELDS.iter().enumerate().take(lc) {
+        if r.raw(1)? == 0 {
+            continue;
+        }
+        let start = r.pos();
+        ch.mask |= 1 << i;
+        to.f[i] = if wf.bits == 0 {
+            read_float(r)?
+        } else {
+            r.bits(wf.bits)? as u32
+        };
+        ch.pos[i] = (start as u32, (r.pos() - start) as u32);
+    }
+    if r.raw(1)? == 1 {
+        for a in 0..4 {
+            if r.raw(1)? == 0 {
+                continue;
+            }
+            let start = r.pos();
+            ch.mask |= 1 << (PS_FIELDS + a);
+            let mask = r.bits(16)? as u32;
+            for k in 0..16 {
+                if mask >> k & 1 == 1 {
+                    to.arrays[a][k] = if a == 3 { r.long()? } else { r.short()? as i32 };
+                }
+            }
+            ch.pos[PS_FIELDS + a] = (start as u32, (r.pos() - start) as u32);
+        }
+    }
+    Ok((to, ch))
+}
+
+fn value_of(wf: &WireField, raw: u32) -> Value {
+    match wf.bits {
+        0 => Value::F32(f32::from_bits(raw)),
+        32 | -32 => Value::Int(raw as i32 as i64),
+        n if n < 0 => Value::Int(raw as i32 as i64),
+        _ => Value::Int(raw as i64),
+    }
+}
+
+fn pos_for(ch: Option<&Changes>, i: usize, source: u8, fallback: Pos) -> Pos {
+    match ch {
+        Some(c) if c.mask >> i & 1 == 1 => {
+            let (o, l) = c.pos[i];
+            Pos::bits(o as usize, l as usize).in_source(source)
+        }
+        _ => fallback,
+    }
+}
+
+/// Adds the non-zero fields of an entity state under the open group, changed ones located.
+pub fn render_entity(
+    t: &mut TreeBuilder,
+    st: &EntState,
+    ch: Option<&Changes>,
+    source: u8,
+    at: Pos,
+) {
+    if let Some(c) = ch {
+        for (i, wf) in ENTITY_FIELDS.iter().enumerate() {
+            if c.mask >> i & 1 == 1 {
+                t.add(&ENT_CHANGED, Value::Str(wf.name.into()), at);
+            }
+        }
+    }
+    for (i, wf) in ENTITY_FIELDS.iter().enumerate() {
+        let changed = ch.is_some_and(|c| c.mask >> i & 1 == 1);
+        if st[i] == 0 && !changed {
+            continue;
+        }
+        let f = t.add(wf.def, value_of(wf, st[i]), pos_for(ch, i, source, at));
+        if changed {
+            f.meaning = Some("changed".into());
+        }
+    }
+}
+
+type ArrayDefs = (&'static FieldDef, &'static FieldDef, &'static FieldDef);
+const ARRAY_DEFS: [ArrayDefs; 4] = [
+    (&PS_STAT, &PS_STAT_INDEX, &PS_STAT_VALUE),
+    (&PS_PERSISTANT, &PS_PERSISTANT_INDEX, &PS_PERSISTANT_VALUE),
+    (&PS_AMMO, &PS_AMMO_INDEX, &PS_AMMO_VALUE),
+    (&PS_POWERUP, &PS_POWERUP_INDEX, &PS_POWERUP_VALUE),
+];
+const ARRAY_NAMES: [&str; 4] = ["stats", "persistant", "ammo", "powerups"];
+
+/// Adds the non-zero fields of a player state under the open group.
+pub fn render_player(t: &mut TreeBuilder, ps: &PlayerState, ch: &Changes, source: u8, at: Pos) {
+    for (i, wf) in PLAYER_FIELDS.iter().enumerate() {
+        if ch.mask >> i & 1 == 1 {
+            t.add(&PS_CHANGED, Value::Str(wf.name.into()), at);
+        }
+    }
+    for (a, name) in ARRAY_NAMES.iter().enumerate() {
+        if ch.mask >> (PS_FIELDS + a) & 1 == 1 {
+            t.add(&PS_CHANGED, Value::Str((*name).into()), at);
+        }
+    }
+    for (i, wf) in PLAYER_FIELDS.iter().enumerate() {
+        let changed = ch.mask >> i & 1 == 1;
+        if ps.f[i] == 0 && !changed {
+            continue;
+        }
+        let f = t.add(
+            wf.def,
+            value_of(wf, ps.f[i]),
+            pos_for(Some(ch), i, source, at),
+        );
+        if changed {
+            f.meaning = Some("changed".into());
+        }
+    }
+    for (a, (def, idef, vdef)) in ARRAY_DEFS.iter().enumerate() {
+        let p = pos_for(Some(ch), PS_FIELDS + a, source, at);
+        for (k, &v) in ps.arrays[a].iter().enumerate() {
+            if v == 0 {
+                continue;
+            }
+            t.open(def, Value::None, p);
+            t.add(idef, Value::UInt(k as u64), p);
+            t.add(vdef, Value::Int(v as i64), p);
+            t.close_as_is();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::msg::tests::BitWriter;
+    use super::*;
+
+    #[test]
+    fn entity_delta_reads_floats_and_ints() {
+        let mut w = BitWriter::default();
+        w.bit(0); // not removed
+        w.bit(1); // has delta
+        w.byte(12); // lc
+        // field 0 pos.trTime: changed, nonzero, 32 bits
+        w.bit(1);
+        w.bit(1);
+        w.bits(5000, 32);
+        // field 1 pos.trBase[0]: changed, nonzero, 13-bit int form
+        w.bit(1);
+        w.bit(1);
+        w.bit(0);
+        w.bits(100 + 4096, 13);
+        // field 2: changed, nonzero, full float
+        w.bit(1);
+        w.bit(1);
+        w.bit(1);
+        w.bits(1.5f32.to_bits() as i64, 32);
+        for _ in 3..11 {
+            w.bit(0);
+        }
+        // field 11 eType: changed to zero
+        w.bit(1);
+        w.bit(0);
+        let mut from = [0u32; ENT_FIELDS];
+        from[11] = 3;
+        from[20] = 7;
+        let mut r = BitReader::new(&w.data);
+        let EntDelta::Changed(to, ch) = read_entity(&mut r, &from).unwrap() else {
+            panic!()
+        };
+        assert_eq!(to[0], 5000);
+        assert_eq!(f32::from_bits(to[1]), 100.0);
+        assert_eq!(f32::from_bits(to[2]), 1.5);
+        assert_eq!(to[11], 0);
+        assert_eq!(to[20], 7);
+        assert_eq!(ch.mask, 0b1000_0000_0111);
+        assert_eq!(r.pos(), w.pos);
+    }
+
+    #[test]
+    fn player_delta_with_arrays() {
+        let mut w = BitWriter::default();
+        w.byte(9); // lc
+        w.bit(1);
+        w.bits(1234, 32); // commandTime
+        for _ in 1..8 {
+            w.bit(0);
+        }
+        w.bit(1);
+        w.bits(-20, -16); // weaponTime signed
+        w.bit(1); // arrays changed
+        w.bit(1); // stats present
+        w.bits(0b1001, 16);
+        w.bits(100, 16);
+        w.bits(-5, 16);
+        w.bit(0);
+        w.bit(0);
+        w.bit(1); // powerups
+        w.bits(1, 16);
+        w.bits(99999, 32);
+        let mut r = BitReader::new(&w.data);
+        let (ps, ch) = read_player(&mut r, &PlayerState::default()).unwrap();
+        assert_eq!(ps.f[0], 1234);
+        assert_eq!(ps.f[8] as i32, -20);
+        assert_eq!(ps.arrays[0][0], 100);
+        assert_eq!(ps.arrays[0][3], -5);
+        assert_eq!(ps.arrays[3][0], 99999);
+        assert_eq!(ch.mask & 0x1ff, 0x101);
+        assert_eq!(r.pos(), w.pos);
+    }
+}

@@ -1,0 +1,656 @@
+//! Server → client messages (reference §9): reliable acknowledge, then svc operations.
+
+use super::State;
+use super::connectionless::{InfoDefs, add_info, info_value, tokenize};
+use super::delta::{self, EntDelta, EntState, PlayerState};
+use super::fields::*;
+use super::msg::{Bad, BitReader};
+use super::tables::{configstring_is_info, configstring_name};
+use crate::tree::{Pos, TreeBuilder, Value};
+
+/// Caps on loop counts (the engine's own limits).
+const MAX_OPS: usize = 4096;
+const MAX_CONFIGSTRINGS: u32 = 1024;
+const MAX_AREA_BYTES: usize = 32;
+const MAX_ENTITY_RECORDS: usize = 1024;
+/// How many snapshots a flow keeps (PACKET_BACKUP).
+pub const PACKET_BACKUP: usize = 32;
+
+pub static CS_INFO_DEFS: InfoDefs = InfoDefs {
+    group: &GS_CS_INFO,
+    pair: &GS_CS_INFO_PAIR,
+    key: &GS_CS_INFO_KEY,
+    value: &GS_CS_INFO_VALUE,
+};
+pub static CMD_INFO_DEFS: InfoDefs = InfoDefs {
+    group: &SVC_CMD_INFO,
+    pair: &SVC_CMD_INFO_PAIR,
+    key: &SVC_CMD_INFO_KEY,
+    value: &SVC_CMD_INFO_VALUE,
+};
+
+/// A snapshot kept for later deltas.
+pub struct Snap {
+    pub sequence: u32,
+    pub ps: PlayerState,
+    /// Entities sorted by number.
+    pub ents: Vec<(u16, EntState)>,
+}
+
+/// Where fields point: bit offsets in the message are shifted by `base` bits in `source`.
+#[derive(Clone, Copy)]
+pub struct Loc {
+    pub source: u8,
+    pub base: usize,
+}
+
+impl Loc {
+    pub fn bits(&self, start: usize, end: usize) -> Pos {
+        Pos::bits(self.base + start, end.saturating_sub(start)).in_source(self.source)
+    }
+}
+
+/// What the summary reports.
+#[derive(Default)]
+pub struct Summary {
+    pub parts: Vec<String>,
+    pub msg_type: &'static str,
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn short_text(b: &[u8], n: usize) -> String {
+    let s = lossy(b);
+    let s = s.trim_end_matches('\n');
+    if s.chars().count() > n {
+        let mut o: String = s.chars().take(n).collect();
+        o.push('…');
+        o
+    } else {
+        s.to_string()
+    }
+}
+
+impl State {
+    /// Parses a complete server message `body` (already de-keyed) with netchan `sequence`.
+    pub fn parse_server(
+        &mut self,
+        body: &[u8],
+        sequence: u32,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) {
+        let mut r = BitReader::new(body);
+        t.open(&SVC, Value::None, loc.bits(0, body.len() * 8));
+        let res = self.server_ops(&mut r, sequence, loc, t, sum);
+        if let Err((what, bad)) = res {
+            let msg = match bad {
+                Bad::Overread => format!("{what}: read past the end of the message"),
+                Bad::Nyt => format!("{what}: Huffman code of NYT (corrupt stream)"),
+            };
+            let p = r.pos();
+            t.error(
+                None,
+                Some(loc.bits(p.min(body.len() * 8), body.len() * 8)),
+                msg,
+            );
+        }
+        t.close_as_is();
+    }
+
+    fn server_ops(
+        &mut self,
+        r: &mut BitReader<'_>,
+        sequence: u32,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        let s = r.pos();
+        let ack = r.ulong().map_err(|e| ("reliable acknowledge", e))?;
+        t.add(
+            &SVC_RELIABLE_ACK,
+            Value::UInt(ack as u64),
+            loc.bits(s, r.pos()),
+        );
+        let mut nops = 0u64;
+        let mut nop_pos = None;
+        let mut seen = 0u32;
+        for _ in 0..MAX_OPS {
+            let s = r.pos();
+            let op = r.byte().map_err(|e| ("svc opcode", e))?;
+            match op {
+                1 => {
+                    nops += 1;
+                    nop_pos.get_or_insert(loc.bits(s, r.pos()));
+                }
+                2 | 7 if seen & (1 << op) != 0 => {
+                    t.error(
+                        None,
+                        Some(loc.bits(s, r.pos())),
+                        format!(
+                            "a second {} in one message",
+                            if op == 2 { "gamestate" } else { "snapshot" }
+                        ),
+                    );
+                    return Ok(());
+                }
+                2 => {
+                    seen |= 1 << 2;
+                    self.gamestate(r, s, loc, t, sum)?
+                }
+                5 => self.server_command(r, s, loc, t, sum)?,
+                6 => self.download(r, s, loc, t, sum)?,
+                7 => {
+                    seen |= 1 << 7;
+                    self.snapshot(r, s, sequence, loc, t, sum)?
+                }
+                8 => {
+                    if nops > 0 {
+                        t.add(
+                            &SVC_NOP,
+                            Value::UInt(nops),
+                            nop_pos.unwrap_or(loc.bits(s, s)),
+                        );
+                    }
+                    if sum.msg_type.is_empty() {
+                        sum.msg_type = "server";
+                    }
+                    return Ok(());
+                }
+                9 | 10 => self.voip(r, s, op, loc, t, sum)?,
+                _ => {
+                    t.error(
+                        None,
+                        Some(loc.bits(s, r.pos())),
+                        format!("unknown svc opcode {op}"),
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        t.error(None, None, "more than 4096 operations in one message");
+        Ok(())
+    }
+
+    fn gamestate(
+        &mut self,
+        r: &mut BitReader<'_>,
+        s: usize,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        sum.msg_type = "gamestate";
+        t.open(&GAMESTATE, Value::None, loc.bits(s, s));
+        let a = r.pos();
+        let seq = r.ulong().map_err(|e| ("gamestate command sequence", e))?;
+        t.add(
+            &GS_COMMAND_SEQ,
+            Value::UInt(seq as u64),
+            loc.bits(a, r.pos()),
+        );
+        self.gamestate_seen(seq);
+        self.have_gamestate = true;
+        let mut n_cs = 0u32;
+        let mut n_bl = 0u64;
+        let mut buf = Vec::new();
+        loop {
+            let a = r.pos();
+            let cmd = r.byte().map_err(|e| ("gamestate entry", e))?;
+            match cmd {
+                8 => break,
+                3 => {
+                    let idx = r.short().map_err(|e| ("configstring index", e))?;
+                    r.string(8192, &mut buf).map_err(|e| ("configstring", e))?;
+                    let p = loc.bits(a, r.pos());
+                    if !(0..MAX_CONFIGSTRINGS as i16).contains(&idx) {
+                        t.error(
+                            Some(&GS_CS_INDEX),
+                            Some(p),
+                            format!("configstring index {idx} out of range"),
+                        );
+                        t.close(loc.base + r.pos());
+                        return Ok(());
+                    }
+                    n_cs += 1;
+                    self.configstring_set(idx as u32, &buf, sum);
+                    t.open(&GS_CONFIGSTRING, Value::None, p);
+                    t.add(&GS_CS_INDEX, Value::UInt(idx as u64), p);
+                    let name = configstring_name(idx as u32);
+                    if !name.is_empty() {
+                        t.add(&GS_CS_NAME, Value::Str(name.into()), p);
+                    }
+                    t.add(&GS_CS_VALUE, Value::text(&buf), p);
+                    if configstring_is_info(idx as u32) {
+                        add_info(t, &CS_INFO_DEFS, &buf, p, None);
+                    }
+                    t.close_as_is();
+                }
+                4 => {
+                    let num = r.bits(10).map_err(|e| ("baseline number", e))? as u16;
+                    let zero = [0u32; delta::ENT_FIELDS];
+                    let d = delta::read_entity(r, &zero).map_err(|e| ("baseline", e))?;
+                    let p = loc.bits(a, r.pos());
+                    n_bl += 1;
+                    t.open(&ENTITY, Value::None, p);
+                    t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
+                    match d {
+                        EntDelta::Changed(st, ch) => {
+                            delta::render_entity(t, &st, Some(&ch), loc.source, p);
+                            self.set_baseline(num, st);
+                        }
+                        EntDelta::Removed => {
+                            t.add(&ENT_REMOVED, Value::Bool(true), p);
+                        }
+                        EntDelta::Unchanged => self.set_baseline(num, zero),
+                    }
+                    t.close_as_is();
+                }
+                _ => {
+                    t.error(
+                        None,
+                        Some(loc.bits(a, r.pos())),
+                        format!("unknown gamestate entry {cmd}"),
+                    );
+                    t.close(loc.base + r.pos());
+                    return Ok(());
+                }
+            }
+        }
+        t.add(&GS_BASELINES, Value::UInt(n_bl), loc.bits(s, r.pos()));
+        let a = r.pos();
+        let cn = r.ulong().map_err(|e| ("clientNum", e))?;
+        t.add(&GS_CLIENT_NUM, Value::UInt(cn as u64), loc.bits(a, r.pos()));
+        let a = r.pos();
+        let feed = r.long().map_err(|e| ("checksumFeed", e))?;
+        t.add(
+            &GS_CHECKSUM_FEED,
+            Value::Int(feed as i64),
+            loc.bits(a, r.pos()),
+        );
+        self.checksum_feed = Some(feed);
+        self.client_num = Some(cn);
+        t.close(loc.base + r.pos());
+        let map = self.map.clone().unwrap_or_default();
+        sum.parts.push(format!(
+            "gamestate map {map} {n_cs} configstrings {n_bl} baselines client {cn}"
+        ));
+        Ok(())
+    }
+
+    fn server_command(
+        &mut self,
+        r: &mut BitReader<'_>,
+        s: usize,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        let num = r.ulong().map_err(|e| ("server command number", e))?;
+        let mut text = Vec::new();
+        r.string(1024, &mut text)
+            .map_err(|e| ("server command", e))?;
+        let p = loc.bits(s, r.pos());
+        let fresh = self.server_cmds.put(num, &text);
+        t.open(&SVC_COMMAND, Value::None, p);
+        t.add(&SVC_CMD_SEQUENCE, Value::UInt(num as u64), p);
+        t.add(&SVC_CMD_TEXT, Value::text(&text), p);
+        let toks = tokenize(&text);
+        let name = toks.first().copied().unwrap_or(b"");
+        t.add(&SVC_CMD_NAME, Value::text(name), p);
+        let arg = |i: usize| toks.get(i).copied().unwrap_or(b"");
+        let mut line = format!("cmd {num} {}", lossy(name));
+        match name {
+            b"print" | b"chat" | b"tchat" | b"cp" | b"disconnect" => {
+                t.add(&SVC_CMD_MESSAGE, Value::text(arg(1)), p);
+                line = format!("{} \"{}\"", lossy(name), short_text(arg(1), 60));
+            }
+            b"cs" => {
+                let idx: u32 = lossy(arg(1)).parse().unwrap_or(u32::MAX);
+                if idx < MAX_CONFIGSTRINGS {
+                    self.cs_command(t, p, idx, arg(2), fresh, sum);
+                    line = format!("cs {idx} {}", configstring_name(idx));
+                }
+            }
+            b"bcs0" | b"bcs1" | b"bcs2" => {
+                let idx: u32 = lossy(arg(1)).parse().unwrap_or(u32::MAX);
+                if idx < MAX_CONFIGSTRINGS {
+                    t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
+                    if name == b"bcs0" || self.bcs.as_ref().is_none_or(|b| b.0 != idx) {
+                        self.bcs = Some((idx, Vec::new()));
+                    }
+                    if let Some((_, buf)) = self.bcs.as_mut()
+                        && buf.len() + arg(2).len() <= 16384
+                    {
+                        buf.extend_from_slice(arg(2));
+                    }
+                    if name == b"bcs2"
+                        && let Some((_, full)) = self.bcs.take()
+                    {
+                        self.cs_command(t, p, idx, &full, fresh, sum);
+                    }
+                    line = format!("{} {idx}", lossy(name));
+                }
+            }
+            _ => {
+                for a in toks.iter().skip(1).take(64) {
+                    t.add(&SVC_CMD_ARG, Value::text(a), p);
+                }
+            }
+        }
+        t.close_as_is();
+        sum.parts.push(line);
+        if sum.msg_type.is_empty() {
+            sum.msg_type = "serverCommand";
+        }
+        Ok(())
+    }
+
+    fn cs_command(
+        &mut self,
+        t: &mut TreeBuilder,
+        p: Pos,
+        idx: u32,
+        value: &[u8],
+        fresh: bool,
+        sum: &mut Summary,
+    ) {
+        t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
+        let name = configstring_name(idx);
+        if !name.is_empty() {
+            t.add(&SVC_CMD_CS_NAME, Value::Str(name.into()), p);
+        }
+        t.add(&SVC_CMD_CS_VALUE, Value::text(value), p);
+        if configstring_is_info(idx) {
+            add_info(t, &CMD_INFO_DEFS, value, p, None);
+        }
+        if fresh {
+            self.configstring_set(idx, value, sum);
+        }
+    }
+
+    /// Learns what matters from a configstring (map, serverId, player names).
+    fn configstring_set(&mut self, idx: u32, value: &[u8], _sum: &mut Summary) {
+        match idx {
+            0 => {
+                if let Some(m) = info_value(value, b"mapname") {
+                    self.map = Some(lossy(m));
+                }
+            }
+            1 => {
+                if let Some(id) = info_value(value, b"sv_serverid") {
+                    self.server_id = lossy(id).parse().ok();
+                }
+            }
+            544..=607 => {
+                if let Some(n) = info_value(value, b"n")
+                    && self.players.len() < 64
+                    && !self.players.iter().any(|p| p.as_bytes() == n)
+                {
+                    self.players.push(lossy(n));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn download(
+        &mut self,
+        r: &mut BitReader<'_>,
+        s: usize,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        let e = |e| ("download", e);
+        let block = r.bits(16).map_err(e)? as u16;
+        t.open(&DOWNLOAD, Value::None, loc.bits(s, s));
+        t.add(&DL_BLOCK, Value::UInt(block as u64), loc.bits(s, r.pos()));
+        if block == 0 {
+            let size = r.long().map_err(e)?;
+            t.add(&DL_SIZE, Value::Int(size as i64), loc.bits(s, r.pos()));
+            if size < 0 {
+                let mut text = Vec::new();
+                r.string(1024, &mut text).map_err(e)?;
+                t.add(&DL_ERROR, Value::text(&text), loc.bits(s, r.pos()));
+                t.close(loc.base + r.pos());
+                sum.parts
+                    .push(format!("download error {}", short_text(&text, 60)));
+                return Ok(());
+            }
+        }
+        let len = r.bits(16).map_err(e)? as u16 as usize;
+        t.add(&DL_LENGTH, Value::UInt(len as u64), loc.bits(s, r.pos()));
+        let a = r.pos();
+        let mut data = Vec::with_capacity(len.min(r.bits_left() / 2));
+        for _ in 0..len {
+            data.push(r.byte().map_err(e)?);
+        }
+        t.add(&DL_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
+        t.close(loc.base + r.pos());
+        sum.parts
+            .push(format!("download block {block} {len} bytes"));
+        if sum.msg_type.is_empty() {
+            sum.msg_type = "download";
+        }
+        Ok(())
+    }
+
+    fn voip(
+        &mut self,
+        r: &mut BitReader<'_>,
+        s: usize,
+        op: u8,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        let e = |e| ("voip", e);
+        let client = r.bits(16).map_err(e)?;
+        let generation = r.byte().map_err(e)?;
+        let seq = r.ulong().map_err(e)?;
+        let frames = r.byte().map_err(e)?;
+        let size = r.bits(16).map_err(e)? as usize;
+        let flags = r.raw(2).map_err(e)?;
+        let a = r.pos();
+        let mut data = Vec::with_capacity(size.min(r.bits_left() / 2));
+        for _ in 0..size {
+            data.push(r.byte().map_err(e)?);
+        }
+        let p = loc.bits(s, r.pos());
+        t.open(
+            &VOIP,
+            Value::Enum(
+                op as i64,
+                if op == 9 {
+                    "svc_voipSpeex"
+                } else {
+                    "svc_voipOpus"
+                },
+            ),
+            p,
+        );
+        t.add(&VOIP_CLIENT, Value::UInt(client as u64), p);
+        t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
+        t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
+        t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
+        t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
+        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
+        t.close_as_is();
+        sum.parts.push(format!("voip client {client} {size} bytes"));
+        Ok(())
+    }
+
+    fn snapshot(
+        &mut self,
+        r: &mut BitReader<'_>,
+        s: usize,
+        sequence: u32,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Result<(), (&'static str, Bad)> {
+        sum.msg_type = "snapshot";
+        t.open(&SNAPSHOT, Value::None, loc.bits(s, s));
+        let e = |e| ("snapshot", e);
+        let a = r.pos();
+        let time = r.long().map_err(e)?;
+        t.add(
+            &SNAP_SERVER_TIME,
+            Value::Int(time as i64),
+            loc.bits(a, r.pos()),
+        );
+        let a = r.pos();
+        let delta_num = r.byte().map_err(e)?;
+        t.add(
+            &SNAP_DELTA_NUM,
+            Value::UInt(delta_num as u64),
+            loc.bits(a, r.pos()),
+        );
+        let from_seq = sequence.wrapping_sub(delta_num as u32);
+        if delta_num != 0 {
+            t.add(
+                &SNAP_DELTA_FROM,
+                Value::UInt(from_seq as u64),
+                loc.bits(a, r.pos()),
+            );
+        }
+        let a = r.pos();
+        let flags = r.byte().map_err(e)?;
+        t.add(&SNAP_FLAGS, Value::UInt(flags as u64), loc.bits(a, r.pos()));
+        let a = r.pos();
+        let alen = r.byte().map_err(e)? as usize;
+        if alen > MAX_AREA_BYTES {
+            t.error(
+                Some(&SNAP_AREAMASK),
+                Some(loc.bits(a, r.pos())),
+                format!("area mask length {alen} exceeds 32"),
+            );
+            t.close(loc.base + r.pos());
+            return Ok(());
+        }
+        let mut mask = Vec::with_capacity(alen);
+        for _ in 0..alen {
+            mask.push(r.byte().map_err(e)?);
+        }
+        t.add(
+            &SNAP_AREAMASK,
+            Value::Bytes(mask.into()),
+            loc.bits(a, r.pos()),
+        );
+
+        // The reference snapshot (§9.3).
+        let reference = if delta_num == 0 {
+            None
+        } else {
+            let found = self.snaps.iter().position(|sn| sn.sequence == from_seq);
+            if found.is_none() {
+                t.note(crate::tree::Severity::Note, Some(&SNAP_DELTA_FROM), Some(loc.bits(a, r.pos())), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
+            }
+            found
+        };
+        let zero_ps = PlayerState::default();
+        let from_ps = reference.map_or(&zero_ps, |i| &self.snaps[i].ps);
+        let a = r.pos();
+        let (ps, ch) = delta::read_player(r, from_ps).map_err(|e| ("player state", e))?;
+        let pp = loc.bits(a, r.pos());
+        t.open(&PS, Value::None, pp);
+        delta::render_player(t, &ps, &ch, loc.source, pp);
+        if delta_num != 0 && reference.is_none() {
+            t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
+        }
+        t.close_as_is();
+
+        // Packet entities: merge the reference's list with the transmitted records.
+        let old: &[(u16, EntState)] = reference.map_or(&[], |i| &self.snaps[i].ents);
+        let mut ents: Vec<(u16, EntState)> = Vec::with_capacity(old.len() + 8);
+        let mut oi = 0usize;
+        let mut sent = 0usize;
+        let mut removed = Vec::new();
+        let mut last: i32 = -1;
+        for _ in 0..MAX_ENTITY_RECORDS + 1 {
+            let a = r.pos();
+            let num = r.bits(10).map_err(|e| ("entity number", e))? as u16;
+            if num == 1023 {
+                break;
+            }
+            if (num as i32) <= last {
+                t.warning(
+                    Some(&ENT_NUMBER),
+                    Some(loc.bits(a, r.pos())),
+                    format!("entity {num} out of order"),
+                );
+            }
+            last = num as i32;
+            while oi < old.len() && old[oi].0 < num {
+                ents.push(old[oi]);
+                oi += 1;
+            }
+            let (from, base) = if oi < old.len() && old[oi].0 == num {
+                oi += 1;
+                (old[oi - 1].1, (0, "previous snapshot"))
+            } else if let Some(b) = self.baseline(num) {
+                (b, (1, "baseline"))
+            } else if self.have_gamestate {
+                // The gamestate sent no baseline for it: the client's baseline is all zero.
+                ([0u32; delta::ENT_FIELDS], (2, "zero baseline"))
+            } else {
+                ([0u32; delta::ENT_FIELDS], (3, "baseline not captured"))
+            };
+            let d = delta::read_entity(r, &from).map_err(|e| ("entity", e))?;
+            let p = loc.bits(a, r.pos());
+            sent += 1;
+            t.open(&ENTITY, Value::None, p);
+            t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
+            match d {
+                EntDelta::Removed => {
+                    t.add(&ENT_REMOVED, Value::Bool(true), p);
+                    removed.push(num);
+                }
+                EntDelta::Unchanged => {
+                    t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
+                    delta::render_entity(t, &from, None, loc.source, p);
+                    ents.push((num, from));
+                }
+                EntDelta::Changed(st, ch) => {
+                    t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
+                    delta::render_entity(t, &st, Some(&ch), loc.source, p);
+                    ents.push((num, st));
+                }
+            }
+            t.close_as_is();
+        }
+        ents.extend_from_slice(&old[oi.min(old.len())..]);
+        for n in &removed {
+            t.add(&SNAP_REMOVED, Value::UInt(*n as u64), loc.bits(s, r.pos()));
+        }
+        t.add(
+            &SNAP_ENTITIES,
+            Value::UInt(ents.len() as u64),
+            loc.bits(s, r.pos()),
+        );
+        t.close(loc.base + r.pos());
+        let weapon = ps.f[41];
+        let health = ps.arrays[0][0];
+        sum.parts.push(format!(
+            "snapshot {time} delta {delta_num} ents {}/{} {}hp{} w{weapon}",
+            sent,
+            ents.len(),
+            health,
+            if removed.is_empty() {
+                String::new()
+            } else {
+                format!(" removed {}", removed.len())
+            }
+        ));
+        if self.snaps.len() >= PACKET_BACKUP {
+            self.snaps.pop_front();
+        }
+        self.snaps.push_back(Snap { sequence, ps, ents });
+        Ok(())
+    }
+}

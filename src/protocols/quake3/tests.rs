@@ -1,0 +1,622 @@
+//! Flow-level tests: the reference's datagram vectors through `decode`, and the property test.
+
+use super::msg::tests::{BitWriter, hex};
+use super::*;
+use crate::capture::Timestamp;
+use crate::proto::{Datagram, Direction, RoleSource};
+
+fn dgram(p: &[u8], dir: Direction, i: u64) -> Datagram<'_> {
+    Datagram {
+        payload: p,
+        truncated: false,
+        direction: dir,
+        src: "127.0.0.1:27960".parse().unwrap(),
+        dst: "127.0.0.1:50000".parse().unwrap(),
+        time: Timestamp::default(),
+        frame: i + 1,
+        index_in_flow: i,
+        role_source: RoleSource::Content,
+    }
+}
+
+fn run(flow: &mut dyn FlowDecoder, p: &[u8], dir: Direction) -> Record {
+    let mut out = Vec::new();
+    flow.decode(&dgram(p, dir, 0), &mut out);
+    assert_eq!(out.len(), 1);
+    out.pop().unwrap()
+}
+
+#[test]
+fn tv3_legacy_flow_decodes_print() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 71",
+        Direction::ToClient,
+    );
+    // The client command #3 the server acknowledges (key string).
+    f_put_client_cmd(&mut *f);
+    let r = run(
+        &mut *f,
+        &hex("050000006c3562ab74746206bb33cc1bb051682344f3"),
+        Direction::ToClient,
+    );
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.find("quake3.svc.command.text").unwrap().value,
+        Value::Str("print \"hello\"".into())
+    );
+    assert_eq!(
+        r.find("quake3.svc.command.message").unwrap().value,
+        Value::Str("hello".into())
+    );
+    assert_eq!(
+        r.find("quake3.netchan.flavour").unwrap().value,
+        Value::Enum(0, "legacy")
+    );
+    assert!(r.summary.contains("print \"hello\""), "{}", r.summary);
+}
+
+/// Feeds an ioq3-flavour-free way of teaching client command 3 = "say hello": a legacy C→S
+/// message carrying it (built with the test writer and keyed like a real client).
+fn f_put_client_cmd(f: &mut dyn FlowDecoder) {
+    let mut w = BitWriter::default();
+    w.long(0); // serverId
+    w.long(0); // messageAcknowledge
+    w.long(0); // reliableAcknowledge
+    w.byte(4);
+    w.long(3);
+    w.string(b"say hello");
+    w.byte(5);
+    let mut body = w.data;
+    let key = 1234567u32 as u8; // challenge ^ serverId 0 ^ messageAcknowledge 0
+    netchan::xor(&mut body, 12, key, b"");
+    let mut p = vec![1, 0, 0, 0, 0x34, 0x12];
+    p.extend_from_slice(&body);
+    let r = run(f, &p, Direction::ToServer);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.find("quake3.clc.command.message").unwrap().value,
+        Value::Str("hello".into())
+    );
+}
+
+#[test]
+fn tv4_ioq3_flow() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
+        Direction::ToClient,
+    );
+    let r = run(
+        &mut *f,
+        &hex("0500000024e64c006c3562ab8547280cd99b0807c3c49c256205"),
+        Direction::ToClient,
+    );
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.find("quake3.netchan.flavour").unwrap().value,
+        Value::Enum(1, "ioq3")
+    );
+    assert_eq!(
+        r.find("quake3.netchan.checksum")
+            .unwrap()
+            .meaning
+            .as_deref(),
+        Some("correct")
+    );
+    assert_eq!(
+        r.find("quake3.svc.reliable_ack").unwrap().value,
+        Value::UInt(3)
+    );
+}
+
+#[test]
+fn tv6_legacy_client_flow_with_usercmds() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 71",
+        Direction::ToClient,
+    );
+    // Teach server command 4 and the checksumFeed with an ioq3-free legacy gamestate is long;
+    // instead check the structure decodes (the key string is found by the fallback).
+    let r = run(
+        &mut *f,
+        &hex("070000003412cf996ce7676ba88a44a218b00cccab65e0001579447ed2c4eeda149fd4758e"),
+        Direction::ToServer,
+    );
+    // Without the server command text the de-keying cannot succeed: the decoder must not panic
+    // and must still show the acknowledgements.
+    assert_eq!(
+        r.find("quake3.clc.server_id").unwrap().value,
+        Value::Int(123456)
+    );
+}
+
+#[test]
+fn probe_roles() {
+    let pi = |p: &'static [u8]| ProbeInput {
+        payload: p,
+        src_port: 50000,
+        dst_port: 1234,
+    };
+    assert_eq!(
+        PROTOCOL.probe(&pi(b"\xff\xff\xff\xffgetstatus")),
+        Probe::certain(Some(Role::Client))
+    );
+    assert_eq!(
+        PROTOCOL.probe(&pi(b"\xff\xff\xff\xffstatusResponse\n\\a\\b")),
+        Probe::certain(Some(Role::Server))
+    );
+    assert_eq!(
+        PROTOCOL.probe(&pi(b"\xff\xff\xff\xffTSource Engine Query")),
+        Probe::NO
+    );
+    assert_eq!(PROTOCOL.probe(&pi(b"\x01\x00\x00\x00\x00\x00")), Probe::NO);
+    let on_port = ProbeInput {
+        payload: b"\x01\x00\x00\x00\x00\x00",
+        src_port: 50000,
+        dst_port: 27960,
+    };
+    assert_eq!(PROTOCOL.probe(&on_port), Probe::likely(Some(Role::Client)));
+}
+
+/// A field not declared repeated occurs at most once under its parent.
+fn unique_children(f: &Field) {
+    let mut seen = std::collections::HashSet::new();
+    for c in &f.children {
+        assert!(
+            c.def.repeated || seen.insert(c.def.name),
+            "{} twice under {}",
+            c.def.name,
+            f.def.name
+        );
+        unique_children(c);
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+#[test]
+fn property_no_panic_on_random_flows() {
+    let seeds: Vec<Vec<u8>> = vec![
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 71".to_vec(),
+        hex("050000006c3562ab74746206bb33cc1bb051682344f3"),
+        hex("0500000024e64c006c3562ab8547280cd99b0807c3c49c256205"),
+        hex("070000003412cf996ce7676ba88a44a218b00cccab65e0001579447ed2c4eeda149fd4758e"),
+        hex("070000003412360b9100cf996ce7676ba88a44a218b0bd9bdc76c36354de8c6ca5f3ad53e586ef8800"),
+        b"\xff\xff\xff\xffstatusResponse\n\\mapname\\q3dm1\n1 2 \"x\"\n".to_vec(),
+        b"\xff\xff\xff\xffgetserversExtResponse\\\x01\x02\x03\x04\x00\x01/0123456789abcdef\x00\x02\\EOT\0\0\0".to_vec(),
+        b"\xff\xff\xff\xffconnect \x00\x10\xaa\xbb".to_vec(),
+        vec![0x05, 0x00, 0x00, 0x80, 0x00, 0x00, 0x14, 0x05],
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut total = 0;
+    for flow_i in 0..1000 {
+        let mut f = PROTOCOL.new_flow(&Prefs::default());
+        for k in 0..21 {
+            let mut p = if rng.next().is_multiple_of(3) {
+                let n = (rng.next() % 200) as usize;
+                (0..n).map(|_| rng.next() as u8).collect::<Vec<u8>>()
+            } else {
+                seeds[(rng.next() as usize) % seeds.len()].clone()
+            };
+            let muts = rng.next() % 4;
+            for _ in 0..muts {
+                if p.is_empty() {
+                    break;
+                }
+                let i = (rng.next() as usize) % p.len();
+                match rng.next() % 3 {
+                    0 => p[i] ^= 1 << (rng.next() % 8),
+                    1 => p.truncate(i),
+                    _ => p[i] = rng.next() as u8,
+                }
+            }
+            if rng.next().is_multiple_of(5) && p.len() > 4 {
+                p[3] |= 0x80; // fragment bit
+            }
+            let dir = if rng.next().is_multiple_of(2) {
+                Direction::ToServer
+            } else {
+                Direction::ToClient
+            };
+            let mut out = Vec::new();
+            f.decode(&dgram(&p, dir, k), &mut out);
+            assert!(!out.is_empty(), "flow {flow_i} datagram {k}");
+            for r in &out {
+                r.fields.iter().for_each(unique_children);
+            }
+            total += 1;
+        }
+    }
+    assert!(total >= 20_000);
+}
+
+#[test]
+fn mid_capture_legacy_is_a_note_not_an_error() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    let r = run(
+        &mut *f,
+        &hex("050000006c3562ab74746206bb33cc1bb051682344f3"),
+        Direction::ToClient,
+    );
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert!(r.notes.iter().any(|n| n.message.contains("not captured")));
+    assert_eq!(
+        r.find("quake3.svc.reliable_ack").unwrap().value,
+        Value::UInt(3)
+    );
+    assert_eq!(r.msg_type, "keyed");
+}
+
+#[test]
+fn lost_fragment_is_a_note() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 71",
+        Direction::ToClient,
+    );
+    // Fragment 2 of sequence 9 without fragment 1.
+    let mut p = vec![9, 0, 0, 0x80, 0x14, 0x05, 0x03, 0x00];
+    p.extend_from_slice(&[1, 2, 3]);
+    let r = run(&mut *f, &p, Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(r.msg_type, "fragment");
+    assert!(r.summary.contains("dropped"), "{}", r.summary);
+    assert_eq!(
+        r.find("quake3.netchan.fragment_start").unwrap().value,
+        Value::UInt(1300)
+    );
+}
+
+#[test]
+fn fragments_reassemble_across_datagrams() {
+    // An ioq3-flavour S→C message of 1300 + 2 bytes: reliable ack 3, svc_serverCommand 1
+    // "print \"...\"" padded with nops, EOF. Built with the test writer (reference §5, §9).
+    let mut w = BitWriter::default();
+    w.long(3);
+    for _ in 0..700 {
+        w.byte(1); // svc_nop (code 11011: 5 bits)
+    }
+    w.byte(5);
+    w.long(1);
+    w.string(b"print \"x\"");
+    w.byte(8);
+    let mut msg = w.data;
+    msg.resize(1302, 0);
+    let ch = 1234567i32;
+    let seq = 2u32;
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
+        Direction::ToClient,
+    );
+    let mut out = Vec::new();
+    for (start, part) in [(0usize, &msg[..1300]), (1300, &msg[1300..])] {
+        let mut p = (seq | netchan::FRAGMENT_BIT).to_le_bytes().to_vec();
+        p.extend_from_slice(&netchan::checksum(ch, seq).to_le_bytes());
+        p.extend_from_slice(&(start as u16).to_le_bytes());
+        p.extend_from_slice(&(part.len() as u16).to_le_bytes());
+        p.extend_from_slice(part);
+        out.push(run(&mut *f, &p, Direction::ToClient));
+    }
+    assert_eq!(out[0].msg_type, "fragment");
+    let r = &out[1];
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.find("quake3.netchan.reassembled").unwrap().value,
+        Value::UInt(1302)
+    );
+    assert_eq!(r.find("quake3.svc.nop").unwrap().value, Value::UInt(700));
+    assert_eq!(
+        r.find("quake3.svc.command.message").unwrap().value,
+        Value::Str("x".into())
+    );
+    assert_eq!(r.sources.len(), 1);
+}
+
+/// An ioq3-flavour S→C datagram around a message body.
+fn ioq3_s2c(seq: u32, body: &[u8]) -> Vec<u8> {
+    let mut p = seq.to_le_bytes().to_vec();
+    p.extend_from_slice(&netchan::checksum(1234567, seq).to_le_bytes());
+    p.extend_from_slice(body);
+    p
+}
+
+/// Entity delta writing only field `i` (integer of `bits`) = v (reference §10.1).
+fn write_entity_field(w: &mut BitWriter, num: u16, i: usize, bits: i32, v: i64) {
+    w.bits(num as i64, 10);
+    w.bit(0); // not removed
+    w.bit(1); // has delta
+    w.byte((i + 1) as u8);
+    for _ in 0..i {
+        w.bit(0);
+    }
+    w.bit(1);
+    w.bit(1); // non-zero
+    w.bits(v, bits);
+}
+
+#[test]
+fn gamestate_baselines_and_snapshot_deltas() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
+        Direction::ToClient,
+    );
+    // Gamestate (§9.2): serverinfo, a player configstring, baseline 5 with modelindex (29) 7.
+    let mut w = BitWriter::default();
+    w.long(0);
+    w.byte(2);
+    w.long(4);
+    w.byte(3);
+    w.bits(0, 16);
+    w.string(b"\\mapname\\q3dm17\\sv_hostname\\Test");
+    w.byte(3);
+    w.bits(544, 16);
+    w.string(b"n\\Visor\\t\\0");
+    w.byte(4);
+    write_entity_field(&mut w, 5, 29, 8, 7);
+    w.byte(8);
+    w.long(1); // clientNum
+    w.long(-559038737); // checksumFeed
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(1, &w.data), Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.summary,
+        "S→C seq 1 gamestate map q3dm17 2 configstrings 1 baselines client 1"
+    );
+    assert_eq!(
+        r.find("quake3.svc.gamestate.checksum_feed").unwrap().value,
+        Value::Int(-559038737)
+    );
+    let names = r.find_all("quake3.svc.gamestate.configstring.name");
+    assert_eq!(names[1].value, Value::Str("player".into()));
+
+    // Snapshot seq 2, not delta'd: entity 5 from its baseline gets eType (11) = 2.
+    let snap = |w: &mut BitWriter, time: i64, delta: u8| {
+        w.long(0);
+        w.byte(7);
+        w.long(time);
+        w.byte(delta);
+        w.byte(0); // flags
+        w.byte(1);
+        w.byte(0xff); // area mask
+        w.byte(1); // ps lc = 1
+        w.bit(1);
+        w.bits(time - 10, 32); // commandTime
+        w.bit(0); // no arrays
+    };
+    let mut w = BitWriter::default();
+    snap(&mut w, 1000, 0);
+    write_entity_field(&mut w, 5, 11, 8, 2);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(2, &w.data), Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entity.base").unwrap().value,
+        Value::Enum(1, "baseline")
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entity.modelindex")
+            .unwrap()
+            .value,
+        Value::Int(7)
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entity.e_type").unwrap().value,
+        Value::Int(2)
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.ps.command_time").unwrap().value,
+        Value::Int(990)
+    );
+
+    // Seq 3 delta'd from 2 with no entity records: entity 5 is carried over.
+    let mut w = BitWriter::default();
+    snap(&mut w, 1050, 1);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(3, &w.data), Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entities").unwrap().value,
+        Value::UInt(1)
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.delta_from").unwrap().value,
+        Value::UInt(2)
+    );
+
+    // Seq 4 from 3: entity 5 changes only frame (50) from the previous snapshot state.
+    let mut w = BitWriter::default();
+    snap(&mut w, 1100, 1);
+    write_entity_field(&mut w, 5, 50, 16, 3);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(4, &w.data), Direction::ToClient);
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entity.base").unwrap().value,
+        Value::Enum(0, "previous snapshot")
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entity.e_type").unwrap().value,
+        Value::Int(2)
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entity.frame").unwrap().value,
+        Value::Int(3)
+    );
+    assert_eq!(r.find_all("quake3.svc.snapshot.entity.changed").len(), 1);
+
+    // Seq 5 from 4 removes it; seq 6 deltas from a snapshot never captured: a note.
+    let mut w = BitWriter::default();
+    snap(&mut w, 1150, 1);
+    w.bits(5, 10);
+    w.bit(1);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(5, &w.data), Direction::ToClient);
+    assert_eq!(
+        r.find("quake3.svc.snapshot.removed").unwrap().value,
+        Value::UInt(5)
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.entities").unwrap().value,
+        Value::UInt(0)
+    );
+    let mut w = BitWriter::default();
+    snap(&mut w, 1200, 9);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(6, &w.data), Direction::ToClient);
+    assert!(!r.has_errors());
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.message.contains("was not captured"))
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.ps.partial").unwrap().value,
+        Value::Bool(true)
+    );
+}
+
+#[test]
+fn bcs_commands_reassemble_a_configstring() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
+        Direction::ToClient,
+    );
+    let mut w = BitWriter::default();
+    w.long(0);
+    for (n, text) in [
+        (1, &b"bcs0 0 \"\\mapname\\q3\""[..]),
+        (2, b"bcs1 0 \"dm17\\sv_hostname\""),
+        (3, b"bcs2 0 \"\\Big\""),
+    ] {
+        w.byte(5);
+        w.long(n);
+        w.string(text);
+    }
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(1, &w.data), Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(
+        r.find("quake3.svc.command.cs_value").unwrap().value,
+        Value::Str("\\mapname\\q3dm17\\sv_hostname\\Big".into())
+    );
+    assert_eq!(r.find_all("quake3.svc.command.info.pair").len(), 2);
+    assert!(
+        r.summary.ends_with("bcs0 0; bcs1 0; bcs2 0"),
+        "{}",
+        r.summary
+    );
+}
+
+#[test]
+fn sequence_gaps_and_duplicates_are_notes() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
+        Direction::ToClient,
+    );
+    let mut w = BitWriter::default();
+    w.long(0);
+    w.byte(8);
+    let a = run(&mut *f, &ioq3_s2c(1, &w.data), Direction::ToClient);
+    let b = run(&mut *f, &ioq3_s2c(4, &w.data), Direction::ToClient);
+    let c = run(&mut *f, &ioq3_s2c(4, &w.data), Direction::ToClient);
+    assert!(!a.notes.iter().any(|n| n.message.contains("captured")));
+    assert!(
+        b.notes.iter().any(|n| n.message.contains("2 message(s)")),
+        "{:?}",
+        b.notes
+    );
+    assert!(
+        c.notes.iter().any(|n| n.message.contains("duplicate")),
+        "{:?}",
+        c.notes
+    );
+    assert!(![&a, &b, &c].iter().any(|r| r.has_errors()));
+}
+
+/// Structured random messages: valid Huffman symbols and plausible opcodes, so that the svc and
+/// clc parsers (gamestate, snapshot deltas, usercmds) are reached deeply, in both directions.
+#[test]
+fn property_structured_random_messages() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut total = 0;
+    for _ in 0..400 {
+        let mut f = PROTOCOL.new_flow(&Prefs::default());
+        run(
+            &mut *f,
+            b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
+            Direction::ToClient,
+        );
+        for seq in 1..=30u32 {
+            let to_server = rng.next().is_multiple_of(2);
+            let mut w = BitWriter::default();
+            w.long((rng.next() % 8) as i64);
+            if to_server {
+                w.long((rng.next() % 8) as i64);
+                w.long((rng.next() % 8) as i64);
+            }
+            for _ in 0..1 + rng.next() % 4 {
+                let op = if to_server {
+                    [1u8, 2, 3, 4, 5, 6, 7][(rng.next() % 7) as usize]
+                } else {
+                    [1u8, 2, 4, 5, 6, 7, 8, 9, 10][(rng.next() % 9) as usize]
+                };
+                w.byte(op);
+                for _ in 0..rng.next() % 40 {
+                    match rng.next() % 4 {
+                        0 => w.bit((rng.next() % 2) as u32),
+                        1 => w.byte((rng.next() % 4) as u8),
+                        2 => w.byte(rng.next() as u8),
+                        _ => w.bits(1023, 10),
+                    }
+                }
+            }
+            w.byte(if to_server { 5 } else { 8 });
+            let mut p = seq.to_le_bytes().to_vec();
+            if to_server {
+                p.extend_from_slice(&7u16.to_le_bytes());
+            }
+            p.extend_from_slice(&netchan::checksum(1234567, seq).to_le_bytes());
+            p.extend_from_slice(&w.data);
+            let dir = if to_server {
+                Direction::ToServer
+            } else {
+                Direction::ToClient
+            };
+            let mut out = Vec::new();
+            f.decode(&dgram(&p, dir, seq as u64), &mut out);
+            assert_eq!(out.len(), 1);
+            out[0].fields.iter().for_each(unique_children);
+            total += 1;
+        }
+    }
+    assert_eq!(total, 12_000);
+}
