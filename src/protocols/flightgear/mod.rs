@@ -1,11 +1,20 @@
-//! FlightGear multiplayer protocol: placeholder until the decoder lands (registration, ports and fields only).
+//! FlightGear multiplayer protocol (fgfs ↔ fgms, UDP, default port 5000).
+//!
+//! Layers: [`msg`] decodes one datagram (header, legacy chat, position block, property section),
+//! [`props`] is the 420-entry property table of FlightGear 2020.3, [`geo`] derives the geodetic
+//! position and attitude. Per-flow state ([`Flow`]) remembers the aircraft seen (callsign,
+//! model, last chat line) so that a chat line is shown once, when it changes, and `stats` can
+//! list the aircraft. Reference: `flightgear.md` (restating FlightGear 2020.3
+//! `src/MultiPlayer/` and fgms).
 
+pub mod builder;
 pub mod fields;
-
-use std::borrow::Cow;
+pub mod geo;
+pub mod msg;
+pub mod props;
 
 use crate::proto::{Datagram, FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo};
-use crate::tree::{Field, Pos, Record, Severity, Value};
+use crate::tree::Record;
 
 pub struct FlightGear;
 
@@ -15,42 +24,143 @@ static INFO: ProtocolInfo = ProtocolInfo {
     name: "flightgear",
     title: "FlightGear multiplayer protocol",
     ports: &[(5000, 5002)],
-    heuristic: "the FGFS/SFGF magic and version word",
+    heuristic: "the FGFS/SFGF magic followed by the version word 0x00010001",
     prefs: &[],
     fields: &[fields::ALL],
 };
+
+/// Content probe (reference §2.2): the magic alone is four fixed ASCII bytes; with the version
+/// word 0x00010001 behind it the datagram is FlightGear MP on any port. Content does not tell
+/// the sender's role (fgms forwards client datagrams unchanged), so no role is claimed.
+pub fn probe_payload(p: &[u8]) -> Probe {
+    let word = |o: usize| {
+        p.get(o..o + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    match word(0) {
+        Some(msg::MAGIC_FGFS | msg::MAGIC_SFGF) => {}
+        _ => return Probe::NO,
+    }
+    match word(4) {
+        Some(msg::PROTO_VER) => Probe::certain(None),
+        _ => Probe::likely(None),
+    }
+}
 
 impl Protocol for FlightGear {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
     }
-    fn probe(&self, _input: &ProbeInput<'_>) -> Probe {
-        Probe::NO
+    fn probe(&self, input: &ProbeInput<'_>) -> Probe {
+        probe_payload(input.payload)
     }
     fn new_flow(&self, _prefs: &Prefs) -> Box<dyn FlowDecoder> {
-        Box::new(Flow)
+        Box::new(Flow::default())
     }
 }
 
-struct Flow;
+/// Most aircraft remembered per flow (a busy fgms forwards dozens; beyond this they are only
+/// counted).
+const MAX_AIRCRAFT: usize = 256;
+
+/// What the flow remembers about one callsign.
+#[derive(Debug, Clone, Default)]
+pub struct Aircraft {
+    pub callsign: String,
+    pub model: String,
+    /// The last chat line seen (property 10002 or MsgId 1).
+    pub chat: Option<String>,
+    /// Property protocol the sender uses (1 or 2), from the pad word and id 10.
+    pub protocol: Option<u8>,
+    pub messages: u64,
+}
+
+/// Per-flow state.
+#[derive(Debug, Default)]
+pub struct Flow {
+    pub aircraft: Vec<Aircraft>,
+    /// Callsigns not remembered because the table was full.
+    pub untracked: u64,
+    /// Chat lines shown (new or changed text).
+    pub chat_lines: u64,
+}
+
+impl Flow {
+    /// The entry of `callsign`, created when there is room.
+    pub fn aircraft_mut(&mut self, callsign: &str) -> Option<&mut Aircraft> {
+        if let Some(i) = self.aircraft.iter().position(|a| a.callsign == callsign) {
+            return self.aircraft.get_mut(i);
+        }
+        if self.aircraft.len() >= MAX_AIRCRAFT {
+            self.untracked += 1;
+            return None;
+        }
+        self.aircraft.push(Aircraft {
+            callsign: callsign.to_string(),
+            ..Aircraft::default()
+        });
+        self.aircraft.last_mut()
+    }
+}
 
 impl FlowDecoder for Flow {
     fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
-        let mut r = Record::new("flightgear");
-        r.msg_type = Cow::Borrowed("undecoded");
-        r.summary = format!("{} bytes (not decoded yet)", d.payload.len());
-        let mut root = Field::new(&fields::ROOT, Value::None, Pos::bytes(0, d.payload.len()));
-        root.children.push(Field::new(
-            &fields::UNDECODED,
-            Value::Bytes(d.payload.into()),
-            Pos::bytes(0, d.payload.len()),
-        ));
-        r.fields.push(root);
-        r.note(
-            Severity::Note,
-            None,
-            "this protocol's decoder has not landed yet",
-        );
-        out.push(r);
+        out.push(msg::decode(d.payload, d.truncated, self));
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.aircraft
+            .iter()
+            .map(|a| {
+                std::mem::size_of::<Aircraft>()
+                    + a.callsign.capacity()
+                    + a.model.capacity()
+                    + a.chat.as_ref().map_or(0, |c| c.capacity())
+            })
+            .sum()
+    }
+
+    fn describe(&self) -> Vec<(String, String)> {
+        let mut facts = Vec::new();
+        if !self.aircraft.is_empty() {
+            let list: Vec<String> = self
+                .aircraft
+                .iter()
+                .map(|a| {
+                    let mut s = a.callsign.clone();
+                    let mut extra = Vec::new();
+                    if !a.model.is_empty() {
+                        extra.push(a.model.clone());
+                    }
+                    if let Some(p) = a.protocol {
+                        extra.push(format!("v{p}"));
+                    }
+                    extra.push(format!(
+                        "{} message{}",
+                        a.messages,
+                        if a.messages == 1 { "" } else { "s" }
+                    ));
+                    s.push_str(&format!(" ({})", extra.join(", ")));
+                    s
+                })
+                .collect();
+            facts.push(("aircraft".to_string(), list.join("; ")));
+        }
+        if self.untracked > 0 {
+            facts.push((
+                "aircraft not tracked".to_string(),
+                format!(
+                    "{} messages (more than {MAX_AIRCRAFT} callsigns)",
+                    self.untracked
+                ),
+            ));
+        }
+        if self.chat_lines > 0 {
+            facts.push(("chat lines".to_string(), self.chat_lines.to_string()));
+        }
+        facts
     }
 }
+
+#[cfg(test)]
+mod tests;
