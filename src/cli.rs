@@ -406,6 +406,10 @@ pub fn render(
 
 /// Decodes a capture held in memory and returns its statistics.
 pub fn stats_of(bytes: &[u8], config: Config) -> (Stats, Option<CaptureError>) {
+    let config = Config {
+        detail: false,
+        ..config
+    };
     let mut engine = Engine::new(protocols::all(), config);
     let outcome = run_capture(bytes, &mut engine, None, &mut |_| {}, &mut |_, _| Ok(()));
     let err = match outcome {
@@ -558,6 +562,7 @@ fn dissect(args: &DissectArgs) -> ExitCode {
     let config = match config_from(&args.decode, &registry) {
         Ok(c) => Config {
             flow_stats: false,
+            detail: args.format != OutputFormat::Summary,
             ..c
         },
         Err(e) => return usage_exit(e),
@@ -594,7 +599,7 @@ fn dissect(args: &DissectArgs) -> ExitCode {
 fn stats(args: &StatsArgs) -> ExitCode {
     let registry = protocols::all();
     let config = match config_from(&args.decode, &registry) {
-        Ok(c) => c,
+        Ok(c) => Config { detail: false, ..c },
         Err(e) => return usage_exit(e),
     };
     let (input, len) = match open_input(&args.decode.file) {

@@ -64,6 +64,9 @@ pub struct Config {
     /// A flow unseen for this long (capture time) is forgotten, with its decoder state.
     pub flow_idle_secs: i64,
     pub defrag: DefragLimits,
+    /// Build field trees (the tree and JSON modes). Off, decoders still produce summaries, notes
+    /// and message types, which is all the summary and stats modes show.
+    pub detail: bool,
     /// Keep per-flow statistics (only `stats` prints them; without them memory stays flat however
     /// many flows a long capture has).
     pub flow_stats: bool,
@@ -81,6 +84,7 @@ impl Default for Config {
             flow_idle_secs: 600,
             defrag: DefragLimits::default(),
             flow_stats: true,
+            detail: true,
         }
     }
 }
@@ -635,6 +639,7 @@ impl Engine {
         if let Some((i, dec)) = f.decoder.as_mut() {
             let protocol_name = self.protocols[*i].info().name;
             let records = &mut self.records;
+            crate::tree::set_detail(self.config.detail);
             // A decoder bug must cost one message, not the run: the flow falls back to plain UDP.
             if catch_unwind(AssertUnwindSafe(|| dec.decode(&dgram, records))).is_err() {
                 poisoned = true;

@@ -7,6 +7,26 @@
 //! never miss a field a decoder emits.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+
+thread_local! {
+    static DETAIL: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Whether trees are wanted on this thread. The engine turns them off for the summary and stats
+/// modes, which show only summaries, notes and counts; every [`TreeBuilder`] made while they are
+/// off discards fields (keeping notes), so decoders skip the cost of building trees nobody prints
+/// without knowing about it.
+pub fn set_detail(on: bool) {
+    DETAIL.with(|d| d.set(on));
+}
+
+/// See [`set_detail`].
+pub fn detail() -> bool {
+    DETAIL.with(|d| d.get())
+}
+
+static DISCARDED: FieldDef = FieldDef::group("discarded", "Discarded field");
 
 /// The type of a field's value; decides how outputs render it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -357,16 +377,34 @@ impl Record {
 
 /// Builds a tree with a stack of open groups, the way Wireshark's `proto_tree_add_subtree` does,
 /// so decoders write straight-line code and never juggle borrows.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TreeBuilder {
     stack: Vec<Field>,
     roots: Vec<Field>,
     pub notes: Vec<Note>,
+    /// Fields are thrown away (see [`set_detail`]); `scratch` stands in for the last one.
+    discard: bool,
+    scratch: Field,
+    discarded_depth: usize,
+}
+
+impl Default for TreeBuilder {
+    fn default() -> Self {
+        TreeBuilder::new()
+    }
 }
 
 impl TreeBuilder {
+    /// A builder that keeps fields unless trees are turned off on this thread.
     pub fn new() -> TreeBuilder {
-        TreeBuilder::default()
+        TreeBuilder {
+            stack: Vec::new(),
+            roots: Vec::new(),
+            notes: Vec::new(),
+            discard: !detail(),
+            scratch: Field::new(&DISCARDED, Value::None, Pos::default()),
+            discarded_depth: 0,
+        }
     }
 
     fn siblings(&mut self) -> &mut Vec<Field> {
@@ -378,6 +416,10 @@ impl TreeBuilder {
 
     /// Adds a leaf under the innermost open group; returns it so a meaning can be attached.
     pub fn add(&mut self, def: &'static FieldDef, value: Value, pos: Pos) -> &mut Field {
+        if self.discard {
+            self.scratch = Field::new(def, value, pos);
+            return &mut self.scratch;
+        }
         let list = self.siblings();
         list.push(Field::new(def, value, pos));
         list.last_mut().expect("just pushed")
@@ -396,6 +438,10 @@ impl TreeBuilder {
 
     /// Opens a group (with or without a value of its own) at `pos`; its length is fixed on close.
     pub fn open(&mut self, def: &'static FieldDef, value: Value, pos: Pos) {
+        if self.discard {
+            self.discarded_depth += 1;
+            return;
+        }
         self.stack.push(Field::new(def, value, pos));
     }
 
@@ -408,6 +454,10 @@ impl TreeBuilder {
 
     /// Closes the innermost group, setting its end (same unit as its start).
     pub fn close(&mut self, end: usize) {
+        if self.discard {
+            self.discarded_depth = self.discarded_depth.saturating_sub(1);
+            return;
+        }
         if let Some(mut top) = self.stack.pop() {
             top.pos.len = (end as u32).saturating_sub(top.pos.offset);
             self.siblings().push(top);
@@ -416,17 +466,28 @@ impl TreeBuilder {
 
     /// Closes the innermost group keeping the length it was opened with.
     pub fn close_as_is(&mut self) {
+        if self.discard {
+            self.discarded_depth = self.discarded_depth.saturating_sub(1);
+            return;
+        }
         if let Some(top) = self.stack.pop() {
             self.siblings().push(top);
         }
     }
 
     pub fn depth(&self) -> usize {
-        self.stack.len()
+        if self.discard {
+            self.discarded_depth
+        } else {
+            self.stack.len()
+        }
     }
 
     /// The last leaf or closed group added at the current level.
     pub fn last_mut(&mut self) -> Option<&mut Field> {
+        if self.discard {
+            return Some(&mut self.scratch);
+        }
         self.siblings().last_mut()
     }
 
@@ -465,6 +526,10 @@ impl TreeBuilder {
 
     /// Closes every open group at `end` and moves the tree and notes into `record`.
     pub fn finish_into(mut self, end: usize, record: &mut Record) {
+        if self.discard {
+            record.notes.append(&mut self.notes);
+            return;
+        }
         while !self.stack.is_empty() {
             self.close(end);
         }
@@ -501,6 +566,25 @@ mod tests {
         assert_eq!(r.find("test.group.leaf").unwrap().value, Value::UInt(7));
         assert!(r.has_errors());
         assert_eq!(r.notes[0].field, Some("test.group.leaf"));
+    }
+
+    #[test]
+    fn without_detail_fields_are_discarded_and_notes_kept() {
+        set_detail(false);
+        let mut b = TreeBuilder::new();
+        set_detail(true);
+        b.open(&ROOT, Value::None, Pos::bytes(0, 0));
+        b.add(&LEAF, Value::UInt(7), Pos::bytes(2, 2)).meaning = Some("x".into());
+        assert_eq!(b.depth(), 1);
+        b.error(None, None, "kept");
+        let mut r = Record::new("test");
+        b.finish_into(4, &mut r);
+        assert!(r.fields.is_empty());
+        assert_eq!(r.notes.len(), 1);
+        assert!(
+            !TreeBuilder::new().discard,
+            "detail is back on for new builders"
+        );
     }
 
     #[test]

@@ -135,6 +135,41 @@ fn json_golden_lines_parse_and_have_exactly_the_documented_keys() {
     }
 }
 
+/// The summary mode decodes without building trees; its lines must say exactly what the JSON
+/// records (decoded with trees) say in their `summary`.
+#[test]
+fn summary_lines_match_the_json_summaries() {
+    for cap in captures() {
+        let s = Path::new("tests/golden").join(format!("{}.summary", stem(&cap)));
+        let j = Path::new("tests/golden").join(format!("{}.json", stem(&cap)));
+        let (Ok(summary), Ok(json)) = (fs::read_to_string(&s), fs::read_to_string(&j)) else {
+            continue;
+        };
+        let lines: Vec<&str> = summary
+            .lines()
+            .filter(|l| !l.starts_with("input error: "))
+            .collect();
+        let records: Vec<serde_json::Value> = json
+            .lines()
+            .filter(|l| !l.starts_with("input error: "))
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), records.len(), "{}", cap.display());
+        for (line, rec) in lines.iter().zip(&records) {
+            let want = format!(
+                " {} {}",
+                rec["protocol"].as_str().unwrap(),
+                rec["summary"].as_str().unwrap()
+            );
+            assert!(
+                line.contains(&want),
+                "{}: {line:?} does not contain {want:?}",
+                cap.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn docs_fields_md_is_generated_from_the_code() {
     let want = gamedissect::cli::fields_markdown(&gamedissect::protocols::all());
