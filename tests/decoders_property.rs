@@ -3,20 +3,7 @@
 //! fixed xorshift seed), so a failure reproduces; the fuzz targets explore further.
 
 use gamedissect::protocols;
-use gamedissect::synth::{drive_decoder, pref_variants};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use gamedissect::synth::{Rng, drive_decoder, pref_variants};
 
 /// Payloads that start like each protocol's real traffic, so mutations reach deep code.
 fn seeds() -> Vec<Vec<u8>> {
@@ -60,7 +47,7 @@ fn no_decoder_panics_on_random_flow_histories() {
                 let mut history: Vec<(bool, Vec<u8>)> = Vec::with_capacity(n);
                 for _ in 0..n {
                     let mut p = if rng.below(3) == 0 {
-                        (0..rng.below(300)).map(|_| rng.next() as u8).collect()
+                        (0..rng.below(300)).map(|_| rng.next_u64() as u8).collect()
                     } else {
                         seeds[rng.below(seeds.len() as u64) as usize].clone()
                     };
@@ -70,10 +57,10 @@ fn no_decoder_panics_on_random_flow_histories() {
                         }
                         let at = rng.below(p.len() as u64) as usize;
                         match rng.below(4) {
-                            0 => p[at] = rng.next() as u8,
+                            0 => p[at] = rng.next_u64() as u8,
                             1 => p[at] ^= 1 << rng.below(8),
                             2 => p.truncate(at),
-                            _ => p.insert(at, rng.next() as u8),
+                            _ => p.insert(at, rng.next_u64() as u8),
                         }
                     }
                     history.push((rng.below(2) == 0, p));

@@ -4,28 +4,11 @@
 
 use gamedissect::cli::{OutputFormat, render, stats_of};
 use gamedissect::engine::Config;
-use gamedissect::synth::{self, PcapNgWriter, PcapWriter};
+use gamedissect::synth::{self, PcapNgWriter, PcapWriter, Rng};
 
 #[allow(dead_code)]
 #[path = "../examples/gen_udp_mixed.rs"]
 mod gen_udp_mixed;
-
-/// xorshift64*: deterministic, so a failure reproduces.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
 
 #[test]
 fn pcapng_block_length_of_4_gib_is_a_located_error_without_allocating() {
@@ -176,7 +159,7 @@ fn random_frames_on_every_link_type_never_panic() {
                 let mut f = good.clone();
                 for _ in 0..1 + rng.below(6) {
                     let at = rng.below(f.len() as u64) as usize;
-                    f[at] = rng.next() as u8;
+                    f[at] = rng.next_u64() as u8;
                 }
                 f
             };
