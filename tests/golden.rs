@@ -184,3 +184,46 @@ fn docs_fields_md_is_generated_from_the_code() {
         first_difference(&want, &have)
     );
 }
+
+/// A field that has a value and children renders as an object holding `value` (and `name` for an
+/// enum) beside its children, so no child of a valued field may itself be keyed `value` or `name`.
+/// Names must also be unique and use only lower-case letters, digits, `_` and `.`.
+#[test]
+fn field_names_are_unique_and_never_collide_in_json() {
+    let registry = gamedissect::protocols::all();
+    let all = gamedissect::cli::all_fields(&registry);
+    let defs: Vec<&gamedissect::tree::FieldDef> =
+        all.iter().flat_map(|(_, _, f)| f.iter().copied()).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for d in &defs {
+        assert!(seen.insert(d.name), "field {} is declared twice", d.name);
+        let ok = d
+            .name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '.');
+        assert!(
+            ok && !d.name.contains("._") && !d.name.contains("_."),
+            "field name {:?} breaks the naming rules",
+            d.name
+        );
+    }
+    for p in &defs {
+        if p.kind == gamedissect::tree::Kind::Group {
+            continue;
+        }
+        for c in &defs {
+            if let Some(rest) = c
+                .name
+                .strip_prefix(p.name)
+                .and_then(|r| r.strip_prefix('.'))
+            {
+                assert!(
+                    rest != "value" && rest != "name",
+                    "{} would collide with the value of {}",
+                    c.name,
+                    p.name
+                );
+            }
+        }
+    }
+}
