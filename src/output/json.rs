@@ -30,20 +30,41 @@ impl<W: Write> JsonWriter<W> {
     }
 }
 
+/// Bytes that need escaping in a JSON string: control characters, `"` and `\\`.
+static NEEDS_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 /// A JSON string literal.
 pub fn string_into(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
+    // Most strings need no escaping: copy them whole.
+    if !bytes.iter().any(|&b| NEEDS_ESCAPE[b as usize]) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
+        if !NEEDS_ESCAPE[b as usize] {
+            continue;
+        }
         let esc: Option<&str> = match b {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),
             b'\n' => Some("\\n"),
             b'\r' => Some("\\r"),
             b'\t' => Some("\\t"),
-            0..=0x1f => None,
-            _ => continue,
+            _ => None,
         };
         out.push_str(&s[start..i]);
         match esc {
@@ -92,12 +113,8 @@ fn float_into(out: &mut String, v: f64, display: impl std::fmt::Display) {
 fn scalar_into(out: &mut String, f: &Field) {
     match &f.value {
         Value::None => out.push_str("null"),
-        Value::UInt(v) => {
-            let _ = write!(out, "{v}");
-        }
-        Value::Int(v) => {
-            let _ = write!(out, "{v}");
-        }
+        Value::UInt(v) => out.push_str(itoa::Buffer::new().format(*v)),
+        Value::Int(v) => out.push_str(itoa::Buffer::new().format(*v)),
         Value::F32(v) => float_into(out, *v as f64, v),
         Value::F64(v) => float_into(out, *v, v),
         Value::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
@@ -113,7 +130,9 @@ fn scalar_into(out: &mut String, f: &Field) {
             out.push('"');
         }
         Value::Enum(n, name) => {
-            let _ = write!(out, "{{\"value\":{n},\"name\":");
+            out.push_str("{\"value\":");
+            out.push_str(itoa::Buffer::new().format(*n));
+            out.push_str(",\"name\":");
             if name.is_empty() {
                 out.push_str("null");
             } else {
