@@ -198,7 +198,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         .u8(1)
         .u8(0)
         .u8(0)
-        .u8(2) // fileneedednum
+        .u8(6) // fileneedednum: the five base files, then the add-on
         .u8(0) // adminplayer: stale byte
         .u32(1000)
         .u32(4200)
@@ -208,10 +208,30 @@ pub fn session_2_1_25() -> Vec<u8> {
         .raw(&md5ish(1))
         .u8(1)
         .u8(1)
+        // §4.2: 2.1.25 lists every loaded file including the base files (srb2.srb, zones.dta,
+        // player.dta, rings.dta, patch.dta; `PutFileNeeded` loops over all of `numwadfiles`,
+        // STJr/SRB2 src/d_netfil.c), so the add-on is file 5. Status 0x01: important, larger
+        // than maxsend (high nibble 0). Sizes are illustrative.
         .u8(0x01)
         .u32(9_000_000)
         .strz("srb2.srb")
         .raw(&md5ish(2))
+        .u8(0x01)
+        .u32(6_500_000)
+        .strz("zones.dta")
+        .raw(&md5ish(4))
+        .u8(0x01)
+        .u32(2_100_000)
+        .strz("player.dta")
+        .raw(&md5ish(5))
+        .u8(0x01)
+        .u32(1_200_000)
+        .strz("rings.dta")
+        .raw(&md5ish(6))
+        .u8(0x01)
+        .u32(1_100_000)
+        .strz("patch.dta")
+        .raw(&md5ish(7))
         .u8(0x11)
         .u32(1500)
         .strz("chatplus.wad")
@@ -243,12 +263,12 @@ pub fn session_2_1_25() -> Vec<u8> {
         };
     }
     c.s2c(&packet(0, 0, PLAYERINFO, &pi.0));
-    // §5.13 PT_REQUESTFILE 2.1.25: {fileid, STRN name} … 0xFF.
+    // §5.13 PT_REQUESTFILE 2.1.25: {fileid, STRN name} … 0xFF; fileid = index in the list (5).
     c.c2s(&packet(
         1,
         0,
         REQUESTFILE,
-        &B::default().u8(1).strz("chatplus.wad").u8(0xFF).0,
+        &B::default().u8(5).strz("chatplus.wad").u8(0xFF).0,
     ));
     // §5.13 PT_FILEFRAGMENT 2.1.25: fileid, position (bit 31 = last), size, data; 1009-byte pieces.
     let file = data(1500, 5);
@@ -256,14 +276,14 @@ pub fn session_2_1_25() -> Vec<u8> {
         1,
         1,
         FILEFRAGMENT,
-        &B::default().u8(1).u32(0).u16(1009).raw(&file[..1009]).0,
+        &B::default().u8(5).u32(0).u16(1009).raw(&file[..1009]).0,
     ));
     c.s2c(&packet(
         2,
         1,
         FILEFRAGMENT,
         &B::default()
-            .u8(1)
+            .u8(5)
             .u32(0x8000_0000 | 1009)
             .u16(491)
             .raw(&file[1009..])

@@ -107,7 +107,31 @@ fn session_2_1_25_decodes_to_the_documented_values() {
     assert_eq!(si["mapname"], "MAP01");
     assert_eq!(si["maptitle"], "GREENFLOWER");
     assert_eq!(si["subversion"], 25);
-    assert_eq!(si["srb2.file"][1]["name"], "chatplus.wad");
+    // 2.1.25 lists the base files too (reference §4.2; `PutFileNeeded` in STJr/SRB2
+    // src/d_netfil.c writes an entry for every loaded file), so the add-on is file 5 and the
+    // client requests, and the server sends fragments of, file 5.
+    let files = si["srb2.file"].as_array().unwrap();
+    assert_eq!(si["fileneedednum"], 6);
+    assert_eq!(files.len(), 6);
+    let names: Vec<&str> = files.iter().map(|f| f["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "srb2.srb",
+            "zones.dta",
+            "player.dta",
+            "rings.dta",
+            "patch.dta",
+            "chatplus.wad"
+        ]
+    );
+    assert_eq!(files[0]["status"], 0x01);
+    assert_eq!(files[5]["status"], 0x11);
+    let req = &srb2(find(&recs, "PT_REQUESTFILE"))["requestfile"];
+    assert_eq!(req["fileid"][0], 5);
+    assert_eq!(req["filename"][0], "chatplus.wad");
+    let frag = &srb2(find(&recs, "PT_FILEFRAGMENT #1"))["fragment"];
+    assert_eq!(frag["fileid"], 5);
     let pi = &srb2(find(&recs, "PT_PLAYERINFO"))["playerinfo"]["player"];
     assert_eq!(pi[0]["name"], "Sonic");
     assert_eq!(pi[0]["address"], "127.0.0.1");

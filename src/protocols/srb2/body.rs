@@ -392,6 +392,9 @@ pub(crate) fn expand_tic(low: u8, reference: u32) -> u32 {
     t
 }
 
+/// MAXPLAYERS (reference §1.2 / §11; `src/doomdef.h`, 32 in every release).
+const MAX_PLAYERS: usize = 32;
+
 /// PT_SERVERTICS (reference §6).
 fn servertics(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<String> {
     let start_at = d.pos();
@@ -409,7 +412,20 @@ fn servertics(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<Strin
         }
     };
     let numtics = d.u8(&f::TICS_NUMTICS)?;
+    let slots_at = d.pos();
     let numslots = d.u8(&f::TICS_NUMSLOTS)?;
+    // The writer sends `doomcom->numslots` ≤ MAXPLAYERS (32) and the reader copies that many
+    // ticcmds into `netcmds[tic][MAXPLAYERS]` (STJr/SRB2 src/d_clisrv.c, SV_SendTics and the
+    // PT_SERVERTICS case of HandlePacketFromPlayer; MAXPLAYERS 32 in src/doomdef.h).
+    if numslots as usize > MAX_PLAYERS {
+        d.tree.warning(
+            Some(&f::TICS_NUMSLOTS),
+            Some(Pos::bytes(slots_at, 1)),
+            format!(
+                "{numslots} slots exceed MAXPLAYERS ({MAX_PLAYERS}); no SRB2 server sends that"
+            ),
+        );
+    }
     let ts = rel.ticcmd_size();
     let block = numtics as usize * numslots as usize * ts;
     if block > d.cur.remaining() {
@@ -457,7 +473,16 @@ fn servertics(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<Strin
                 let bat = d.pos();
                 d.tree.open(&f::TEXTBUF, Value::None, Pos::bytes(bat, 0));
                 let r = (|| -> Step<_> {
+                    let pl_at = d.pos();
                     let pl = d.u8(&f::TEXTBUF_PLAYER)?;
+                    // SV_SendTics writes player numbers j < MAXPLAYERS only (src/d_clisrv.c).
+                    if pl as usize >= MAX_PLAYERS {
+                        d.tree.warning(
+                            Some(&f::TEXTBUF_PLAYER),
+                            Some(Pos::bytes(pl_at, 1)),
+                            format!("player {pl} is not below MAXPLAYERS ({MAX_PLAYERS})"),
+                        );
+                    }
                     if let Some(n) = st.name(pl) {
                         let n = n.to_string();
                         mean(d, n.clone());
@@ -675,6 +700,18 @@ fn file_entry(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
                 2 => "won't send (downloading disabled)",
                 _ => "",
             }
+        };
+        // Up to 2.2.9 `PutFileNeeded` writes every loaded file and sets the low nibble to 0 for
+        // a file holding only music/sound lumps ("unimportant"), which clients never request
+        // (STJr/SRB2 src/d_netfil.c `PutFileNeeded` / `CL_SendRequestFile`).
+        let m = if status & 0x0f == 0 {
+            if m.is_empty() {
+                "unimportant (music/sound only)".to_string()
+            } else {
+                format!("unimportant (music/sound only); {m}")
+            }
+        } else {
+            m.to_string()
         };
         if !m.is_empty() {
             mean(d, m);

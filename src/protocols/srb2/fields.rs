@@ -156,7 +156,7 @@ crate::field_defs! {
     SI_HTTPSOURCE = string("srb2.serverinfo.httpsource", "HTTP source").desc("2.2.14+: download mirror URL");
 
     FILE = group("srb2.file", "File").repeated().desc("File-list entry (PT_SERVERINFO, PT_MOREFILESNEEDED)");
-    FILE_STATUS = uint("srb2.file.status", "Status").hex().desc("Low nibble 1; high nibble willsend");
+    FILE_STATUS = uint("srb2.file.status", "Status").hex().desc("Low nibble: 1 important, 0 music/sound-only file (up to 2.2.9); high nibble willsend");
     FILE_FOLDER = uint("srb2.file.folder", "Folder").desc("2.2.10+: 1 = the add-on is a folder");
     FILE_SIZE = uint("srb2.file.size", "Size").unit("bytes").desc("File size");
     FILE_NAME = string("srb2.file.name", "Name").desc("File name (no path)");

@@ -265,6 +265,30 @@ fn servertics_decodes_every_slot_and_marks_repeats() {
 }
 
 #[test]
+fn servertics_slots_and_players_above_maxplayers_are_flagged() {
+    // numslots is doomcom->numslots ≤ MAXPLAYERS (32) and text-command player numbers are
+    // < MAXPLAYERS (STJr/SRB2 src/d_clisrv.c SV_SendTics; src/doomdef.h MAXPLAYERS 32).
+    let mut b = vec![0x10, 1, 33];
+    b.extend_from_slice(&[0; 33 * 8]);
+    b.push(0);
+    let r = one("2.1.25", TC, pkt(0, 0, 8, &b));
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+    assert_eq!(r.notes[0].severity, Severity::Warning);
+    assert_eq!(r.notes[0].field, Some("srb2.tics.numslots"));
+    assert_eq!(r.find_all("srb2.cmd").len(), 33);
+    // 32 slots are fine; a text buffer from player 40 is flagged.
+    let mut b = vec![0x10, 1, 32];
+    b.extend_from_slice(&[0; 32 * 8]);
+    b.extend_from_slice(&[1, 40, 2, 14, 3]);
+    let r = one("2.1.25", TC, pkt(0, 0, 8, &b));
+    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+    assert_eq!(r.notes[0].severity, Severity::Warning);
+    assert_eq!(r.notes[0].field, Some("srb2.textbuf.player"));
+    assert_eq!(val(&r, "srb2.xd"), &Value::Enum(14, "XD_VERIFIED"));
+}
+
+#[test]
 fn servertics_22_uses_u32_start_and_9_byte_cmds() {
     let mut b = 70000u32.to_le_bytes().to_vec();
     b.extend_from_slice(&[1, 2]);
@@ -517,6 +541,32 @@ fn playerinfo_serverinfo_ping_names() {
     assert_eq!(recs[1].summary, "PT_PING #1 Amy 33 ms");
     let r = one("2.2.13", TC, pkt(0, 0, 14, &b[..100]));
     assert!(r.has_errors());
+}
+
+#[test]
+fn unimportant_files_are_named_in_the_2_1_file_list() {
+    // Pre-2.2.10 `PutFileNeeded` (STJr/SRB2 src/d_netfil.c) lists every loaded file; a
+    // music/sound-only file has status low nibble 0.
+    let mut b = vec![201, 25, 1, 8, 0, 0, 0, 0, 2, 0];
+    b.extend_from_slice(&[0; 8]);
+    b.extend_from_slice(&[0; 32 + 8 + 33 + 16 + 2]);
+    assert_eq!(b.len(), 109);
+    for (status, name) in [(0x00u8, &b"music.dta"[..]), (0x11, &b"x.wad"[..])] {
+        b.push(status);
+        b.extend_from_slice(&1000u32.to_le_bytes());
+        b.extend_from_slice(name);
+        b.push(0);
+        b.extend_from_slice(&[0; 16]);
+    }
+    let r = one("2.1.25", TC, pkt(0, 0, 13, &b));
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    let st = r.find_all("srb2.file.status");
+    assert_eq!(st.len(), 2);
+    assert_eq!(
+        st[0].meaning.as_deref(),
+        Some("unimportant (music/sound only); won't send: larger than maxsend")
+    );
+    assert_eq!(st[1].meaning.as_deref(), Some("will send if requested"));
 }
 
 #[test]
