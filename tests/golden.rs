@@ -113,6 +113,9 @@ fn every_capture_matches_its_golden_decode() {
 
 #[test]
 fn json_golden_lines_parse_and_have_exactly_the_documented_keys() {
+    if std::env::var_os("GAMEDISSECT_BLESS").is_some() {
+        return; // the golden files are being rewritten by another test right now
+    }
     for cap in captures() {
         let golden = Path::new("tests/golden").join(format!("{}.json", stem(&cap)));
         let Ok(text) = fs::read_to_string(&golden) else {
@@ -139,6 +142,9 @@ fn json_golden_lines_parse_and_have_exactly_the_documented_keys() {
 /// records (decoded with trees) say in their `summary`.
 #[test]
 fn summary_lines_match_the_json_summaries() {
+    if std::env::var_os("GAMEDISSECT_BLESS").is_some() {
+        return; // the golden files are being rewritten by another test right now
+    }
     for cap in captures() {
         let s = Path::new("tests/golden").join(format!("{}.summary", stem(&cap)));
         let j = Path::new("tests/golden").join(format!("{}.json", stem(&cap)));
