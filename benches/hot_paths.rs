@@ -1,0 +1,109 @@
+//! Hot-path benchmarks: `cargo bench`. A plain harness (median of repeated runs, packets/s)
+//! rather than criterion, so that `cargo test` builds no extra dependency; for comparisons that
+//! must not depend on machine load, count instructions with callgrind (docs/performance.md).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use gamedissect::capture::{CaptureReader, Event};
+use gamedissect::cli::{OutputFormat, render};
+use gamedissect::engine::Config;
+use gamedissect::net::{Frame, decode_frame, parse_udp};
+use gamedissect::protocols;
+use gamedissect::synth::drive_decoder;
+
+const CAPTURE: &str = "captures/quake3-openarena-legacy.pcap";
+
+/// Runs `f` until at least a second has passed (and at least 5 times); returns the median.
+fn measure(name: &str, packets: usize, mut f: impl FnMut()) {
+    let mut times: Vec<Duration> = Vec::new();
+    let start = Instant::now();
+    while times.len() < 5 || start.elapsed() < Duration::from_secs(1) {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let median = times[times.len() / 2];
+    let per = median.as_nanos() as f64 / packets as f64;
+    println!(
+        "{name:<34} {:>10.3} ms  {:>8.0} ns/packet  {:>10.0} packets/s  ({} runs)",
+        median.as_secs_f64() * 1e3,
+        per,
+        1e9 / per,
+        times.len()
+    );
+}
+
+/// The capture's UDP payloads on the game flow (client port 27961), in order, with direction.
+fn game_flow(bytes: &[u8]) -> Vec<(bool, Vec<u8>)> {
+    let mut r = CaptureReader::new(bytes).expect("capture");
+    let mut out = Vec::new();
+    while let Ok(Some(ev)) = r.next() {
+        let Event::Packet(p) = ev else { continue };
+        if let Frame::Udp {
+            src,
+            dst,
+            segment,
+            incomplete,
+        } = decode_frame(p.linktype, p.data)
+            && let Some(u) = parse_udp(src, dst, segment, incomplete)
+            && (u.src.port() == 27961 || u.dst.port() == 27961)
+        {
+            out.push((u.dst.port() == 27960, u.payload.to_vec()));
+        }
+    }
+    out
+}
+
+fn main() {
+    let bytes = std::fs::read(CAPTURE).expect("run from the repository root");
+    let packets = {
+        let mut r = CaptureReader::new(&bytes[..]).unwrap();
+        let mut n = 0;
+        while let Ok(Some(_)) = r.next() {
+            n += 1;
+        }
+        n
+    };
+    println!("{CAPTURE}: {packets} packets");
+
+    measure("capture reading", packets, || {
+        let mut r = CaptureReader::new(black_box(&bytes[..])).unwrap();
+        while let Ok(Some(ev)) = r.next() {
+            black_box(&ev);
+        }
+    });
+
+    let flow = game_flow(&bytes);
+    let history: Vec<(bool, &[u8])> = flow.iter().map(|(d, p)| (*d, p.as_slice())).collect();
+    let quake3 = protocols::all()[protocols::index_of(&protocols::all(), "quake3").unwrap()];
+    let prefs = Default::default();
+    gamedissect::tree::set_detail(false);
+    measure(
+        "quake3 decode (Huffman, delta), no tree",
+        history.len(),
+        || {
+            black_box(drive_decoder(quake3, &prefs, black_box(&history)));
+        },
+    );
+    gamedissect::tree::set_detail(true);
+    measure("quake3 decode with field trees", history.len(), || {
+        black_box(drive_decoder(quake3, &prefs, black_box(&history)));
+    });
+
+    measure("whole pipeline, summary", packets, || {
+        black_box(render(
+            black_box(&bytes),
+            OutputFormat::Summary,
+            Config::default(),
+        ));
+    });
+    measure("whole pipeline, json", packets, || {
+        black_box(render(
+            black_box(&bytes),
+            OutputFormat::Json,
+            Config::default(),
+        ));
+    });
+}
