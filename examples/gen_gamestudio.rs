@@ -490,12 +490,14 @@ fn dp4_player(from: u32, to: u32, port: u16, body: &[u8]) -> Vec<u8> {
         .bytes()
 }
 
-/// System message: header, 'play', version, command, body (§2.2.6).
+/// System message: header, 'play', command, version, body. The §2.2.6 diagram draws Version
+/// first, but Wine dplayx (DPMSG_SENDENVELOPE), Wireshark packet-dplay.c and the spec's own §4.1
+/// example put the command first.
 fn dp4_system(cmd: u16, port: u16, body: &[u8]) -> Vec<u8> {
     dp4_head(28 + body.len(), port)
         .raw(b"play")
-        .short(14) // DX9VERSION
         .short(cmd as i16)
+        .short(14) // DX9VERSION
         .raw(body)
         .bytes()
 }
@@ -704,12 +706,13 @@ fn a6_dplay8() -> Vec<u8> {
             .dword(5100)
             .bytes(),
     );
-    // Keep-alive: reliable DFRAME with KEEPALIVE control and dwSessID, no payload
+    // Keep-alive: DFRAME with KEEPALIVE control and dwSessID, no payload; its bCommand MUST
+    // have RELIABLE, SEQUENTIAL and END_MSG ([MC-DPL8R] 2.2.2).
     cap.send(
         c,
         s,
         &dp8_dframe(
-            0x01 | 0x02 | 0x10 | 0x20,
+            0x01 | 0x02 | 0x04 | 0x10 | 0x20,
             0x02,
             2,
             5,
@@ -864,6 +867,23 @@ fn broken() -> Vec<u8> {
     cap.bytes()
 }
 
+/// The A5 session inside DirectPlay 4 player messages of a session with the NM flag
+/// (DPSESSION_NOMESSAGEID): no idFrom/idTo, the Gamestudio data follows the 20-byte header
+/// ([MC-DPL4CS] 2.2.45, 2.2.5).
+fn a5_dplay4_noid() -> Vec<u8> {
+    let mut cap = Cap::new();
+    a5_session(
+        "10.0.0.7:2320",
+        "10.0.0.1:2350",
+        &mut cap,
+        &|to_server, b| {
+            let port = if to_server { 2320 } else { 2350 };
+            dp4_head(20 + b.len(), port).raw(&b).bytes()
+        },
+    );
+    cap.bytes()
+}
+
 /// Every capture: (file name under captures/, pcap bytes).
 pub fn captures() -> Vec<(&'static str, Vec<u8>)> {
     vec![
@@ -873,6 +893,7 @@ pub fn captures() -> Vec<(&'static str, Vec<u8>)> {
         ("gamestudio-a6-dplay8-signed.pcap", a6_dplay8_signed()),
         ("gamestudio-a5-raw.pcap", a5_raw()),
         ("gamestudio-a5-dplay4.pcap", a5_dplay4()),
+        ("gamestudio-a5-dplay4-noid.pcap", a5_dplay4_noid()),
         ("gamestudio-a5-dplay8.pcap", a5_dplay8()),
         ("gamestudio-a6-dplay4.pcap", a6_dplay4()),
         ("gamestudio-broken.pcap", broken()),

@@ -63,6 +63,7 @@ fn good_captures_have_no_errors_and_right_dialect() {
         ("gamestudio-a6-dplay8-signed.pcap", "A6+", 6),
         ("gamestudio-a5-raw.pcap", "A5", 14),
         ("gamestudio-a5-dplay4.pcap", "A5", 16),
+        ("gamestudio-a5-dplay4-noid.pcap", "A5", 14),
         ("gamestudio-a5-dplay8.pcap", "A5", 17),
         ("gamestudio-a6-dplay4.pcap", "A6+", 14),
     ] {
@@ -176,6 +177,17 @@ fn a5_values_raw_and_in_directplay4() {
     assert_eq!(r[15]["fields"]["dplay4"]["command"]["name"], "PING");
 }
 
+/// NM (DPSESSION_NOMESSAGEID) DirectPlay 4 session: the Gamestudio data starts at offset 20.
+#[test]
+fn a5_in_directplay4_without_message_ids() {
+    let r = decode("gamestudio-a5-dplay4-noid.pcap");
+    assert!(r[0]["fields"]["dplay4"].get("id_from").is_none());
+    assert_eq!(msgs(&r[0])[0]["player_name"], "Bob");
+    assert_eq!(msgs(&r[0])[0]["player_dpid"], 0x5a3c_9e41u32);
+    assert_eq!(msgs(&r[1])[0]["sync"], 0x1119_1218);
+    assert_eq!(f(&msgs(&r[6])[0]["pos"]["z"]), 3.0);
+}
+
 #[test]
 fn dplay8_layers() {
     let r = decode("gamestudio-a6-dplay8.pcap");
@@ -223,6 +235,11 @@ fn dplay8_layers() {
     assert_eq!(f(&m[20]["pos"]["x"]), 152.0);
     assert_eq!(r[12]["fields"]["dplay8"]["ext_opcode"]["name"], "SACK");
     assert_eq!(r[13]["fields"]["dplay8"]["session_id"], 0x1a2b_3c4d);
+    // [MC-DPL8R] 2.2.2: a KeepAlive MUST have RELIABLE, SEQUENTIAL and END_MSG set (the
+    // generator first left SEQUENTIAL out).
+    assert!(r[13]["summary"].as_str().unwrap().contains("KEEPALIVE"));
+    let cmd = r[13]["fields"]["dplay8"]["command"].as_u64().unwrap();
+    assert_eq!(cmd & 0x27, 0x27, "keep-alive bCommand {cmd:#x}");
     assert!(r[14]["fields"]["dplay8"]["core_message"].is_string());
 }
 

@@ -548,8 +548,15 @@ pub fn dp4_command_name(c: u16) -> &'static str {
     }
 }
 
-/// Decodes a DirectPlay 4 message (the caller checked [`is_dp4`]).
+/// Decodes a DirectPlay 4 message (the caller checked [`is_dp4`]), player messages with
+/// idFrom/idTo.
 pub fn dp4(p: &[u8]) -> Unwrapped {
+    dp4_with(p, true)
+}
+
+/// Decodes a DirectPlay 4 message; `ids`: player messages carry idFrom and idTo, which a session
+/// with the NM (DPSESSION_NOMESSAGEID) flag omits ([MC-DPL4CS] 2.2.45, 2.2.5).
+pub fn dp4_with(p: &[u8], ids: bool) -> Unwrapped {
     let mut u = Unwrapped {
         ok: true,
         ..Unwrapped::default()
@@ -614,11 +621,16 @@ pub fn dp4(p: &[u8]) -> Unwrapped {
             u.msg_type = "DP4 malformed";
             return u;
         };
-        let ver = u16::from_le_bytes([h[0], h[1]]);
-        let cmd = u16::from_le_bytes([h[2], h[3]]);
-        add(t, &f::DP4_VERSION, Value::UInt(ver as u64), 24, 2);
+        // After 'play': Command (2), then Version (2). The diagram of [MC-DPL4CS] 2.2.6 draws
+        // Version first, but the implementations put the command first: Wine dplayx
+        // (DPMSG_SENDENVELOPE: dwMagic, wCommandId, wVersion), Wireshark packet-dplay.c
+        // (dissect_dplay_header: play_str, command, dialect), and the spec's own §4.1 example
+        // (ENUMSESSIONS 0x0002, version 14). The real programs win.
+        let cmd = u16::from_le_bytes([h[0], h[1]]);
+        let ver = u16::from_le_bytes([h[2], h[3]]);
         let name = dp4_command_name(cmd);
-        add(t, &f::DP4_COMMAND, Value::Enum(cmd as i64, name), 26, 2);
+        add(t, &f::DP4_COMMAND, Value::Enum(cmd as i64, name), 24, 2);
+        add(t, &f::DP4_VERSION, Value::UInt(ver as u64), 26, 2);
         let mut body_at = 28;
         if cmd == 0x02
             && let Some(b) = p.get(28..52)
@@ -651,6 +663,14 @@ pub fn dp4(p: &[u8]) -> Unwrapped {
             if name.is_empty() { "system" } else { name }
         );
         u.msg_type = "DP4 system";
+        return u;
+    }
+    if !ids {
+        u.summary = "DP4 player message (no ids)".into();
+        u.msg_type = "DP4 player";
+        if p.len() > 20 {
+            u.payloads.push((20, p.len() - 20));
+        }
         return u;
     }
     let Some(ids) = p.get(20..28) else {

@@ -95,17 +95,24 @@ impl Protocol for Gamestudio {
         if dplay::is_dp4(p) {
             if dplay::is_dp4_system(p) {
                 // ENUMSESSIONS is sent by a client looking for sessions.
-                let cmd = p.get(26..28).map(|c| u16::from_le_bytes([c[0], c[1]]));
+                // The command follows the signature (Wine dplayx, Wireshark packet-dplay.c; see
+                // dplay::dp4).
+                let cmd = p.get(24..26).map(|c| u16::from_le_bytes([c[0], c[1]]));
                 return Probe::certain(match cmd {
                     Some(0x02) => Some(Role::Client),
                     Some(0x01) => Some(Role::Server),
                     _ => None,
                 });
             }
-            let role = p
-                .get(28..)
-                .map(|b| role_of(clean_roles(&[b])))
-                .unwrap_or(None);
+            // Player message: Gamestudio data after idFrom/idTo, or right after the header in an
+            // NM session ([MC-DPL4CS] 2.2.45).
+            let at = |o: usize| clean_roles(&[p.get(o..).unwrap_or(&[])]);
+            let with_ids = at(28);
+            let role = if with_ids.0 || with_ids.1 {
+                role_of(with_ids)
+            } else {
+                role_of(at(20))
+            };
             return Probe::certain(role);
         }
         if dplay::is_dp8_connect(p) {
@@ -210,6 +217,8 @@ struct Flow {
     reassembly: Vec<(SocketAddr, Vec<u8>, u8)>,
     /// A CONNECTED_SIGNED was seen: DirectPlay 8 frames carry a signature.
     dp8_signed: bool,
+    /// DirectPlay 4 player messages carry idFrom/idTo (None: not yet decided).
+    dp4_ids: Option<bool>,
 }
 
 /// Upper bound of one reassembled DirectPlay 8 message (Gamestudio sends at most ~1 KiB).
@@ -291,12 +300,44 @@ impl Flow {
         v
     }
 
+    /// A DirectPlay 4 message. Player messages carry idFrom/idTo unless the session has the NM
+    /// flag ([MC-DPL4CS] 2.2.45); the session description is rarely in the capture, so the
+    /// first player message whose Gamestudio payload parses exactly only one way decides.
+    fn dp4_player(&mut self, p: &[u8]) -> dplay::Unwrapped {
+        if dplay::is_dp4_system(p) {
+            return dplay::dp4(p);
+        }
+        let ids = match self.dp4_ids {
+            Some(v) => v,
+            None => {
+                let fits = |at: usize| {
+                    p.get(at..).is_some_and(|b| {
+                        let r = clean_roles(&[b]);
+                        r.0 || r.1
+                    })
+                };
+                match (fits(28), fits(20)) {
+                    (true, false) => {
+                        self.dp4_ids = Some(true);
+                        true
+                    }
+                    (false, true) => {
+                        self.dp4_ids = Some(false);
+                        false
+                    }
+                    _ => true,
+                }
+            }
+        };
+        dplay::dp4_with(p, ids)
+    }
+
     fn transport_for(&mut self, p: &[u8]) -> (Transport, Option<dplay::Unwrapped>) {
         // Once decided, the transport of a flow does not change.
         match self.transport {
             Some(Transport::Dp8) => return (Transport::Dp8, Some(dplay::dp8(p, self.dp8_signed))),
             Some(Transport::Dp4) if dplay::is_dp4(p) => {
-                return (Transport::Dp4, Some(dplay::dp4(p)));
+                return (Transport::Dp4, Some(self.dp4_player(p)));
             }
             Some(Transport::Dp4) => {
                 let mut u = dplay::Unwrapped::default();
@@ -316,7 +357,7 @@ impl Flow {
         }
         if dplay::is_dp4(p) {
             self.transport = Some(Transport::Dp4);
-            return (Transport::Dp4, Some(dplay::dp4(p)));
+            return (Transport::Dp4, Some(self.dp4_player(p)));
         }
         if dplay::is_dp8_connect(p) || dplay::is_dp8_enum(p) {
             self.transport = Some(Transport::Dp8);
@@ -529,6 +570,15 @@ impl FlowDecoder for Flow {
         } else {
             self.trials(payload, &bufs, to_server)
         };
+        // The other direction's readings, while the direction is only the plumbing's guess
+        // and something is still to be decided from them.
+        let undecided = (self.forced_dialect.is_none() && self.dialect.is_none())
+            || (self.forced_pos.is_none() && self.pos.is_none());
+        let other = if self.server.is_none() && undecided && !bufs.is_empty() {
+            self.trials(payload, &bufs, !to_server)
+        } else {
+            Vec::new()
+        };
         let mut chosen: Option<usize> = trials.iter().position(Trial::clean);
         let mut dialect_how = if self.forced_dialect.is_some() {
             "forced by --gamestudio-dialect".to_string()
@@ -538,8 +588,17 @@ impl FlowDecoder for Flow {
             String::new()
         };
         if self.forced_dialect.is_none() && self.dialect.is_none() && !trials.is_empty() {
-            let clean_a5 = trials.iter().any(|t| t.dialect == Dialect::A5 && t.clean());
-            let clean_a6 = trials.iter().any(|t| t.dialect == Dialect::A6 && t.clean());
+            // While the direction is still the plumbing's guess, a dialect that fits the other
+            // direction is not ruled out: `07 <dpid> 01` is an A5 cls_ping + fill towards the
+            // server and an A6+ SVC_INFO towards the client.
+            let clean_in = |d: Dialect| {
+                trials
+                    .iter()
+                    .chain(&other)
+                    .any(|t| t.dialect == d && t.clean())
+            };
+            let clean_a5 = clean_in(Dialect::A5);
+            let clean_a6 = clean_in(Dialect::A6);
             let sync = trials
                 .iter()
                 .any(|t| t.dialect == Dialect::A5 && t.clean() && t.saw_sync());
@@ -594,7 +653,15 @@ impl FlowDecoder for Flow {
             && self.pos.is_none()
             && t.used_cpos()
         {
-            let same: Vec<&Trial> = trials.iter().filter(|x| x.dialect == t.dialect).collect();
+            // Only the readings of a known dialect count; while the dialect is open, every
+            // dialect's readings must agree (else A6+'s packed reading could lock the encoding
+            // for what turns out to be an A5 flow with Fixed CPositions).
+            let dialect_known = self.forced_dialect.is_some() || self.dialect.is_some();
+            let same: Vec<&Trial> = trials
+                .iter()
+                .chain(&other)
+                .filter(|x| !dialect_known || x.dialect == t.dialect)
+                .collect();
             let packed = same.iter().any(|x| x.pos == PosMode::Packed && x.clean());
             let fixed = same.iter().any(|x| x.pos == PosMode::Fixed && x.clean());
             if packed != fixed {
@@ -797,6 +864,16 @@ impl FlowDecoder for Flow {
         ));
         if let Some((s, why)) = &self.server {
             v.push(("server".into(), format!("{s} ({why})")));
+        }
+        if let Some(ids) = self.dp4_ids {
+            v.push((
+                "dplay4_ids".into(),
+                if ids {
+                    "player messages carry idFrom/idTo".into()
+                } else {
+                    "player messages without idFrom/idTo (NM session)".into()
+                },
+            ));
         }
         v
     }

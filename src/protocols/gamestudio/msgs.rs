@@ -455,7 +455,17 @@ impl<'a> P<'a> {
                     [&f::START_X, &f::START_Y, &f::START_Z],
                     Self::packed,
                 )?;
-                self.short(&f::ACTION_INDEX)?;
+                // The newest page revision (PC-new, reference §1) widens Action_Index to a Long.
+                // Exactly 6 bytes left (Long + Short) is read that way, unless they are PC-old's
+                // Short + Short followed by two CLS_PINGs. Otherwise e.g. `03 "player.mdl" …`
+                // parsed only as A5 server messages and locked direction, dialect and CPosition
+                // the wrong way.
+                let rest = self.d.cur.rest();
+                if !a5 && rest.len() == 6 && rest[4..] != [0x07, 0x07] {
+                    self.long(&f::ACTION_INDEX)?;
+                } else {
+                    self.short(&f::ACTION_INDEX)?;
+                }
                 let id = self.short(&f::IDENTIFIER)?;
                 self.w(format!(
                     "{n} at {},{},{} id {id}",
@@ -468,6 +478,13 @@ impl<'a> P<'a> {
                 if a5 {
                     let v = self.dword(&f::ENTITY_DPID)?;
                     self.w(format!("dpid {v:#x}"));
+                } else if (2..4).contains(&self.d.cur.remaining()) {
+                    // The newest page revision (PC-new, reference §1) makes Entity_Index a Short.
+                    // Only 2 or 3 bytes left cannot be PC-old's Long: read the Short, so that such
+                    // a message does not parse as SVC_REMOVE only and reverse the flow's
+                    // direction.
+                    let v = self.short(&f::ENTITY)?;
+                    self.w(format!("ent {v}"));
                 } else {
                     let v = self.long(&f::ENTITY)?;
                     self.w(format!("ent {v}"));

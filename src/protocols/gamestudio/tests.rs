@@ -245,6 +245,194 @@ fn flow_reverses_a_wrong_direction_and_decides_dialect() {
     assert!(d.iter().any(|(k, _)| k == "server"));
 }
 
+/// The newest page revision (PC-new, reference §1) sends CLS_REMOVE with a Short entity index.
+/// Before the fix `04 05 00` toward the server parsed only as SVC_REMOVE, so the flow's
+/// direction was locked the wrong way round for the rest of the capture.
+#[test]
+fn pc_new_short_cls_remove_does_not_reverse_direction() {
+    let p = msgs::parse(&[0x04, 5, 0], 0, true, Dialect::A6, PosMode::Packed);
+    assert!(p.clean);
+    assert_eq!(
+        rec_of(p).find("gamestudio.msg.entity_index").unwrap().value,
+        Value::Int(5)
+    );
+    // With a ping after it (PC-new), still a client datagram, and only that.
+    assert!(msgs::parse(&[0x04, 5, 0, 0x07], 0, true, Dialect::A6, PosMode::Packed).clean);
+    assert!(!msgs::parse(&[0x04, 5, 0, 0x07], 0, false, Dialect::A6, PosMode::Packed).clean);
+    // PC-old's Long is still read when four bytes are there.
+    let r = rec_of(msgs::parse(
+        &[0x04, 9, 0, 0, 0],
+        0,
+        true,
+        Dialect::A6,
+        PosMode::Packed,
+    ));
+    assert_eq!(
+        r.find("gamestudio.msg.entity_index").unwrap().value,
+        Value::Int(9)
+    );
+    let mut flow = PROTOCOL.new_flow(&Prefs::default());
+    let mut out = Vec::new();
+    flow.decode(&dgram(&[0x04, 5, 0], Direction::ToServer, 1), &mut out);
+    let r = &out[0];
+    assert_eq!(
+        r.find("gamestudio.direction").unwrap().value,
+        Value::Enum(0, "client_to_server")
+    );
+    assert!(!r.notes.iter().any(|n| n.message.contains("reversed")));
+    assert!(!flow.describe().iter().any(|(k, _)| k == "server"));
+}
+
+/// PC-new's CLS_CREATE carries a Long Action_Index. Before the fix, with a file name like
+/// "player.mdl" the message parsed only as A5 server messages (Fixed CPosition), so a single
+/// datagram locked the direction, the dialect and the CPosition encoding the wrong way.
+#[test]
+fn pc_new_long_action_cls_create() {
+    let mut b = vec![0x03];
+    b.extend_from_slice(b"player.mdl\0");
+    b.extend_from_slice(&[0x00, 0x05, 0x00, 0x00, 0xf6, 0xff, 0x00, 0x20, 0x00]);
+    b.extend_from_slice(&4i32.to_le_bytes());
+    b.extend_from_slice(&77i16.to_le_bytes());
+    let p = msgs::parse(&b, 0, true, Dialect::A6, PosMode::Packed);
+    assert!(p.clean);
+    let r = rec_of(p);
+    assert_eq!(
+        r.find("gamestudio.msg.action_index").unwrap().value,
+        Value::Int(4)
+    );
+    assert_eq!(
+        r.find("gamestudio.msg.identifier").unwrap().value,
+        Value::Int(77)
+    );
+    assert_eq!(f64_of(&r, "gamestudio.msg.start.x"), 10.0);
+    // PC-old (Short action) is unchanged, also when two pings follow.
+    let mut old = b[..b.len() - 6].to_vec();
+    old.extend_from_slice(&[4, 0, 77, 0, 0x07, 0x07]);
+    let r = rec_of(msgs::parse(&old, 0, true, Dialect::A6, PosMode::Packed));
+    assert_eq!(
+        r.find("gamestudio.msg.identifier").unwrap().value,
+        Value::Int(77)
+    );
+    assert_eq!(r.find_all("gamestudio.msg.cmd").len(), 3);
+    let mut flow = PROTOCOL.new_flow(&Prefs::default());
+    let mut out = Vec::new();
+    flow.decode(&dgram(&b, Direction::ToServer, 1), &mut out);
+    let r = &out[0];
+    assert!(!r.has_errors());
+    assert_eq!(
+        r.find("gamestudio.direction").unwrap().value,
+        Value::Enum(0, "client_to_server")
+    );
+    assert_eq!(
+        r.find("gamestudio.dialect").unwrap().value,
+        Value::Enum(6, "A6+")
+    );
+}
+
+/// While the dialect is undecided the CPosition encoding must not be locked from one dialect's
+/// readings alone. This datagram parses as A6+ only with packed and as A5 only with Fixed
+/// CPositions; before the fix the flow locked "packed" from the A6+ trials, which would then
+/// have been wrong had the flow turned out to be A5.
+#[test]
+fn cposition_is_not_locked_while_the_dialect_is_open() {
+    let b = [
+        0x41, 0x81, 0x43, 0x41, 0x41, 0x00, 0x81, 0x43, 0x81, 0x10, 0x41, 0x05, 0x81, 0x00, 0x01,
+        0x80, 0x01, 0x81,
+    ];
+    let clean = |d, p| msgs::parse(&b, 0, false, d, p).clean;
+    assert!(clean(Dialect::A6, PosMode::Packed) && !clean(Dialect::A6, PosMode::Fixed));
+    assert!(clean(Dialect::A5, PosMode::Fixed) && !clean(Dialect::A5, PosMode::Packed));
+    let mut flow = PROTOCOL.new_flow(&Prefs::default());
+    let mut out = Vec::new();
+    flow.decode(&dgram(&b, Direction::ToClient, 1), &mut out);
+    let d = flow.describe();
+    assert!(
+        d.iter().any(|(k, v)| k == "dialect" && v == "undecided"),
+        "{d:?}"
+    );
+    assert!(
+        d.iter().any(|(k, v)| k == "cposition" && v == "undecided"),
+        "{d:?}"
+    );
+    // Once the dialect is known (forced here), the same datagram decides the encoding.
+    let mut prefs = Prefs::default();
+    prefs.set("gamestudio.dialect", "a5");
+    let mut flow = PROTOCOL.new_flow(&prefs);
+    flow.decode(&dgram(&b, Direction::ToClient, 1), &mut out);
+    let d = flow.describe();
+    assert!(
+        d.iter()
+            .any(|(k, v)| k == "cposition" && v.starts_with("Fixed")),
+        "{d:?}"
+    );
+}
+
+/// `07 03 00 00 00 01` is an A5 cls_ping (Long DPID) plus a fill byte towards the server, and an
+/// A6+ SVC_INFO towards the client. With the direction still open (both parse), the dialect must
+/// stay open too; before the fix the plumbing's guess (to the client) locked A6+ for the flow.
+#[test]
+fn dialect_is_not_locked_from_a_guessed_direction() {
+    let b = [0x07, 0x03, 0x00, 0x00, 0x00, 0x01];
+    assert!(msgs::parse(&b, 0, true, Dialect::A5, PosMode::Packed).clean);
+    assert!(msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed).clean);
+    let mut flow = PROTOCOL.new_flow(&Prefs::default());
+    let mut out = Vec::new();
+    flow.decode(&dgram(&b, Direction::ToClient, 1), &mut out);
+    let d = flow.describe();
+    assert!(
+        d.iter().any(|(k, v)| k == "dialect" && v == "undecided"),
+        "{d:?}"
+    );
+    // An unmistakable A5 client message then decides both.
+    let mut join = vec![0x02, 0x41, 0x9e, 0x3c, 0x5a];
+    join.extend_from_slice(b"Bob\0");
+    join.push(0x01);
+    flow.decode(&dgram(&join, Direction::ToServer, 2), &mut out);
+    let d = flow.describe();
+    assert!(
+        d.iter().any(|(k, v)| k == "dialect" && v.starts_with("A5")),
+        "{d:?}"
+    );
+}
+
+/// A DirectPlay 4 session with the NM flag (DPSESSION_NOMESSAGEID) sends player messages
+/// without idFrom/idTo ([MC-DPL4CS] 2.2.45): the Gamestudio data starts at offset 20. Before the
+/// fix the decoder always skipped 8 id bytes and reported errors.
+#[test]
+fn dplay4_player_messages_without_ids() {
+    let msg = [
+        0x02, 0x41, 0x9e, 0x3c, 0x5a, b'B', b'o', b'b', 0, 0x01, 0x01,
+    ];
+    let mut p = ((20 + msg.len()) as u32 | (0xFAB << 20))
+        .to_le_bytes()
+        .to_vec();
+    p.extend_from_slice(&[2, 0, 0x09, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    p.extend_from_slice(&msg);
+    let pi = ProbeInput {
+        payload: &p,
+        src_port: 2320,
+        dst_port: 2350,
+    };
+    assert_eq!(PROTOCOL.probe(&pi), Probe::certain(Some(Role::Client)));
+    let mut flow = PROTOCOL.new_flow(&Prefs::default());
+    let mut out = Vec::new();
+    flow.decode(&dgram(&p, Direction::ToServer, 1), &mut out);
+    let r = &out[0];
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    assert_eq!(r.msg_type, "CLS_JOIN");
+    assert_eq!(
+        r.find("gamestudio.msg.player_name").unwrap().value,
+        Value::text(b"Bob")
+    );
+    assert_eq!(r.find("gamestudio.msg.cmd").unwrap().pos.offset, 20);
+    assert!(r.find("dplay4.id_from").is_none());
+    assert!(
+        flow.describe()
+            .iter()
+            .any(|(k, v)| k == "dplay4_ids" && v.contains("NM"))
+    );
+}
+
 #[test]
 fn forced_dialect_and_pos() {
     let mut prefs = Prefs::default();
@@ -283,7 +471,8 @@ fn probe_verdicts() {
     assert_eq!(PROTOCOL.probe(&pi(&SEED, 40000, 50000)), Probe::NO);
     assert_eq!(PROTOCOL.probe(&pi(&[0xff; 3], 2300, 2301)), Probe::NO);
     // A whole DFRAME carrying messages that parse: likely on any port.
-    let dframe: &[u8] = &[0x37, 0, 0, 0, 0x04, 7, 0];
+    // (SVC_CREATE: a lone `04 07 00` would also be PC-new's Short CLS_REMOVE.)
+    let dframe: &[u8] = &[0x37, 0, 0, 0, 0x03, 7, 0, 0x4d, 0];
     assert_eq!(
         PROTOCOL.probe(&pi(dframe, 40000, 50000)),
         Probe::likely(Some(Role::Server))
@@ -498,14 +687,25 @@ fn dplay4_player_and_system() {
     let mut r = Record::new("gamestudio");
     u.tree.finish_into(p.len(), &mut r);
     assert_eq!(r.worst(), Some(Severity::Warning));
-    // System message: 'play', version, command
+    // System message: 'play', command, version (Wine dplayx DPMSG_SENDENVELOPE, Wireshark
+    // packet-dplay.c, [MC-DPL4CS] §4.1 example: ENUMSESSIONS 0x0002, version 14; only the §2.2.6
+    // diagram draws the version first).
     let mut q = p[..20].to_vec();
     q.extend_from_slice(b"play");
-    q.extend_from_slice(&[14, 0, 0x16, 0]);
+    q.extend_from_slice(&[0x16, 0, 14, 0]);
     assert!(dplay::is_dp4_system(&q));
     let u = dplay::dp4(&q);
     assert_eq!(u.msg_type, "DP4 system");
-    assert!(u.summary.contains("PING"));
+    assert!(u.summary.contains("PING"), "{}", u.summary);
+    assert!(u.summary.contains("v14"), "{}", u.summary);
+    let mut r = Record::new("gamestudio");
+    u.tree.finish_into(q.len(), &mut r);
+    assert_eq!(
+        r.find("dplay4.command").unwrap().value,
+        Value::Enum(0x16, "PING")
+    );
+    assert_eq!(r.find("dplay4.version").unwrap().value, Value::UInt(14));
+    assert_eq!(r.find("dplay4.command").unwrap().pos.offset, 24);
     assert_eq!(
         dplay::guid(&[0x11; 16]),
         "{11111111-1111-1111-1111-111111111111}"
