@@ -415,14 +415,34 @@ impl TreeBuilder {
     }
 
     /// Adds a leaf under the innermost open group; returns it so a meaning can be attached.
+    /// While fields are discarded this only drops the value and hands back the scratch node
+    /// (inlined, so a discarded field costs a branch at the call site).
+    #[inline]
     pub fn add(&mut self, def: &'static FieldDef, value: Value, pos: Pos) -> &mut Field {
         if self.discard {
-            self.scratch = Field::new(def, value, pos);
+            drop(value);
+            if !self.scratch.children.is_empty() {
+                // Nothing a caller hung under a discarded node may pile up.
+                self.scratch.children.clear();
+            }
             return &mut self.scratch;
         }
+        self.push_leaf(Field::new(def, value, pos))
+    }
+
+    #[inline(never)]
+    fn push_leaf(&mut self, field: Field) -> &mut Field {
         let list = self.siblings();
-        list.push(Field::new(def, value, pos));
+        list.push(field);
         list.last_mut().expect("just pushed")
+    }
+
+    /// Makes room for `additional` more nodes at the current level (a capacity hint: the tree
+    /// is the same with or without it; nothing happens while fields are discarded).
+    pub fn reserve(&mut self, additional: usize) {
+        if !self.discard {
+            self.siblings().reserve(additional);
+        }
     }
 
     /// Adds a leaf with a meaning.
@@ -437,12 +457,18 @@ impl TreeBuilder {
     }
 
     /// Opens a group (with or without a value of its own) at `pos`; its length is fixed on close.
+    #[inline]
     pub fn open(&mut self, def: &'static FieldDef, value: Value, pos: Pos) {
         if self.discard {
             self.discarded_depth += 1;
             return;
         }
-        self.stack.push(Field::new(def, value, pos));
+        self.push_group(Field::new(def, value, pos));
+    }
+
+    #[inline(never)]
+    fn push_group(&mut self, field: Field) {
+        self.stack.push(field);
     }
 
     /// Sets the meaning of the innermost open group.
@@ -453,6 +479,7 @@ impl TreeBuilder {
     }
 
     /// Closes the innermost group, setting its end (same unit as its start).
+    #[inline]
     pub fn close(&mut self, end: usize) {
         if self.discard {
             self.discarded_depth = self.discarded_depth.saturating_sub(1);
@@ -465,6 +492,7 @@ impl TreeBuilder {
     }
 
     /// Closes the innermost group keeping the length it was opened with.
+    #[inline]
     pub fn close_as_is(&mut self) {
         if self.discard {
             self.discarded_depth = self.discarded_depth.saturating_sub(1);

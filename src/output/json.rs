@@ -30,41 +30,56 @@ impl<W: Write> JsonWriter<W> {
     }
 }
 
-/// Bytes that need escaping in a JSON string: control characters, `"` and `\\`.
-static NEEDS_ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        t[i] = true;
-        i += 1;
+/// Whether a byte needs an escape inside a JSON string.
+#[inline]
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Whether any byte needs an escape; eight bytes per step (exact bit tricks: a byte of `v` is
+/// below `n` when `(v - n·0x01…) & !v & 0x80…` has its high bit; zero bytes of `v ^ c·0x01…`
+/// are the bytes equal to `c`).
+fn any_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH != 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        let v = u64::from_le_bytes(a);
+        if below(v, 0x20)
+            || below(v ^ (ONES * b'"' as u64), 1)
+            || below(v ^ (ONES * b'\\' as u64), 1)
+        {
+            return true;
+        }
     }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
+    chunks.remainder().iter().any(|&b| needs_escape(b))
+}
 
 /// A JSON string literal.
 pub fn string_into(out: &mut String, s: &str) {
-    out.push('"');
     let bytes = s.as_bytes();
-    // Most strings need no escaping: copy them whole.
-    if !bytes.iter().any(|&b| NEEDS_ESCAPE[b as usize]) {
+    // Most strings (keys, names, summaries) need no escape: one scan, one copy.
+    if !any_escape(bytes) {
+        out.reserve(s.len() + 2);
+        out.push('"');
         out.push_str(s);
         out.push('"');
         return;
     }
+    out.push('"');
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        if !NEEDS_ESCAPE[b as usize] {
-            continue;
-        }
         let esc: Option<&str> = match b {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),
             b'\n' => Some("\\n"),
             b'\r' => Some("\\r"),
             b'\t' => Some("\\t"),
-            _ => None,
+            0..=0x1f => None,
+            _ => continue,
         };
         out.push_str(&s[start..i]);
         match esc {
@@ -98,8 +113,29 @@ pub fn base64_into(out: &mut String, data: &[u8]) {
     }
 }
 
+/// Appends `v` in decimal, as `{}` writes it (through itoa, without the formatting machinery).
+fn uint_into(out: &mut String, v: u64) {
+    if v < 10 {
+        out.push((b'0' + v as u8) as char);
+        return;
+    }
+    out.push_str(itoa::Buffer::new().format(v));
+}
+
+fn int_into(out: &mut String, v: i64) {
+    if (0..10).contains(&v) {
+        out.push((b'0' + v as u8) as char);
+        return;
+    }
+    out.push_str(itoa::Buffer::new().format(v));
+}
+
 fn float_into(out: &mut String, v: f64, display: impl std::fmt::Display) {
-    if v.is_finite() {
+    // Whole numbers below 2^23 (exact in f32 and f64, with neighbours closer than 1) are written
+    // by `{}` as their integer digits; -0 keeps the formatter ("-0").
+    if v == v.trunc() && v.abs() < 8_388_608.0 && !(v == 0.0 && v.is_sign_negative()) {
+        int_into(out, v as i64);
+    } else if v.is_finite() {
         let _ = write!(out, "{display}");
     } else if v.is_nan() {
         out.push_str("\"NaN\"");
@@ -113,8 +149,8 @@ fn float_into(out: &mut String, v: f64, display: impl std::fmt::Display) {
 fn scalar_into(out: &mut String, f: &Field) {
     match &f.value {
         Value::None => out.push_str("null"),
-        Value::UInt(v) => out.push_str(itoa::Buffer::new().format(*v)),
-        Value::Int(v) => out.push_str(itoa::Buffer::new().format(*v)),
+        Value::UInt(v) => uint_into(out, *v),
+        Value::Int(v) => int_into(out, *v),
         Value::F32(v) => float_into(out, *v as f64, v),
         Value::F64(v) => float_into(out, *v, v),
         Value::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
@@ -131,7 +167,7 @@ fn scalar_into(out: &mut String, f: &Field) {
         }
         Value::Enum(n, name) => {
             out.push_str("{\"value\":");
-            out.push_str(itoa::Buffer::new().format(*n));
+            int_into(out, *n);
             out.push_str(",\"name\":");
             if name.is_empty() {
                 out.push_str("null");
@@ -157,7 +193,9 @@ fn field_into(out: &mut String, f: &Field) {
     match &f.value {
         Value::None => {}
         Value::Enum(n, name) => {
-            let _ = write!(out, "\"value\":{n},\"name\":");
+            out.push_str("\"value\":");
+            int_into(out, *n);
+            out.push_str(",\"name\":");
             if name.is_empty() {
                 out.push_str("null");
             } else {
@@ -175,28 +213,47 @@ fn field_into(out: &mut String, f: &Field) {
     out.push('}');
 }
 
+/// Length and last two bytes of a field name (equal names have equal signatures).
+#[inline]
+fn name_key(name: &str) -> u32 {
+    let b = name.as_bytes();
+    let last = |k: usize| b.len().checked_sub(k).map_or(0, |i| b[i] as u32);
+    (b.len() as u32) << 16 | last(1) << 8 | last(2)
+}
+
 /// Writes the members of an object for `children`, grouping same-named siblings into arrays so
 /// that no key is ever written twice.
 fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field], mut first: bool) {
+    let n = children.len();
     let mut done_small: u64 = 0;
     let mut done_big: Vec<bool> = Vec::new();
-    if children.len() > 64 {
-        done_big = vec![false; children.len()];
+    // A compact signature of every child's name (length and last two bytes): names that differ
+    // in it cannot be equal, so the duplicate search scans a small array and compares names
+    // only on a signature match.
+    let mut keys_small = [0u32; 64];
+    let mut keys_big: Vec<u32> = Vec::new();
+    if n > 64 {
+        done_big = vec![false; n];
+        keys_big = children.iter().map(|c| name_key(c.def.name)).collect();
+    } else {
+        for (k, c) in keys_small.iter_mut().zip(children) {
+            *k = name_key(c.def.name);
+        }
     }
+    let keys: &[u32] = if n > 64 { &keys_big } else { &keys_small[..n] };
     let is_done =
         |i: usize, small: u64, big: &Vec<bool>| if i < 64 { small >> i & 1 == 1 } else { big[i] };
-    for i in 0..children.len() {
+    for i in 0..n {
         if is_done(i, done_small, &done_big) {
             continue;
         }
         let def = children[i].def;
-        let same =
-            |j: usize| std::ptr::eq(children[j].def, def) || children[j].def.name == def.name;
-        let many = def.repeated
-            || children[i + 1..]
-                .iter()
-                .enumerate()
-                .any(|(k, _)| same(i + 1 + k));
+        let key = keys[i];
+        let same = |j: usize| {
+            let other = children[j].def;
+            keys[j] == key && (std::ptr::eq(other, def) || other.name == def.name)
+        };
+        let many = def.repeated || (i + 1..n).any(same);
         if !first {
             out.push(',');
         }
@@ -209,7 +266,7 @@ fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field],
         }
         out.push('[');
         let mut first_item = true;
-        for j in i..children.len() {
+        for j in i..n {
             if !is_done(j, done_small, &done_big) && same(j) {
                 if j < 64 {
                     done_small |= 1 << j;
@@ -229,14 +286,16 @@ fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field],
 
 /// One record as a JSON object (no trailing newline).
 pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
-    let _ = write!(
-        out,
-        "{{\"frame\":{},\"time\":\"{}\",\"src\":\"{}\",\"dst\":\"{}\",\"protocol\":",
-        meta.frame,
-        meta.time.rfc3339(),
-        meta.src,
-        meta.dst
-    );
+    // The addresses come preformatted once per flow (`meta.src_text` is `meta.src` shown).
+    out.push_str("{\"frame\":");
+    uint_into(out, meta.frame);
+    out.push_str(",\"time\":\"");
+    meta.time.rfc3339_into(out);
+    out.push_str("\",\"src\":\"");
+    out.push_str(meta.src_text);
+    out.push_str("\",\"dst\":\"");
+    out.push_str(meta.dst_text);
+    out.push_str("\",\"protocol\":");
     string_into(out, rec.protocol);
     out.push_str(",\"summary\":");
     string_into(out, &rec.summary);
@@ -271,5 +330,81 @@ impl<W: Write> RecordWriter for JsonWriter<W> {
 
     fn finish(&mut self) -> io::Result<()> {
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_match_the_formatter() {
+        let check32 = |v: f32| {
+            let mut s = String::new();
+            float_into(&mut s, v as f64, v);
+            assert_eq!(s, format!("{v}"), "f32 {v:?}");
+        };
+        let check64 = |v: f64| {
+            let mut s = String::new();
+            float_into(&mut s, v, v);
+            assert_eq!(s, format!("{v}"), "f64 {v:?}");
+        };
+        for i in (-70_000..70_000).chain((-9_000_000..9_000_000).step_by(97)) {
+            check32(i as f32);
+            check64(i as f64);
+            check32(i as f32 + 0.5);
+            check64(i as f64 + 0.25);
+        }
+        for v in [
+            0.0f32,
+            -0.0,
+            8_388_607.0,
+            8_388_608.0,
+            16_777_216.0,
+            1e10,
+            -1e20,
+            0.1,
+            -3.75,
+        ] {
+            check32(v);
+            check64(v as f64);
+        }
+        for v in [0u64, 9, 10, 99, 100, u64::MAX] {
+            let mut s = String::new();
+            uint_into(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        for v in [0i64, -1, -9, -10, i64::MIN, i64::MAX] {
+            let mut s = String::new();
+            int_into(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+    }
+
+    #[test]
+    fn escape_scan_matches_the_byte_test() {
+        let mut x: u32 = 0x1234_5678;
+        for len in 0..40 {
+            for _ in 0..2000 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        // Mostly plain ASCII, sometimes a byte near the escape boundaries.
+                        match x % 8 {
+                            0 => [0x1f, 0x20, b'"', b'\\', 0x21, 0x5b, 0x5d, 0x80]
+                                [(x >> 8) as usize % 8],
+                            _ => b'a' + (x >> 8) as u8 % 26,
+                        }
+                    })
+                    .collect();
+                assert_eq!(
+                    any_escape(&bytes),
+                    bytes.iter().any(|&b| needs_escape(b)),
+                    "{bytes:?}"
+                );
+            }
+        }
     }
 }

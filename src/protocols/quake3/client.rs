@@ -5,7 +5,7 @@ use super::State;
 use super::connectionless::tokenize;
 use super::fields::*;
 use super::msg::{Bad, BitReader};
-use super::server::{Loc, Summary};
+use super::server::{Loc, Summary, push_hex, push_int, push_uint};
 use crate::tree::{TreeBuilder, Value};
 
 const MAX_OPS: usize = 4096;
@@ -38,51 +38,73 @@ pub struct UserCmd {
     pub weapon: u8,
 }
 
+/// Names of the usercmd fields in wire order; bit k of a [`Changed`] mask is `USERCMD_FIELDS[k]`.
+pub const USERCMD_FIELDS: [&str; 8] = [
+    "pitch", "yaw", "roll", "forward", "right", "up", "buttons", "weapon",
+];
+
+/// Which usercmd fields were sent: bit k = [`USERCMD_FIELDS`]`[k]`.
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+pub struct Changed(pub u8);
+
+impl Changed {
+    pub fn contains(&self, name: &str) -> bool {
+        self.names().any(|n| n == name)
+    }
+    /// The names of the fields sent, in wire order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        USERCMD_FIELDS
+            .into_iter()
+            .enumerate()
+            .filter(move |(k, _)| self.0 >> k & 1 == 1)
+            .map(|(_, n)| n)
+    }
+}
+
 /// Reads one usercmd delta (`MSG_ReadDeltaUsercmdKey`) from `from` with `base_key`; returns
-/// the command and the names of the fields sent.
+/// the command and which fields were sent.
 pub fn read_usercmd(
     r: &mut BitReader<'_>,
     from: &UserCmd,
     base_key: u32,
-) -> Result<(UserCmd, Vec<&'static str>), Bad> {
+) -> Result<(UserCmd, Changed), Bad> {
     let mut to = *from;
-    to.server_time = if r.raw(1)? == 1 {
+    to.server_time = if r.bit()? == 1 {
         from.server_time.wrapping_add(r.bits(8)? as i32)
     } else {
         r.long()?
     };
-    let mut changed = Vec::new();
-    if r.raw(1)? == 0 {
+    let mut changed = Changed::default();
+    if r.bit()? == 0 {
         return Ok((to, changed));
     }
     let key = base_key ^ to.server_time as u32;
-    let mut field =
-        |r: &mut BitReader<'_>, n: u32, name: &'static str| -> Result<Option<u32>, Bad> {
-            if r.raw(1)? == 0 {
-                return Ok(None);
-            }
-            changed.push(name);
-            let v = r.bits(n as i32)? as u32;
-            Ok(Some(v ^ (key & ((1u32 << n) - 1))))
-        };
-    for (k, name) in ["pitch", "yaw", "roll"].into_iter().enumerate() {
-        if let Some(v) = field(r, 16, name)? {
+    let mut field = |r: &mut BitReader<'_>, n: u32, k: usize| -> Result<Option<u32>, Bad> {
+        if r.bit()? == 0 {
+            return Ok(None);
+        }
+        changed.0 |= 1 << k;
+        let v = r.bits(n as i32)? as u32;
+        Ok(Some(v ^ (key & ((1u32 << n) - 1))))
+    };
+    for k in 0..3 {
+        if let Some(v) = field(r, 16, k)? {
             to.angles[k] = v as u16;
         }
     }
-    if let Some(v) = field(r, 8, "forward")? {
+    if let Some(v) = field(r, 8, 3)? {
         to.forward = v as u8 as i8;
     }
-    if let Some(v) = field(r, 8, "right")? {
+    if let Some(v) = field(r, 8, 4)? {
         to.right = v as u8 as i8;
     }
-    if let Some(v) = field(r, 8, "up")? {
+    if let Some(v) = field(r, 8, 5)? {
         to.up = v as u8 as i8;
     }
-    if let Some(v) = field(r, 16, "buttons")? {
+    if let Some(v) = field(r, 16, 6)? {
         to.buttons = v as u16;
     }
-    if let Some(v) = field(r, 8, "weapon")? {
+    if let Some(v) = field(r, 8, 7)? {
         to.weapon = v as u8;
     }
     Ok((to, changed))
@@ -90,6 +112,20 @@ pub fn read_usercmd(
 
 fn angle(v: u16) -> f32 {
     v as f32 * 360.0 / 65536.0
+}
+
+/// Appends `format!("{:.1}", angle(v))` without the float formatter: `angle(v)` is exactly
+/// v × 45 / 8192 (no rounding in f32), so its tenths are v × 225 / 4096, rounded half to even
+/// as the formatter rounds an exact tie (checked for every v by a test).
+fn push_angle_tenths(out: &mut String, v: u16) {
+    let n = v as u32 * 225;
+    let (mut tenths, rem) = (n / 4096, n % 4096);
+    if rem > 2048 || (rem == 2048 && tenths % 2 == 1) {
+        tenths += 1;
+    }
+    push_uint(out, (tenths / 10) as u64);
+    out.push('.');
+    out.push((b'0' + (tenths % 10) as u8) as char);
 }
 
 /// The three Longs at the start of a client message.
@@ -102,7 +138,7 @@ impl State {
     /// Parses a complete client message; `key_text` is the text of the acknowledged server
     /// command (for the usercmd key). Client commands found are appended to `new_cmds`.
     pub fn parse_client(
-        &mut self,
+        &self,
         body: &[u8],
         key_text: Option<&[u8]>,
         loc: Loc,
@@ -124,7 +160,7 @@ impl State {
     }
 
     fn client_ops(
-        &mut self,
+        &self,
         r: &mut BitReader<'_>,
         key_text: Option<&[u8]>,
         loc: Loc,
@@ -196,7 +232,7 @@ impl State {
                         t.add(&CLC_CMD_MESSAGE, Value::text(rest), p);
                     }
                     t.close_as_is();
-                    sum.parts.push(format!("cmd {num} {show}"));
+                    sum.add(format_args!("cmd {num} {show}"));
                     if sum.msg_type.is_empty() {
                         sum.msg_type = "clientCommand";
                     }
@@ -226,7 +262,7 @@ impl State {
 
     #[allow(clippy::too_many_arguments)]
     fn moves(
-        &mut self,
+        &self,
         r: &mut BitReader<'_>,
         s: usize,
         no_delta: bool,
@@ -271,14 +307,21 @@ impl State {
         }
         let mut from = UserCmd::default();
         let mut last = from;
+        let detail = crate::tree::detail();
         for _ in 0..count {
             let a = r.pos();
             let (cmd, changed) = read_usercmd(r, &from, key.unwrap_or(0)).map_err(e)?;
+            from = cmd;
+            last = cmd;
+            if !detail {
+                continue;
+            }
             let p = loc.bits(a, r.pos());
             t.open(&USERCMD, Value::None, p);
+            t.reserve(9 + changed.0.count_ones() as usize);
             t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), p);
-            for c in &changed {
-                t.add(&UC_CHANGED, Value::Str((*c).into()), p);
+            for c in changed.names() {
+                t.add(&UC_CHANGED, Value::Str(c.into()), p);
             }
             t.add(&UC_PITCH, Value::F32(angle(cmd.angles[0])), p);
             t.add(&UC_YAW, Value::F32(angle(cmd.angles[1])), p);
@@ -289,20 +332,24 @@ impl State {
             t.add(&UC_BUTTONS, Value::UInt(cmd.buttons as u64), p);
             t.add(&UC_WEAPON, Value::UInt(cmd.weapon as u64), p);
             t.close_as_is();
-            from = cmd;
-            last = cmd;
         }
         t.close(loc.base + r.pos());
-        sum.parts.push(format!(
-            "{} {count} t {} yaw {:.1} fwd {} right {} btn {:#x} w{}",
-            if no_delta { "moveNoDelta" } else { "move" },
-            last.server_time,
-            angle(last.angles[1]),
-            last.forward,
-            last.right,
-            last.buttons,
-            last.weapon
-        ));
+        // "{move|moveNoDelta} {count} t {time} yaw {yaw:.1} fwd {} right {} btn {:#x} w{}"
+        let o = sum.part();
+        o.push_str(if no_delta { "moveNoDelta " } else { "move " });
+        push_uint(o, count as u64);
+        o.push_str(" t ");
+        push_int(o, last.server_time as i64);
+        o.push_str(" yaw ");
+        push_angle_tenths(o, last.angles[1]);
+        o.push_str(" fwd ");
+        push_int(o, last.forward as i64);
+        o.push_str(" right ");
+        push_int(o, last.right as i64);
+        o.push_str(" btn ");
+        push_hex(o, last.buttons as u64);
+        o.push_str(" w");
+        push_uint(o, last.weapon as u64);
         if sum.msg_type.is_empty() || sum.msg_type == "client" {
             sum.msg_type = "move";
         }
@@ -310,7 +357,7 @@ impl State {
     }
 
     fn client_voip(
-        &mut self,
+        &self,
         r: &mut BitReader<'_>,
         s: usize,
         op: u8,
@@ -353,7 +400,7 @@ impl State {
         t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
         t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
         t.close_as_is();
-        sum.parts.push(format!("voip {size} bytes"));
+        sum.add(format_args!("voip {size} bytes"));
         Ok(())
     }
 }
@@ -362,6 +409,47 @@ impl State {
 mod tests {
     use super::super::msg::tests::hex;
     use super::*;
+
+    #[test]
+    fn angle_tenths_match_the_float_formatter() {
+        let mut s = String::new();
+        for v in 0..=u16::MAX {
+            s.clear();
+            push_angle_tenths(&mut s, v);
+            assert_eq!(s, format!("{:.1}", angle(v)), "v = {v}");
+        }
+    }
+
+    #[test]
+    fn integers_match_the_formatter() {
+        use super::super::server::{push_hex, push_int, push_uint};
+        for v in [
+            0i64,
+            1,
+            -1,
+            9,
+            10,
+            -10,
+            127,
+            -127,
+            65535,
+            i32::MIN as i64,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            let mut s = String::new();
+            push_int(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        for v in [0u64, 1, 15, 16, 255, 0x1234, u32::MAX as u64, u64::MAX] {
+            let mut s = String::new();
+            push_uint(&mut s, v);
+            assert_eq!(s, v.to_string());
+            s.clear();
+            push_hex(&mut s, v);
+            assert_eq!(s, format!("{v:#x}"));
+        }
+    }
 
     #[test]
     fn hash_of_tv5_command() {
@@ -392,7 +480,7 @@ mod tests {
                 weapon: 5
             }
         );
-        assert!(ch.contains(&"weapon"));
+        assert!(ch.contains("weapon"));
         let (b, _) = read_usercmd(&mut r, &a, key).unwrap();
         assert_eq!(b.server_time, 100008);
         assert_eq!(b.angles[0], 1010);

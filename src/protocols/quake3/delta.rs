@@ -29,17 +29,22 @@ impl Default for PlayerState {
     }
 }
 
-/// Which fields a delta carried, and where (bit offset, bit length) in the message.
+/// Slots of [`Changes::pos`]: every player-state field and its four arrays (more than the
+/// entity fields).
+const CHANGE_SLOTS: usize = PS_FIELDS + 4;
+
+/// Which fields a delta carried, and where (bit offset, bit length) in the message. Only the
+/// slots whose `mask` bit is set are meaningful (kept inline: no allocation per delta).
 pub struct Changes {
     pub mask: u64,
-    pub pos: Vec<(u32, u32)>,
+    pub pos: [(u32, u32); CHANGE_SLOTS],
 }
 
 impl Changes {
-    fn new(n: usize) -> Changes {
+    fn new() -> Changes {
         Changes {
             mask: 0,
-            pos: vec![(0, 0); n],
+            pos: [(0, 0); CHANGE_SLOTS],
         }
     }
 }
@@ -53,7 +58,7 @@ pub enum EntDelta {
 }
 
 fn read_float(r: &mut BitReader<'_>) -> R<u32> {
-    if r.raw(1)? == 0 {
+    if r.bit()? == 0 {
         let v = r.bits(FLOAT_INT_BITS)? - FLOAT_INT_BIAS;
         Ok((v as f32).to_bits())
     } else {
@@ -63,10 +68,10 @@ fn read_float(r: &mut BitReader<'_>) -> R<u32> {
 
 /// Reads an entity delta (§10.1) from `from`.
 pub fn read_entity(r: &mut BitReader<'_>, from: &EntState) -> R<EntDelta> {
-    if r.raw(1)? == 1 {
+    if r.bit()? == 1 {
         return Ok(EntDelta::Removed);
     }
-    if r.raw(1)? == 0 {
+    if r.bit()? == 0 {
         return Ok(EntDelta::Unchanged);
     }
     let lc = r.byte()? as usize;
@@ -74,16 +79,16 @@ pub fn read_entity(r: &mut BitReader<'_>, from: &EntState) -> R<EntDelta> {
         return Err(super::msg::Bad::Overread);
     }
     let mut to = *from;
-    let mut ch = Changes::new(ENT_FIELDS);
+    let mut ch = Changes::new();
     for (i, wf) in ENTITY_FIELDS.iter().enumerate().take(lc) {
-        if r.raw(1)? == 0 {
+        if r.bit()? == 0 {
             continue;
         }
         let start = r.pos();
         ch.mask |= 1 << i;
         to[i] = if wf.bits == 0 {
-            if r.raw(1)? == 0 { 0 } else { read_float(r)? }
-        } else if r.raw(1)? == 0 {
+            if r.bit()? == 0 { 0 } else { read_float(r)? }
+        } else if r.bit()? == 0 {
             0
         } else {
             r.bits(wf.bits)? as u32
@@ -100,9 +105,9 @@ pub fn read_player(r: &mut BitReader<'_>, from: &PlayerState) -> R<(PlayerState,
         return Err(super::msg::Bad::Overread);
     }
     let mut to = from.clone();
-    let mut ch = Changes::new(PS_FIELDS + 4);
+    let mut ch = Changes::new();
     for (i, wf) in PLAYER_FIELDS.iter().enumerate().take(lc) {
-        if r.raw(1)? == 0 {
+        if r.bit()? == 0 {
             continue;
         }
         let start = r.pos();
@@ -114,9 +119,9 @@ pub fn read_player(r: &mut BitReader<'_>, from: &PlayerState) -> R<(PlayerState,
         };
         ch.pos[i] = (start as u32, (r.pos() - start) as u32);
     }
-    if r.raw(1)? == 1 {
+    if r.bit()? == 1 {
         for a in 0..4 {
-            if r.raw(1)? == 0 {
+            if r.bit()? == 0 {
                 continue;
             }
             let start = r.pos();
@@ -160,6 +165,16 @@ pub fn render_entity(
     source: u8,
     at: Pos,
 ) {
+    if !crate::tree::detail() {
+        return;
+    }
+    let mask = ch.map_or(0, |c| c.mask);
+    let shown = st
+        .iter()
+        .enumerate()
+        .filter(|&(i, &v)| v != 0 || mask >> i & 1 == 1)
+        .count();
+    t.reserve(mask.count_ones() as usize + shown);
     if let Some(c) = ch {
         for (i, wf) in ENTITY_FIELDS.iter().enumerate() {
             if c.mask >> i & 1 == 1 {
@@ -190,6 +205,16 @@ const ARRAY_NAMES: [&str; 4] = ["stats", "persistant", "ammo", "powerups"];
 
 /// Adds the non-zero fields of a player state under the open group.
 pub fn render_player(t: &mut TreeBuilder, ps: &PlayerState, ch: &Changes, source: u8, at: Pos) {
+    if !crate::tree::detail() {
+        return;
+    }
+    let shown =
+        ps.f.iter()
+            .enumerate()
+            .filter(|&(i, &v)| v != 0 || ch.mask >> i & 1 == 1)
+            .count()
+            + ps.arrays.iter().flatten().filter(|&&v| v != 0).count();
+    t.reserve(ch.mask.count_ones() as usize + shown + 1);
     for (i, wf) in PLAYER_FIELDS.iter().enumerate() {
         if ch.mask >> i & 1 == 1 {
             t.add(&PS_CHANGED, Value::Str(wf.name.into()), at);

@@ -146,6 +146,8 @@ pub struct State {
     pub have_gamestate: bool,
     baselines: Vec<Option<Box<EntState>>>,
     pub snaps: VecDeque<Snap>,
+    /// The entity list of the last snapshot dropped from `snaps`, reused by the next one.
+    spare_ents: Vec<(u16, std::sync::Arc<EntState>)>,
     pub frames: u64,
     pub errors: u64,
 }
@@ -287,6 +289,8 @@ impl Flow {
     fn decode_netchan(&mut self, d: &Datagram<'_>, r: &mut Record) {
         let p = d.payload;
         let to_server = d.direction == Direction::ToServer;
+        // Trees wanted: when not, values that cost an allocation are not built.
+        let detail = crate::tree::detail();
         let mut t = TreeBuilder::new();
         t.open(&ROOT, Value::None, Pos::bytes(0, p.len()));
         let flavour = self.decide_flavour(p, to_server, &mut t);
@@ -350,10 +354,13 @@ impl Flow {
             Value::Enum(flavour as i64, flavour.name()),
             Pos::bytes(0, h.len),
         )
-        .meaning = Some(how.into());
+        .meaning = detail.then(|| how.into());
 
         // The message: the rest of the datagram, or a reassembled buffer.
-        let mut summary = format!("{dir} seq {}", h.sequence);
+        let mut summary = String::with_capacity(128);
+        summary.push_str(dir);
+        summary.push_str(" seq ");
+        server::push_uint(&mut summary, h.sequence as u64);
         // Sequence order (§3.2): the engine drops duplicates and older packets, counts gaps.
         if !h.fragmented || h.frag_start == 0 {
             let last = &mut self.st.last_seq[usize::from(to_server)];
@@ -436,11 +443,18 @@ impl Flow {
                 }
             }
         }
-        let mut body: Vec<u8> = reassembled.clone().unwrap_or_else(|| data.to_vec());
+        let was_reassembled = reassembled.is_some();
+        let mut body: Vec<u8> = reassembled.unwrap_or_else(|| data.to_vec());
         let mut sum = Summary::default();
         let mut keyed_ok = true;
-        let mut key_text_client: Option<Vec<u8>> = None;
-        let mut candidates: Vec<Vec<u8>> = Vec::new();
+        let mut key_text_client: Option<&[u8]> = None;
+        // The acknowledgements at the start of a client message (never keyed).
+        let acks = if to_server {
+            client::read_acks(&body)
+        } else {
+            None
+        };
+        let mut candidates: Vec<&[u8]> = Vec::new();
         let mut chosen_key: Option<Vec<u8>> = None;
         if flavour == Flavour::Legacy {
             match self.st.challenge {
@@ -450,20 +464,19 @@ impl Flow {
                 }
                 Some(ch) => {
                     if to_server {
-                        if let Some((sid, mack, rack)) = client::read_acks(&body) {
+                        if let Some((sid, mack, rack)) = acks {
                             let key = (ch as u32 ^ sid as u32 ^ mack) as u8;
                             t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, h.len));
                             if let Some(s) = self.st.server_cmds.get(rack) {
-                                candidates.push(s.to_vec());
+                                candidates.push(s);
                             }
-                            let slot = self.st.server_cmds.slot(rack).to_vec();
+                            let slot = self.st.server_cmds.slot(rack);
                             if !candidates.contains(&slot) {
                                 candidates.push(slot);
                             }
                             if !candidates.iter().any(|c| c.is_empty()) {
-                                candidates.push(Vec::new());
+                                candidates.push(b"");
                             }
-                            let _ = key;
                         } else {
                             keyed_ok = false;
                         }
@@ -473,9 +486,10 @@ impl Flow {
                             Some(s) => {
                                 let key = (ch as u32 ^ h.sequence) as u8;
                                 t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, h.len));
-                                t.add(&NC_KEY_STRING, Value::text(s), Pos::bytes(0, h.len));
-                                let s = s.to_vec();
-                                netchan::xor(&mut body, 4, key, &s);
+                                if detail {
+                                    t.add(&NC_KEY_STRING, Value::text(s), Pos::bytes(0, h.len));
+                                }
+                                netchan::xor(&mut body, 4, key, s);
                             }
                             None => {
                                 keyed_ok = false;
@@ -485,21 +499,18 @@ impl Flow {
                     }
                 }
             }
-        } else if to_server && let Some((_, _, rack)) = client::read_acks(&body) {
-            {
-                key_text_client = Some(
-                    self.st
-                        .server_cmds
-                        .get(rack)
-                        .unwrap_or(self.st.server_cmds.slot(rack))
-                        .to_vec(),
-                );
-            }
+        } else if let Some((_, _, rack)) = acks {
+            key_text_client = Some(
+                self.st
+                    .server_cmds
+                    .get(rack)
+                    .unwrap_or(self.st.server_cmds.slot(rack)),
+            );
         }
         t.close(h.len);
 
         let n_sources = r.sources.len();
-        let changed = flavour == Flavour::Legacy || reassembled.is_some();
+        let changed = flavour == Flavour::Legacy || was_reassembled;
         let loc = if changed {
             Loc {
                 source: (n_sources + 1) as u8,
@@ -516,11 +527,11 @@ impl Flow {
             let mut rd = msg::BitReader::new(&body);
             if to_server {
                 t.open(&CLC, Value::None, loc.bits(0, 0));
-                if let Some((sid, mack, rack)) = client::read_acks(&body) {
+                if let Some((sid, mack, rack)) = acks {
                     t.add(&CLC_SERVER_ID, Value::Int(sid as i64), loc.bits(0, 0));
                     t.add(&CLC_MESSAGE_ACK, Value::UInt(mack as u64), loc.bits(0, 0));
                     t.add(&CLC_RELIABLE_ACK, Value::UInt(rack as u64), loc.bits(0, 0));
-                    sum.parts.push(format!("ack {mack} (keyed, not decoded)"));
+                    sum.add(format_args!("ack {mack} (keyed, not decoded)"));
                 }
                 t.close_as_is();
             } else {
@@ -531,8 +542,7 @@ impl Flow {
                         Value::UInt(a as u64),
                         loc.bits(0, rd.pos()),
                     );
-                    sum.parts
-                        .push(format!("reliable ack {a} (keyed, not decoded)"));
+                    sum.add(format_args!("reliable ack {a} (keyed, not decoded)"));
                 }
                 t.close_as_is();
             }
@@ -541,46 +551,49 @@ impl Flow {
             let mut chosen: Option<Parsed> = None;
             if flavour == Flavour::Legacy {
                 let ch = self.st.challenge.unwrap_or(0);
-                let (sid, mack, _) = client::read_acks(&body).unwrap_or((0, 0, 0));
+                let (sid, mack, _) = acks.unwrap_or((0, 0, 0));
                 let key = (ch as u32 ^ sid as u32 ^ mack) as u8;
+                // Each candidate de-keys `body` in place; the XOR stream does not depend on the
+                // data, so applying it again restores the keyed bytes for the next candidate.
+                // The first parse is kept unless a later one is clean; its bytes are copied
+                // only when another candidate follows.
+                let mut chosen_body: Option<Vec<u8>> = None;
                 for (ci, cand) in candidates.iter().enumerate() {
-                    let mut b = body.clone();
-                    netchan::xor(&mut b, 12, key, cand);
+                    let last = ci + 1 == candidates.len();
+                    netchan::xor(&mut body, 12, key, cand);
                     let mut tt = TreeBuilder::new();
                     let mut ss = Summary::default();
                     let mut cmds = Vec::new();
                     self.st
-                        .parse_client(&b, Some(cand), loc, &mut tt, &mut ss, &mut cmds);
+                        .parse_client(&body, Some(cand), loc, &mut tt, &mut ss, &mut cmds);
                     let clean = !tt.notes.iter().any(|n| n.severity == Severity::Error);
-                    if clean || ci + 1 == candidates.len() || chosen.is_none() {
-                        let better = clean || chosen.is_none();
-                        if better {
-                            chosen = Some((tt, ss, cmds, b));
-                        }
+                    if clean || chosen.is_none() {
+                        chosen = Some((tt, ss, cmds));
                         if clean {
-                            chosen_key = candidates.get(ci).cloned();
+                            chosen_key = detail.then(|| cand.to_vec());
+                            chosen_body = None;
                             break;
                         }
+                        chosen_body = if last { None } else { Some(body.clone()) };
                     }
+                    if !last {
+                        netchan::xor(&mut body, 12, key, cand);
+                    }
+                }
+                if let Some(b) = chosen_body {
+                    body = b;
                 }
             } else {
                 let mut tt = TreeBuilder::new();
                 let mut ss = Summary::default();
                 let mut cmds = Vec::new();
-                self.st.parse_client(
-                    &body,
-                    key_text_client.as_deref(),
-                    loc,
-                    &mut tt,
-                    &mut ss,
-                    &mut cmds,
-                );
-                chosen = Some((tt, ss, cmds, body.clone()));
+                self.st
+                    .parse_client(&body, key_text_client, loc, &mut tt, &mut ss, &mut cmds);
+                chosen = Some((tt, ss, cmds));
             }
-            if let Some((tt, ss, cmds, b)) = chosen {
+            if let Some((tt, ss, cmds)) = chosen {
                 graft(&mut t, tt);
                 sum = ss;
-                body = b;
                 for (n, text) in cmds {
                     self.st.client_cmds.put(n, &text);
                 }
@@ -591,7 +604,7 @@ impl Flow {
         }
         if changed {
             r.sources.push(Source {
-                name: Cow::Borrowed(match (reassembled.is_some(), flavour) {
+                name: Cow::Borrowed(match (was_reassembled, flavour) {
                     (true, Flavour::Legacy) => "reassembled, de-keyed message",
                     (true, Flavour::Ioq3) => "reassembled message",
                     _ => "de-keyed message",
@@ -617,16 +630,16 @@ impl Flow {
         } else {
             sum.msg_type
         });
-        if !sum.parts.is_empty() {
+        if sum.parts > 0 {
             summary.push(' ');
-            summary.push_str(&sum.parts.join("; "));
+            summary.push_str(&sum.text);
         }
         r.summary = summary;
     }
 }
 
-/// A scratch parse of a client message: tree, summary, commands found, de-keyed body.
-type Parsed = (TreeBuilder, Summary, Vec<(u32, Vec<u8>)>, Vec<u8>);
+/// A scratch parse of a client message: tree, summary, commands found.
+type Parsed = (TreeBuilder, Summary, Vec<(u32, Vec<u8>)>);
 
 /// Moves the nodes and notes of a scratch builder under the innermost open group of `t`.
 fn graft(t: &mut TreeBuilder, tt: TreeBuilder) {
@@ -682,7 +695,7 @@ impl FlowDecoder for Flow {
             + s.baselines.iter().flatten().count() * std::mem::size_of::<EntState>()
             + s.snaps
                 .iter()
-                .map(|sn| sn.ents.capacity() * std::mem::size_of::<(u16, EntState)>() + 400)
+                .map(|sn| sn.ents.capacity() * (16 + std::mem::size_of::<EntState>() / 4) + 400)
                 .sum::<usize>()
     }
 

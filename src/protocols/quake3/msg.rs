@@ -37,16 +37,27 @@ impl<'a> BitReader<'a> {
         self.total_bits().saturating_sub(self.pos)
     }
 
-    /// Up to 25 upcoming bits (zero past the end), bit 0 = next bit.
+    /// At least 57 upcoming bits (zero past the end), bit 0 = next bit. One 8-byte load when
+    /// the message has 8 bytes left from the current byte, byte by byte near the end.
     #[inline]
-    fn peek(&self) -> u32 {
+    fn peek(&self) -> u64 {
         let byte = self.pos >> 3;
-        let mut v = 0u32;
-        for k in 0..4 {
-            if let Some(&b) = self.data.get(byte + k) {
-                v |= (b as u32) << (8 * k);
+        let v = match self.data.get(byte..byte + 8) {
+            Some(s) => {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(s);
+                u64::from_le_bytes(a)
             }
-        }
+            None => {
+                let mut v = 0u64;
+                for k in 0..8 {
+                    if let Some(&b) = self.data.get(byte + k) {
+                        v |= (b as u64) << (8 * k);
+                    }
+                }
+                v
+            }
+        };
         v >> (self.pos & 7)
     }
 
@@ -60,38 +71,80 @@ impl<'a> BitReader<'a> {
             self.pos = self.total_bits();
             return Err(Bad::Overread);
         }
-        let v = self.peek() & ((1u32 << n) - 1);
+        let v = (self.peek() as u32) & ((1u32 << n) - 1);
         self.pos += n as usize;
         Ok(v)
+    }
+
+    /// One raw bit (what `raw(1)` reads, with one byte load).
+    #[inline]
+    pub fn bit(&mut self) -> R<u32> {
+        match self.data.get(self.pos >> 3) {
+            Some(&b) => {
+                let v = (b >> (self.pos & 7)) & 1;
+                self.pos += 1;
+                Ok(v as u32)
+            }
+            None => {
+                self.pos = self.total_bits();
+                Err(Bad::Overread)
+            }
+        }
+    }
+
+    /// Decodes one symbol from the window `w` (the stream at bit `*pos`), advancing `*pos`;
+    /// on an overread `self.pos` becomes the end, on NYT it is left after the code.
+    #[inline(always)]
+    fn symbol_at(&mut self, w: u64, pos: &mut usize) -> R<(u16, u32)> {
+        let e = self.table.lookup[(w as usize) & ((1 << MAX_CODE_BITS) - 1)];
+        let len = (e >> 9) as usize;
+        let total = self.total_bits();
+        if len > total.saturating_sub(*pos) || len == 0 {
+            self.pos = total;
+            return Err(Bad::Overread);
+        }
+        *pos += len;
+        let sym = e & 0x1ff;
+        if sym == NYT {
+            self.pos = *pos;
+            return Err(Bad::Nyt);
+        }
+        Ok((sym, len as u32))
     }
 
     /// One Huffman-coded symbol from the static tree.
     #[inline]
     pub fn symbol(&mut self) -> R<u8> {
-        let e = self.table.lookup[(self.peek() & ((1 << MAX_CODE_BITS) - 1)) as usize];
-        let len = (e >> 9) as usize;
-        if len > self.bits_left() || len == 0 {
-            self.pos = self.total_bits();
-            return Err(Bad::Overread);
-        }
-        self.pos += len;
-        let sym = e & 0x1ff;
-        if sym == NYT {
-            return Err(Bad::Nyt);
-        }
+        let mut pos = self.pos;
+        let (sym, _) = self.symbol_at(self.peek(), &mut pos)?;
+        self.pos = pos;
         Ok(sym as u8)
     }
 
-    /// An n-bit field (reference §5.2); negative `n` = signed.
+    /// An n-bit field (reference §5.2); negative `n` = signed. The raw low bits and up to four
+    /// Huffman symbols are all decoded from one 57-bit window (7 + 3 × 11 + 11 bits at most).
     pub fn bits(&mut self, n: i32) -> R<i64> {
         let m = n.unsigned_abs().min(32);
         let r = m % 8;
-        let mut v = self.raw(r)? as u64;
+        let mut w = self.peek();
+        let mut v = 0u64;
+        if r > 0 {
+            if self.bits_left() < r as usize {
+                self.pos = self.total_bits();
+                return Err(Bad::Overread);
+            }
+            v = w & ((1u64 << r) - 1);
+            w >>= r;
+        }
+        let mut pos = self.pos + r as usize;
         let mut shift = r;
         while shift < m {
-            v |= (self.symbol()? as u64) << shift;
+            let (sym, len) = self.symbol_at(w, &mut pos)?;
+            w >>= len;
+            v |= (sym as u64) << shift;
             shift += 8;
         }
+        self.pos = pos;
         if n < 0 && m > 0 && m < 64 && (v >> (m - 1)) & 1 == 1 {
             return Ok((v as i64) - (1i64 << m));
         }
@@ -115,13 +168,21 @@ impl<'a> BitReader<'a> {
     pub fn string(&mut self, max: usize, out: &mut Vec<u8>) -> R<()> {
         out.clear();
         loop {
-            let c = self.symbol()?;
-            if c == 0 {
-                return Ok(());
+            // Five symbols of at most 11 bits fit in one 57-bit window.
+            let mut w = self.peek();
+            let mut pos = self.pos;
+            for _ in 0..5 {
+                let (c, len) = self.symbol_at(w, &mut pos)?;
+                w >>= len;
+                if c == 0 {
+                    self.pos = pos;
+                    return Ok(());
+                }
+                if out.len() < max {
+                    out.push(c as u8);
+                }
             }
-            if out.len() < max {
-                out.push(c);
-            }
+            self.pos = pos;
         }
     }
 }
@@ -237,6 +298,16 @@ pub(crate) mod tests {
             w.bits(v, n);
         }
         assert_eq!(w.data, data);
+    }
+
+    #[test]
+    fn bit_reads_like_raw_one() {
+        let data = [0b1010_0110u8, 0x81];
+        let (mut a, mut b) = (BitReader::new(&data), BitReader::new(&data));
+        for _ in 0..17 {
+            assert_eq!(a.bit(), b.raw(1));
+            assert_eq!(a.pos(), b.pos());
+        }
     }
 
     #[test]

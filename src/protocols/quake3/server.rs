@@ -6,6 +6,9 @@ use super::delta::{self, EntDelta, EntState, PlayerState};
 use super::fields::*;
 use super::msg::{Bad, BitReader};
 use super::tables::{configstring_is_info, configstring_name};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
 use crate::tree::{Pos, TreeBuilder, Value};
 
 /// Caps on loop counts (the engine's own limits).
@@ -33,8 +36,9 @@ pub static CMD_INFO_DEFS: InfoDefs = InfoDefs {
 pub struct Snap {
     pub sequence: u32,
     pub ps: PlayerState,
-    /// Entities sorted by number.
-    pub ents: Vec<(u16, EntState)>,
+    /// Entities sorted by number. States are shared between the snapshots of the ring: an
+    /// entity a delta leaves unchanged is the same allocation in both (copy on write).
+    pub ents: Vec<(u16, Arc<EntState>)>,
 }
 
 /// Where fields point: bit offsets in the message are shifted by `base` bits in `source`.
@@ -50,11 +54,74 @@ impl Loc {
     }
 }
 
-/// What the summary reports.
+/// What the summary reports: the parts joined with `; ` as they are added.
 #[derive(Default)]
 pub struct Summary {
-    pub parts: Vec<String>,
+    pub text: String,
+    /// How many parts `text` holds.
+    pub parts: usize,
     pub msg_type: &'static str,
+}
+
+/// Appends `v` in decimal (what `{}` writes, without the formatting machinery).
+pub fn push_uint(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &d in &buf[i..] {
+        out.push(d as char);
+    }
+}
+
+/// Appends `v` in decimal with a `-` when negative (what `{}` writes).
+pub fn push_int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_uint(out, v.unsigned_abs());
+}
+
+/// Appends `v` as `{:#x}` does: `0x` and lowercase hex digits.
+pub fn push_hex(out: &mut String, v: u64) {
+    out.push_str("0x");
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
+    for k in (0..digits).rev() {
+        let d = (v >> (4 * k) & 15) as u8;
+        out.push(if d < 10 { b'0' + d } else { b'a' + d - 10 } as char);
+    }
+}
+
+impl Summary {
+    fn sep(&mut self) {
+        if self.parts > 0 {
+            self.text.push_str("; ");
+        } else if self.text.capacity() == 0 {
+            self.text.reserve(96);
+        }
+        self.parts += 1;
+    }
+    /// Starts a part written by the caller (for hot lines written without `format!`).
+    pub fn part(&mut self) -> &mut String {
+        self.sep();
+        &mut self.text
+    }
+    /// Appends a formatted part.
+    pub fn add(&mut self, part: std::fmt::Arguments<'_>) {
+        self.sep();
+        let _ = self.text.write_fmt(part);
+    }
+    /// Appends a part.
+    pub fn add_str(&mut self, part: &str) {
+        self.sep();
+        self.text.push_str(part);
+    }
 }
 
 fn lossy(b: &[u8]) -> String {
@@ -276,7 +343,7 @@ impl State {
         self.client_num = Some(cn);
         t.close(loc.base + r.pos());
         let map = self.map.clone().unwrap_or_default();
-        sum.parts.push(format!(
+        sum.add(format_args!(
             "gamestate map {map} {n_cs} configstrings {n_bl} baselines client {cn}"
         ));
         Ok(())
@@ -343,7 +410,7 @@ impl State {
             }
         }
         t.close_as_is();
-        sum.parts.push(line);
+        sum.add_str(&line);
         if sum.msg_type.is_empty() {
             sum.msg_type = "serverCommand";
         }
@@ -418,8 +485,7 @@ impl State {
                 r.string(1024, &mut text).map_err(e)?;
                 t.add(&DL_ERROR, Value::text(&text), loc.bits(s, r.pos()));
                 t.close(loc.base + r.pos());
-                sum.parts
-                    .push(format!("download error {}", short_text(&text, 60)));
+                sum.add(format_args!("download error {}", short_text(&text, 60)));
                 return Ok(());
             }
         }
@@ -432,8 +498,7 @@ impl State {
         }
         t.add(&DL_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
         t.close(loc.base + r.pos());
-        sum.parts
-            .push(format!("download block {block} {len} bytes"));
+        sum.add(format_args!("download block {block} {len} bytes"));
         if sum.msg_type.is_empty() {
             sum.msg_type = "download";
         }
@@ -481,7 +546,7 @@ impl State {
         t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
         t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
         t.close_as_is();
-        sum.parts.push(format!("voip client {client} {size} bytes"));
+        sum.add(format_args!("voip client {client} {size} bytes"));
         Ok(())
     }
 
@@ -566,8 +631,12 @@ impl State {
         t.close_as_is();
 
         // Packet entities: merge the reference's list with the transmitted records.
-        let old: &[(u16, EntState)] = reference.map_or(&[], |i| &self.snaps[i].ents);
-        let mut ents: Vec<(u16, EntState)> = Vec::with_capacity(old.len() + 8);
+        let old: &[(u16, Arc<EntState>)] = reference.map_or(&[], |i| &self.snaps[i].ents);
+        // The list of the snapshot that leaves the ring is reused (no allocation per snapshot).
+        let mut ents = std::mem::take(&mut self.spare_ents);
+        ents.clear();
+        ents.reserve(old.len() + 8);
+        let detail = crate::tree::detail();
         let mut oi = 0usize;
         let mut sent = 0usize;
         let mut removed = Vec::new();
@@ -587,23 +656,44 @@ impl State {
             }
             last = num as i32;
             while oi < old.len() && old[oi].0 < num {
-                ents.push(old[oi]);
+                ents.push((old[oi].0, Arc::clone(&old[oi].1)));
                 oi += 1;
             }
-            let (from, base) = if oi < old.len() && old[oi].0 == num {
+            // The state the delta applies to: shared with the reference snapshot, or a baseline.
+            let prev: Option<Arc<EntState>> = if oi < old.len() && old[oi].0 == num {
                 oi += 1;
-                (old[oi - 1].1, (0, "previous snapshot"))
-            } else if let Some(b) = self.baseline(num) {
-                (b, (1, "baseline"))
-            } else if self.have_gamestate {
-                // The gamestate sent no baseline for it: the client's baseline is all zero.
-                ([0u32; delta::ENT_FIELDS], (2, "zero baseline"))
+                Some(Arc::clone(&old[oi - 1].1))
             } else {
-                ([0u32; delta::ENT_FIELDS], (3, "baseline not captured"))
+                None
             };
-            let d = delta::read_entity(r, &from).map_err(|e| ("entity", e))?;
-            let p = loc.bits(a, r.pos());
+            let baseline = if prev.is_none() {
+                self.baseline(num)
+            } else {
+                None
+            };
+            let zero = [0u32; delta::ENT_FIELDS];
+            let (from, base): (&EntState, (i64, &'static str)) = match (&prev, &baseline) {
+                (Some(rc), _) => (rc, (0, "previous snapshot")),
+                (None, Some(b)) => (b, (1, "baseline")),
+                // The gamestate sent no baseline for it: the client's baseline is all zero.
+                (None, None) if self.have_gamestate => (&zero, (2, "zero baseline")),
+                (None, None) => (&zero, (3, "baseline not captured")),
+            };
+            let d = delta::read_entity(r, from).map_err(|e| ("entity", e))?;
             sent += 1;
+            let unchanged = || match &prev {
+                Some(rc) => Arc::clone(rc),
+                None => Arc::new(*from),
+            };
+            if !detail {
+                match d {
+                    EntDelta::Removed => removed.push(num),
+                    EntDelta::Unchanged => ents.push((num, unchanged())),
+                    EntDelta::Changed(st, _) => ents.push((num, Arc::new(st))),
+                }
+                continue;
+            }
+            let p = loc.bits(a, r.pos());
             t.open(&ENTITY, Value::None, p);
             t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
             match d {
@@ -613,18 +703,22 @@ impl State {
                 }
                 EntDelta::Unchanged => {
                     t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
-                    delta::render_entity(t, &from, None, loc.source, p);
-                    ents.push((num, from));
+                    delta::render_entity(t, from, None, loc.source, p);
+                    ents.push((num, unchanged()));
                 }
                 EntDelta::Changed(st, ch) => {
                     t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
                     delta::render_entity(t, &st, Some(&ch), loc.source, p);
-                    ents.push((num, st));
+                    ents.push((num, Arc::new(st)));
                 }
             }
             t.close_as_is();
         }
-        ents.extend_from_slice(&old[oi.min(old.len())..]);
+        ents.extend(
+            old[oi.min(old.len())..]
+                .iter()
+                .map(|(n, st)| (*n, Arc::clone(st))),
+        );
         for n in &removed {
             t.add(&SNAP_REMOVED, Value::UInt(*n as u64), loc.bits(s, r.pos()));
         }
@@ -636,19 +730,29 @@ impl State {
         t.close(loc.base + r.pos());
         let weapon = ps.f[41];
         let health = ps.arrays[0][0];
-        sum.parts.push(format!(
-            "snapshot {time} delta {delta_num} ents {}/{} {}hp{} w{weapon}",
-            sent,
-            ents.len(),
-            health,
-            if removed.is_empty() {
-                String::new()
-            } else {
-                format!(" removed {}", removed.len())
-            }
-        ));
-        if self.snaps.len() >= PACKET_BACKUP {
-            self.snaps.pop_front();
+        // "snapshot {time} delta {delta_num} ents {sent}/{total} {health}hp[ removed {n}] w{weapon}"
+        let o = sum.part();
+        o.push_str("snapshot ");
+        push_int(o, time as i64);
+        o.push_str(" delta ");
+        push_uint(o, delta_num as u64);
+        o.push_str(" ents ");
+        push_uint(o, sent as u64);
+        o.push('/');
+        push_uint(o, ents.len() as u64);
+        o.push(' ');
+        push_int(o, health as i64);
+        o.push_str("hp");
+        if !removed.is_empty() {
+            o.push_str(" removed ");
+            push_uint(o, removed.len() as u64);
+        }
+        o.push_str(" w");
+        push_uint(o, weapon as u64);
+        if self.snaps.len() >= PACKET_BACKUP
+            && let Some(gone) = self.snaps.pop_front()
+        {
+            self.spare_ents = gone.ents;
         }
         self.snaps.push_back(Snap { sequence, ps, ents });
         Ok(())
