@@ -63,28 +63,37 @@ impl Changed {
 
 /// Reads one usercmd delta (`MSG_ReadDeltaUsercmdKey`) from `from` with `base_key`; returns
 /// the command and which fields were sent.
+/// Bit ranges `(start, end)` in the message of the server time (index 0) and of each keyed field
+/// that was sent (index k + 1 for [`USERCMD_FIELDS`]`[k]`); `(0, 0)` for fields not sent.
+pub type UserCmdSpans = [(usize, usize); 9];
+
 pub fn read_usercmd(
     r: &mut BitReader<'_>,
     from: &UserCmd,
     base_key: u32,
-) -> Result<(UserCmd, Changed), Bad> {
+) -> Result<(UserCmd, Changed, UserCmdSpans), Bad> {
     let mut to = *from;
+    let mut spans: UserCmdSpans = [(0, 0); 9];
+    let t0 = r.pos();
     to.server_time = if r.bit()? == 1 {
         from.server_time.wrapping_add(r.bits(8)? as i32)
     } else {
         r.long()?
     };
+    spans[0] = (t0, r.pos());
     let mut changed = Changed::default();
     if r.bit()? == 0 {
-        return Ok((to, changed));
+        return Ok((to, changed, spans));
     }
     let key = base_key ^ to.server_time as u32;
     let mut field = |r: &mut BitReader<'_>, n: u32, k: usize| -> Result<Option<u32>, Bad> {
+        let start = r.pos();
         if r.bit()? == 0 {
             return Ok(None);
         }
         changed.0 |= 1 << k;
         let v = r.bits(n as i32)? as u32;
+        spans[k + 1] = (start, r.pos());
         Ok(Some(v ^ (key & ((1u32 << n) - 1))))
     };
     for k in 0..3 {
@@ -107,7 +116,7 @@ pub fn read_usercmd(
     if let Some(v) = field(r, 8, 7)? {
         to.weapon = v as u8;
     }
-    Ok((to, changed))
+    Ok((to, changed, spans))
 }
 
 fn angle(v: u16) -> f32 {
@@ -310,7 +319,7 @@ impl State {
         let detail = crate::tree::detail();
         for _ in 0..count {
             let a = r.pos();
-            let (cmd, changed) = read_usercmd(r, &from, key.unwrap_or(0)).map_err(e)?;
+            let (cmd, changed, spans) = read_usercmd(r, &from, key.unwrap_or(0)).map_err(e)?;
             from = cmd;
             last = cmd;
             if !detail {
@@ -319,18 +328,24 @@ impl State {
             let p = loc.bits(a, r.pos());
             t.open(&USERCMD, Value::None, p);
             t.reserve(9 + changed.0.count_ones() as usize);
-            t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), p);
+            // A field that was sent points at its own bits; one carried over from the previous
+            // usercmd is not on the wire and points at the whole usercmd.
+            let at = |i: usize| {
+                let (a, b) = spans[i];
+                if b > a { loc.bits(a, b) } else { p }
+            };
+            t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), at(0));
             for c in changed.names() {
                 t.add(&UC_CHANGED, Value::Str(c.into()), p);
             }
-            t.add(&UC_PITCH, Value::F32(angle(cmd.angles[0])), p);
-            t.add(&UC_YAW, Value::F32(angle(cmd.angles[1])), p);
-            t.add(&UC_ROLL, Value::F32(angle(cmd.angles[2])), p);
-            t.add(&UC_FORWARD, Value::Int(cmd.forward as i64), p);
-            t.add(&UC_RIGHT, Value::Int(cmd.right as i64), p);
-            t.add(&UC_UP, Value::Int(cmd.up as i64), p);
-            t.add(&UC_BUTTONS, Value::UInt(cmd.buttons as u64), p);
-            t.add(&UC_WEAPON, Value::UInt(cmd.weapon as u64), p);
+            t.add(&UC_PITCH, Value::F32(angle(cmd.angles[0])), at(1));
+            t.add(&UC_YAW, Value::F32(angle(cmd.angles[1])), at(2));
+            t.add(&UC_ROLL, Value::F32(angle(cmd.angles[2])), at(3));
+            t.add(&UC_FORWARD, Value::Int(cmd.forward as i64), at(4));
+            t.add(&UC_RIGHT, Value::Int(cmd.right as i64), at(5));
+            t.add(&UC_UP, Value::Int(cmd.up as i64), at(6));
+            t.add(&UC_BUTTONS, Value::UInt(cmd.buttons as u64), at(7));
+            t.add(&UC_WEAPON, Value::UInt(cmd.weapon as u64), at(8));
             t.close_as_is();
         }
         t.close(loc.base + r.pos());
@@ -467,7 +482,7 @@ mod tests {
         assert_eq!(r.byte(), Ok(2));
         assert_eq!(r.byte(), Ok(2));
         let key = 0xDEADBEEFu32 ^ 789 ^ hash_key(b"cs 20 \"some text\"");
-        let (a, ch) = read_usercmd(&mut r, &UserCmd::default(), key).unwrap();
+        let (a, ch, spans) = read_usercmd(&mut r, &UserCmd::default(), key).unwrap();
         assert_eq!(
             a,
             UserCmd {
@@ -481,7 +496,28 @@ mod tests {
             }
         );
         assert!(ch.contains("weapon"));
-        let (b, _) = read_usercmd(&mut r, &a, key).unwrap();
+        // Each field that was sent spans its flag bit and its value (Huffman-coded bytes, so the
+        // width varies), in wire order; the others are not on the wire.
+        assert!(spans[0].1 > spans[0].0);
+        let mut end = spans[0].1;
+        for k in 0..8 {
+            let (lo, hi) = spans[k + 1];
+            if ch.0 >> k & 1 == 1 {
+                assert!(
+                    lo >= end && hi > lo + 1,
+                    "field {k}: {lo}..{hi} after {end}"
+                );
+                end = hi;
+            } else {
+                assert_eq!((lo, hi), (0, 0), "field {k}");
+            }
+        }
+        assert_eq!(
+            ch.0.count_ones(),
+            6,
+            "all but roll and up (both 0) were sent"
+        );
+        let (b, _, _) = read_usercmd(&mut r, &a, key).unwrap();
         assert_eq!(b.server_time, 100008);
         assert_eq!(b.angles[0], 1010);
         assert_eq!(b.right, 0);
