@@ -148,11 +148,16 @@ impl FieldDef {
 
 /// Declares a protocol's fields as statics plus an `ALL` slice listing them in order.
 ///
-/// ```ignore
-/// field_defs! {
-///     NETCHAN = group("quake3.netchan", "Netchan header");
-///     SEQUENCE = uint("quake3.netchan.sequence", "Sequence").desc("Outgoing sequence number");
+/// ```
+/// mod fields {
+///     gamedissect::field_defs! {
+///         NETCHAN = group("quake3.netchan", "Netchan header");
+///         SEQUENCE = uint("quake3.netchan.sequence", "Sequence").desc("Outgoing sequence number");
+///     }
 /// }
+/// assert_eq!(fields::ALL.len(), 2);
+/// assert_eq!(fields::SEQUENCE.name, "quake3.netchan.sequence");
+/// assert_eq!(fields::SEQUENCE.key_under(Some(&fields::NETCHAN)), "sequence");
 /// ```
 #[macro_export]
 macro_rules! field_defs {
