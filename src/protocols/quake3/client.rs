@@ -183,21 +183,21 @@ impl State {
         t.add(
             &CLC_SERVER_ID,
             Value::Int(server_id as i64),
-            loc.bits(a, r.pos()),
+            loc.since(a, r),
         );
         let a = r.pos();
         let msg_ack = r.ulong().map_err(e)?;
         t.add(
             &CLC_MESSAGE_ACK,
             Value::UInt(msg_ack as u64),
-            loc.bits(a, r.pos()),
+            loc.since(a, r),
         );
         let a = r.pos();
         let rel_ack = r.ulong().map_err(e)?;
         t.add(
             &CLC_RELIABLE_ACK,
             Value::UInt(rel_ack as u64),
-            loc.bits(a, r.pos()),
+            loc.since(a, r),
         );
         for _ in 0..MAX_OPS {
             let s = r.pos();
@@ -213,7 +213,7 @@ impl State {
                         Ok(5) => {}
                         _ => t.warning(
                             None,
-                            Some(loc.bits(a, r.pos())),
+                            Some(loc.since(a, r)),
                             "no clc_EOF after the move (the server ignores the rest)",
                         ),
                     }
@@ -325,7 +325,7 @@ impl State {
             if !detail {
                 continue;
             }
-            let p = loc.bits(a, r.pos());
+            let p = loc.since(a, r);
             t.open(&USERCMD, Value::None, p);
             t.reserve(9 + changed.0.count_ones() as usize);
             // A field that was sent points at its own bits; one carried over from the previous
@@ -413,7 +413,7 @@ impl State {
         t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
         t.add(&VOIP_RECIPIENTS, Value::Bytes(recips.into()), p);
         t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
-        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
+        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.since(a, r));
         t.close_as_is();
         sum.add(format_args!("voip {size} bytes"));
         Ok(())

@@ -52,6 +52,11 @@ impl Loc {
     pub fn bits(&self, start: usize, end: usize) -> Pos {
         Pos::bits(self.base + start, end.saturating_sub(start)).in_source(self.source)
     }
+
+    /// The bits read since `start`: where the field just read sits.
+    pub fn since(&self, start: usize, r: &BitReader<'_>) -> Pos {
+        self.bits(start, r.pos())
+    }
 }
 
 /// What the summary reports: the parts joined with `; ` as they are added.
@@ -255,11 +260,7 @@ impl State {
         t.open(&GAMESTATE, Value::None, loc.bits(s, s));
         let a = r.pos();
         let seq = r.ulong().map_err(|e| ("gamestate command sequence", e))?;
-        t.add(
-            &GS_COMMAND_SEQ,
-            Value::UInt(seq as u64),
-            loc.bits(a, r.pos()),
-        );
+        t.add(&GS_COMMAND_SEQ, Value::UInt(seq as u64), loc.since(a, r));
         self.gamestate_seen(seq);
         self.have_gamestate = true;
         let mut n_cs = 0u32;
@@ -273,7 +274,7 @@ impl State {
                 3 => {
                     let idx = r.short().map_err(|e| ("configstring index", e))?;
                     r.string(8192, &mut buf).map_err(|e| ("configstring", e))?;
-                    let p = loc.bits(a, r.pos());
+                    let p = loc.since(a, r);
                     if !(0..MAX_CONFIGSTRINGS as i16).contains(&idx) {
                         t.error(
                             Some(&GS_CS_INDEX),
@@ -301,7 +302,7 @@ impl State {
                     let num = r.bits(10).map_err(|e| ("baseline number", e))? as u16;
                     let zero = [0u32; delta::ENT_FIELDS];
                     let d = delta::read_entity(r, &zero).map_err(|e| ("baseline", e))?;
-                    let p = loc.bits(a, r.pos());
+                    let p = loc.since(a, r);
                     n_bl += 1;
                     t.open(&ENTITY, Value::None, p);
                     t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
@@ -320,7 +321,7 @@ impl State {
                 _ => {
                     t.error(
                         None,
-                        Some(loc.bits(a, r.pos())),
+                        Some(loc.since(a, r)),
                         format!("unknown gamestate entry {cmd}"),
                     );
                     t.close(loc.base + r.pos());
@@ -331,14 +332,10 @@ impl State {
         t.add(&GS_BASELINES, Value::UInt(n_bl), loc.bits(s, r.pos()));
         let a = r.pos();
         let cn = r.ulong().map_err(|e| ("clientNum", e))?;
-        t.add(&GS_CLIENT_NUM, Value::UInt(cn as u64), loc.bits(a, r.pos()));
+        t.add(&GS_CLIENT_NUM, Value::UInt(cn as u64), loc.since(a, r));
         let a = r.pos();
         let feed = r.long().map_err(|e| ("checksumFeed", e))?;
-        t.add(
-            &GS_CHECKSUM_FEED,
-            Value::Int(feed as i64),
-            loc.bits(a, r.pos()),
-        );
+        t.add(&GS_CHECKSUM_FEED, Value::Int(feed as i64), loc.since(a, r));
         self.checksum_feed = Some(feed);
         self.client_num = Some(cn);
         t.close(loc.base + r.pos());
@@ -496,7 +493,7 @@ impl State {
         for _ in 0..len {
             data.push(r.byte().map_err(e)?);
         }
-        t.add(&DL_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
+        t.add(&DL_DATA, Value::Bytes(data.into()), loc.since(a, r));
         t.close(loc.base + r.pos());
         sum.add(format_args!("download block {block} {len} bytes"));
         if sum.msg_type.is_empty() {
@@ -544,7 +541,7 @@ impl State {
         t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
         t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
         t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
-        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.bits(a, r.pos()));
+        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.since(a, r));
         t.close_as_is();
         sum.add(format_args!("voip client {client} {size} bytes"));
         Ok(())
@@ -564,35 +561,31 @@ impl State {
         let e = |e| ("snapshot", e);
         let a = r.pos();
         let time = r.long().map_err(e)?;
-        t.add(
-            &SNAP_SERVER_TIME,
-            Value::Int(time as i64),
-            loc.bits(a, r.pos()),
-        );
+        t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), loc.since(a, r));
         let a = r.pos();
         let delta_num = r.byte().map_err(e)?;
         t.add(
             &SNAP_DELTA_NUM,
             Value::UInt(delta_num as u64),
-            loc.bits(a, r.pos()),
+            loc.since(a, r),
         );
         let from_seq = sequence.wrapping_sub(delta_num as u32);
         if delta_num != 0 {
             t.add(
                 &SNAP_DELTA_FROM,
                 Value::UInt(from_seq as u64),
-                loc.bits(a, r.pos()),
+                loc.since(a, r),
             );
         }
         let a = r.pos();
         let flags = r.byte().map_err(e)?;
-        t.add(&SNAP_FLAGS, Value::UInt(flags as u64), loc.bits(a, r.pos()));
+        t.add(&SNAP_FLAGS, Value::UInt(flags as u64), loc.since(a, r));
         let a = r.pos();
         let alen = r.byte().map_err(e)? as usize;
         if alen > MAX_AREA_BYTES {
             t.error(
                 Some(&SNAP_AREAMASK),
-                Some(loc.bits(a, r.pos())),
+                Some(loc.since(a, r)),
                 format!("area mask length {alen} exceeds 32"),
             );
             t.close(loc.base + r.pos());
@@ -602,11 +595,7 @@ impl State {
         for _ in 0..alen {
             mask.push(r.byte().map_err(e)?);
         }
-        t.add(
-            &SNAP_AREAMASK,
-            Value::Bytes(mask.into()),
-            loc.bits(a, r.pos()),
-        );
+        t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), loc.since(a, r));
 
         // The reference snapshot (§9.3).
         let reference = if delta_num == 0 {
@@ -614,7 +603,7 @@ impl State {
         } else {
             let found = self.snaps.iter().position(|sn| sn.sequence == from_seq);
             if found.is_none() {
-                t.note(crate::tree::Severity::Note, Some(&SNAP_DELTA_FROM), Some(loc.bits(a, r.pos())), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
+                t.note(crate::tree::Severity::Note, Some(&SNAP_DELTA_FROM), Some(loc.since(a, r)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
             }
             found
         };
@@ -622,7 +611,7 @@ impl State {
         let from_ps = reference.map_or(&zero_ps, |i| &self.snaps[i].ps);
         let a = r.pos();
         let (ps, ch) = delta::read_player(r, from_ps).map_err(|e| ("player state", e))?;
-        let pp = loc.bits(a, r.pos());
+        let pp = loc.since(a, r);
         t.open(&PS, Value::None, pp);
         delta::render_player(t, &ps, &ch, loc.source, pp);
         if delta_num != 0 && reference.is_none() {
@@ -650,7 +639,7 @@ impl State {
             if (num as i32) <= last {
                 t.warning(
                     Some(&ENT_NUMBER),
-                    Some(loc.bits(a, r.pos())),
+                    Some(loc.since(a, r)),
                     format!("entity {num} out of order"),
                 );
             }
@@ -693,7 +682,7 @@ impl State {
                 }
                 continue;
             }
-            let p = loc.bits(a, r.pos());
+            let p = loc.since(a, r);
             t.open(&ENTITY, Value::None, p);
             t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
             match d {
