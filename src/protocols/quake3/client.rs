@@ -384,17 +384,11 @@ impl State {
         let generation = r.byte().map_err(e)?;
         let seq = r.ulong().map_err(e)?;
         let frames = r.byte().map_err(e)?;
-        let mut recips = Vec::with_capacity(8);
-        for _ in 0..8 {
-            recips.push(r.byte().map_err(e)?);
-        }
+        let recips = r.bytes(8).map_err(e)?;
         let flags = r.byte().map_err(e)?;
         let size = r.bits(16).map_err(e)? as usize;
         let a = r.pos();
-        let mut data = Vec::with_capacity(size.min(r.bits_left() / 2));
-        for _ in 0..size {
-            data.push(r.byte().map_err(e)?);
-        }
+        let data = r.bytes(size).map_err(e)?;
         let p = loc.bits(s, r.pos());
         t.open(
             &CLC_VOIP,

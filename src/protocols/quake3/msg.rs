@@ -153,6 +153,15 @@ impl<'a> BitReader<'a> {
     pub fn byte(&mut self) -> R<u8> {
         self.symbol()
     }
+    /// `n` Huffman-coded bytes. The capacity is bounded by what the message can still hold (a
+    /// byte costs at least two bits), so a lying count cannot allocate more than the input.
+    pub fn bytes(&mut self, n: usize) -> R<Vec<u8>> {
+        let mut out = Vec::with_capacity(n.min(self.bits_left() / 2));
+        for _ in 0..n {
+            out.push(self.byte()?);
+        }
+        Ok(out)
+    }
     pub fn short(&mut self) -> R<i16> {
         Ok(self.bits(16)? as u16 as i16)
     }

@@ -489,10 +489,7 @@ impl State {
         let len = r.bits(16).map_err(e)? as u16 as usize;
         t.add(&DL_LENGTH, Value::UInt(len as u64), loc.bits(s, r.pos()));
         let a = r.pos();
-        let mut data = Vec::with_capacity(len.min(r.bits_left() / 2));
-        for _ in 0..len {
-            data.push(r.byte().map_err(e)?);
-        }
+        let data = r.bytes(len).map_err(e)?;
         t.add(&DL_DATA, Value::Bytes(data.into()), loc.since(a, r));
         t.close(loc.base + r.pos());
         sum.add(format_args!("download block {block} {len} bytes"));
@@ -519,10 +516,7 @@ impl State {
         let size = r.bits(16).map_err(e)? as usize;
         let flags = r.raw(2).map_err(e)?;
         let a = r.pos();
-        let mut data = Vec::with_capacity(size.min(r.bits_left() / 2));
-        for _ in 0..size {
-            data.push(r.byte().map_err(e)?);
-        }
+        let data = r.bytes(size).map_err(e)?;
         let p = loc.bits(s, r.pos());
         t.open(
             &VOIP,
@@ -591,10 +585,7 @@ impl State {
             t.close(loc.base + r.pos());
             return Ok(());
         }
-        let mut mask = Vec::with_capacity(alen);
-        for _ in 0..alen {
-            mask.push(r.byte().map_err(e)?);
-        }
+        let mask = r.bytes(alen).map_err(e)?;
         t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), loc.since(a, r));
 
         // The reference snapshot (§9.3).
