@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use gamedissect::capture::{CaptureReader, Event};
 use gamedissect::cli::{OutputFormat, render};
 use gamedissect::engine::Config;
-use gamedissect::net::{Frame, decode_frame, parse_udp};
+use gamedissect::net::whole_udp;
 use gamedissect::protocols;
 use gamedissect::synth::drive_decoder;
 
@@ -41,13 +41,7 @@ fn game_flow(bytes: &[u8]) -> Vec<(bool, Vec<u8>)> {
     let mut out = Vec::new();
     while let Ok(Some(ev)) = r.next() {
         let Event::Packet(p) = ev else { continue };
-        if let Frame::Udp {
-            src,
-            dst,
-            segment,
-            incomplete,
-        } = decode_frame(p.linktype, p.data)
-            && let Some(u) = parse_udp(src, dst, segment, incomplete)
+        if let Some(u) = whole_udp(p.linktype, p.data)
             && (u.src.port() == 27961 || u.dst.port() == 27961)
         {
             out.push((u.dst.port() == 27960, u.payload.to_vec()));

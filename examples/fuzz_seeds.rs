@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use gamedissect::capture::{CaptureReader, Event};
-use gamedissect::net::{Frame, decode_frame, parse_udp};
+use gamedissect::net::whole_udp;
 
 fn main() {
     let out = std::env::args()
@@ -40,14 +40,7 @@ fn main() {
                 net_seed.extend_from_slice(&(p.data.len() as u16).to_le_bytes());
                 net_seed.extend_from_slice(p.data);
             }
-            if let Frame::Udp {
-                src,
-                dst,
-                segment,
-                incomplete,
-            } = decode_frame(p.linktype, p.data)
-                && let Some(u) = parse_udp(src, dst, segment, incomplete)
-            {
+            if let Some(u) = whole_udp(p.linktype, p.data) {
                 let (a, b) = (u.src.to_string(), u.dst.to_string());
                 let to_server = u.dst.port() < u.src.port();
                 let key = if a < b { (a, b) } else { (b, a) };

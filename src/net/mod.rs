@@ -249,5 +249,19 @@ pub fn parse_udp(src: IpAddr, dst: IpAddr, segment: &[u8], cut: bool) -> Option<
     })
 }
 
+/// The UDP datagram of a frame that carries a whole one (not a fragment), for tools that read
+/// captures without the engine (benchmarks, fuzz seeding).
+pub fn whole_udp(linktype: u32, data: &[u8]) -> Option<Udp<'_>> {
+    match decode_frame(linktype, data) {
+        Frame::Udp {
+            src,
+            dst,
+            segment,
+            incomplete,
+        } => parse_udp(src, dst, segment, incomplete),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests;
