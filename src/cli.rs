@@ -710,7 +710,8 @@ pub fn fields_markdown(registry: &[&'static dyn Protocol]) -> String {
     s.push_str("under its parent by its dotted name; a *repeated* field is always an array. Types: `uint`/`int`\n");
     s.push_str("are JSON integers, `float` a JSON number (or the strings `NaN`, `Infinity`, `-Infinity`),\n");
     s.push_str("`bool` true/false, `string` a JSON string (or `{\"bytes\": base64}` when the wire bytes are not\n");
-    s.push_str("UTF-8), `bytes` a hex string, `enum` `{\"value\": n, \"name\": \"NAME\"|null}`, `group` an object.\n");
+    s.push_str("UTF-8), `bytes` a hex string, `enum` `{\"value\": n, \"name\": \"NAME\"|null}`, `group` an object,\n");
+    s.push_str("`any` whichever of these the value is in each occurrence (its description says how to tell).\n");
     s.push_str(
         "A group that carries a value of its own puts it under `value` (and `name` for an enum).\n",
     );

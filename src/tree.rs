@@ -43,6 +43,9 @@ pub enum Kind {
     Bytes,
     /// A number with a symbolic name (open enum: unknown numbers keep their value).
     Enum,
+    /// A value whose type varies from one occurrence to the next (a FlightGear property is an
+    /// int, a float, a bool or text by its id); bytes in it are text that is not UTF-8.
+    Any,
 }
 
 impl Kind {
@@ -56,6 +59,7 @@ impl Kind {
             Kind::Str => "string",
             Kind::Bytes => "bytes",
             Kind::Enum => "enum",
+            Kind::Any => "any",
         }
     }
 }
@@ -114,6 +118,14 @@ impl FieldDef {
     }
     pub const fn enumeration(name: &'static str, label: &'static str) -> FieldDef {
         FieldDef::new(Kind::Enum, name, label)
+    }
+    pub const fn any(name: &'static str, label: &'static str) -> FieldDef {
+        FieldDef::new(Kind::Any, name, label)
+    }
+
+    /// Bytes in this field are text (shown quoted, `{"bytes": base64}` in JSON), not binary data.
+    pub fn holds_text(&self) -> bool {
+        matches!(self.kind, Kind::Str | Kind::Any)
     }
     pub const fn repeated(mut self) -> FieldDef {
         self.repeated = true;

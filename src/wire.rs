@@ -210,7 +210,7 @@ impl<'a> Dissector<'a> {
         let at = self.cur.pos();
         let b = self.cur.bytes(n).map_err(|e| self.short(def, e))?;
         let value = match def.kind {
-            crate::tree::Kind::Str => Value::text(b),
+            _ if def.holds_text() => Value::text(b),
             _ => Value::Bytes(b.into()),
         };
         self.tree.add(def, value, Pos::bytes(at, n));

@@ -155,7 +155,7 @@ fn scalar_into(out: &mut String, f: &Field) {
         Value::F64(v) => float_into(out, *v, v),
         Value::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
         Value::Str(s) => string_into(out, s),
-        Value::Bytes(b) if f.def.kind == Kind::Str => {
+        Value::Bytes(b) if f.def.holds_text() => {
             out.push_str("{\"bytes\":\"");
             base64_into(out, b);
             out.push_str("\"}");

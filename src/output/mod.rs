@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io;
 
 use crate::engine::Meta;
-use crate::tree::{Field, Kind, Pos, Record, Value};
+use crate::tree::{Field, Pos, Record, Value};
 
 /// A destination for records.
 pub trait RecordWriter {
@@ -88,7 +88,7 @@ pub fn display_value(out: &mut String, field: &Field) {
             let _ = write!(out, "{v}");
         }
         Value::Str(s) => quote_into(out, s.as_bytes()),
-        Value::Bytes(b) if def.kind == Kind::Str => quote_into(out, b),
+        Value::Bytes(b) if def.holds_text() => quote_into(out, b),
         Value::Bytes(b) => {
             if b.is_empty() {
                 out.push_str("(empty)");

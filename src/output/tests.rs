@@ -195,3 +195,26 @@ fn display_of_values() {
     let long = vec![0xabu8; 60];
     assert!(f(&RAW, Value::Bytes(long.into())).ends_with("… (60 bytes)"));
 }
+
+#[test]
+fn any_fields_render_each_value_by_its_own_type_and_bytes_as_text() {
+    static ANY: FieldDef = FieldDef::any("t.any", "Any");
+    let mut r = Record::new("t");
+    let mut root = Field::new(&ROOT, Value::None, Pos::default());
+    root.children
+        .push(Field::new(&ANY, Value::Int(-3), Pos::default()));
+    root.children
+        .push(Field::new(&ANY, Value::Bool(true), Pos::default()));
+    root.children.push(Field::new(
+        &ANY,
+        Value::Bytes(vec![0x61, 0xff].into()),
+        Pos::default(),
+    ));
+    r.fields.push(root);
+    let mut s = String::new();
+    record_into(&mut s, &meta(b""), &r);
+    assert!(s.contains(r#""any":[-3,true,{"bytes":"Yf8="}]"#), "{s}");
+    let mut d = String::new();
+    display_value(&mut d, &r.fields[0].children[2]);
+    assert_eq!(d, "\"a\\xff\"");
+}

@@ -119,7 +119,7 @@ crate::field_defs! {
         .desc("Declared type from the id table: BOOL, INT, FLOAT or STRING");
     PROP_ENCODING = string("flightgear.properties.property.encoding", "Encoding")
         .desc("Wire form of this element: V1_INT, V1_BOOL, V1_FLOAT (id32 + 32-bit value), V1_STRING (one word per character), SHORTINT (id16 + int16), SHORT_FLOAT_NORM (int16/32767), SHORT_FLOAT_1 (/10), SHORT_FLOAT_2 (/100), SHORT_FLOAT_3 (/1000), SHORT_FLOAT_4 (/10000), V2_STRING (id16 + length16 + bytes), BOOLARRAY (a bit of a bool block)");
-    PROP_VALUE = string("flightgear.properties.property.value", "Value")
+    PROP_VALUE = any("flightgear.properties.property.value", "Value")
         .desc("The value, typed by `type`: a JSON number for INT and FLOAT (short floats already scaled), true/false for BOOL, text for STRING");
     BOOL_BLOCK = group("flightgear.properties.bool_block", "Bool block")
         .repeated()
