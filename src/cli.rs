@@ -132,6 +132,10 @@ pub struct DissectArgs {
     /// With --format tree, a hex dump of the payload under each message
     #[arg(long)]
     pub hex: bool,
+    /// Decoding threads (flows are split between them; the output is the same for any number).
+    /// Default: one per core, at most 4
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: Option<u16>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -279,14 +283,14 @@ pub enum Outcome {
 }
 
 /// Progress on stderr for long reads from a file on a terminal.
-struct Progress {
+pub(crate) struct Progress {
     total: u64,
     last: Instant,
     shown: bool,
 }
 
 impl Progress {
-    fn maybe(total: Option<u64>) -> Option<Progress> {
+    pub(crate) fn maybe(total: Option<u64>) -> Option<Progress> {
         let total = total?;
         (total >= 32 * 1024 * 1024 && io::stderr().is_terminal()).then(|| Progress {
             total,
@@ -295,7 +299,7 @@ impl Progress {
         })
     }
 
-    fn tick(&mut self, offset: u64) {
+    pub(crate) fn tick(&mut self, offset: u64) {
         if self.last.elapsed() >= Duration::from_millis(250) {
             self.last = Instant::now();
             self.shown = true;
@@ -308,7 +312,7 @@ impl Progress {
         }
     }
 
-    fn clear(&self) {
+    pub(crate) fn clear(&self) {
         if self.shown {
             eprint!("\r\x1b[K");
         }
@@ -324,11 +328,33 @@ pub fn run_capture<R: Read>(
     warn: &mut dyn FnMut(&CaptureError),
     sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> io::Result<()>,
 ) -> Outcome {
+    let mut progress = Progress::maybe(total_len);
+    let outcome = run_capture_each(input, engine, warn, sink, &mut |frames, offset| {
+        if let Some(p) = progress.as_mut()
+            && frames.is_multiple_of(4096)
+        {
+            p.tick(offset);
+        }
+    });
+    if let Some(p) = progress {
+        p.clear();
+    }
+    outcome
+}
+
+/// [`run_capture`] without progress, calling `after` with the frames read and the input offset
+/// once each frame has been fully handled.
+pub fn run_capture_each<R: Read>(
+    input: R,
+    engine: &mut Engine,
+    warn: &mut dyn FnMut(&CaptureError),
+    sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> io::Result<()>,
+    after: &mut dyn FnMut(u64, u64),
+) -> Outcome {
     let mut reader = match CaptureReader::new(input) {
         Ok(r) => r,
         Err(e) => return Outcome::InputError(e),
     };
-    let mut progress = Progress::maybe(total_len);
     let last = engine_last_frame(engine);
     let outcome = loop {
         if engine.frames() >= last {
@@ -347,15 +373,8 @@ pub fn run_capture<R: Read>(
             Ok(None) => break Outcome::Done,
             Err(e) => break Outcome::InputError(e),
         }
-        if let Some(p) = progress.as_mut()
-            && engine.frames().is_multiple_of(4096)
-        {
-            p.tick(reader.offset());
-        }
+        after(engine.frames(), reader.offset());
     };
-    if let Some(p) = progress {
-        p.clear();
-    }
     engine.finish();
     outcome
 }
@@ -419,10 +438,10 @@ pub fn stats_of(bytes: &[u8], config: Config) -> (Stats, Option<CaptureError>) {
     (engine.stats().clone(), err)
 }
 
-fn open_input(file: &str) -> Result<(Box<dyn Read>, Option<u64>), String> {
+fn open_input(file: &str) -> Result<(Box<dyn Read + Send>, Option<u64>), String> {
     if file == "-" {
         return Ok((
-            Box::new(BufReader::with_capacity(1 << 18, io::stdin().lock())),
+            Box::new(BufReader::with_capacity(1 << 18, io::stdin())),
             None,
         ));
     }
@@ -455,23 +474,7 @@ fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
     }
 }
 
-/// A record and its frame facts, owned, to cross to the writer thread.
-struct Owned {
-    frame: u64,
-    time: crate::capture::Timestamp,
-    base: crate::capture::Timestamp,
-    src: std::net::SocketAddr,
-    dst: std::net::SocketAddr,
-    src_text: String,
-    dst_text: String,
-    payload: Vec<u8>,
-    flow: u64,
-    record: Record,
-}
-
-const BATCH: usize = 256;
-
-fn make_writer<W: Write + 'static>(
+pub(crate) fn make_writer<W: Write + 'static>(
     out: W,
     format: OutputFormat,
     color: bool,
@@ -482,79 +485,6 @@ fn make_writer<W: Write + 'static>(
         OutputFormat::Tree => Box::new(TreeWriter::new(out, color, hex)),
         OutputFormat::Json => Box::new(JsonWriter::new(out)),
     }
-}
-
-/// Decodes on this thread and formats on a second one (the machine has two cores): records go
-/// across in batches through a bounded channel, in order, so output stays deterministic and
-/// memory stays bounded.
-fn dissect_threaded(
-    input: Box<dyn Read>,
-    len: Option<u64>,
-    args: &DissectArgs,
-    config: Config,
-) -> Outcome {
-    use std::sync::mpsc;
-    let color = use_color(args.color);
-    let (format, hex) = (args.format, args.hex);
-    let (tx, rx) = mpsc::sync_channel::<Vec<Owned>>(8);
-    let writer = std::thread::spawn(move || -> io::Result<()> {
-        let out = BufWriter::with_capacity(1 << 16, io::stdout());
-        let mut w = make_writer(out, format, color, hex);
-        for batch in rx {
-            for o in batch {
-                let meta = Meta {
-                    frame: o.frame,
-                    time: o.time,
-                    base: o.base,
-                    src: o.src,
-                    dst: o.dst,
-                    src_text: &o.src_text,
-                    dst_text: &o.dst_text,
-                    payload: &o.payload,
-                    flow: o.flow,
-                };
-                w.record(&meta, &o.record)?;
-            }
-        }
-        w.finish()
-    });
-    let mut engine = Engine::new(protocols::all(), config);
-    let name = input_name(&args.decode.file).to_string();
-    let mut warn = |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)");
-    let mut batch: Vec<Owned> = Vec::with_capacity(BATCH);
-    let writer_gone = || io::Error::new(io::ErrorKind::BrokenPipe, "output writer stopped");
-    let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
-        batch.push(Owned {
-            frame: m.frame,
-            time: m.time,
-            base: m.base,
-            src: m.src,
-            dst: m.dst,
-            src_text: m.src_text.to_string(),
-            dst_text: m.dst_text.to_string(),
-            payload: if hex { m.payload.to_vec() } else { Vec::new() },
-            flow: m.flow,
-            record: std::mem::take(r),
-        });
-        if batch.len() >= BATCH {
-            let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-            tx.send(full).map_err(|_| writer_gone())?;
-        }
-        Ok(())
-    });
-    if !batch.is_empty() {
-        let _ = tx.send(batch);
-    }
-    drop(tx);
-    let written = writer
-        .join()
-        .unwrap_or_else(|_| Err(io::Error::other("output writer panicked")));
-    match (&outcome, written) {
-        // The writer's own error explains a stop it caused.
-        (Outcome::Output(_), Err(e)) | (Outcome::Done, Err(e)) => outcome = Outcome::Output(e),
-        _ => {}
-    }
-    outcome
 }
 
 fn dissect(args: &DissectArgs) -> ExitCode {
@@ -574,25 +504,36 @@ fn dissect(args: &DissectArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    // GAMEDISSECT_THREADS=2 formats on a second thread; measured in docs/performance.md.
-    if std::env::var_os("GAMEDISSECT_THREADS").is_none_or(|v| v != "2") {
-        let color = use_color(args.color);
-        let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-        let mut writer = make_writer(out, args.format, color, args.hex);
-        let mut engine = Engine::new(registry, config);
-        let name = input_name(&args.decode.file).to_string();
-        let mut warn = |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)");
-        let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
-            writer.record(m, r)
-        });
-        if let Err(e) = writer.finish()
-            && !matches!(outcome, Outcome::InputError(_))
-        {
-            outcome = Outcome::Output(e);
-        }
+    let color = use_color(args.color);
+    let name = input_name(&args.decode.file).to_string();
+    let warn = move |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)");
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let threads = args
+        .threads
+        .map_or_else(crate::parallel::default_shards, usize::from);
+    if threads > 1 {
+        let rendering = crate::parallel::Rendering {
+            format: args.format,
+            color,
+            hex: args.hex,
+        };
+        let tuning = crate::parallel::Tuning::default();
+        let outcome = crate::parallel::dissect_sharded(
+            input, len, config, threads, rendering, &mut out, warn, tuning,
+        );
         return finish_outcome(&args.decode.file, outcome);
     }
-    let outcome = dissect_threaded(input, len, args, config);
+    let mut writer = make_writer(out, args.format, color, args.hex);
+    let mut engine = Engine::new(registry, config);
+    let mut warn = warn;
+    let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+        writer.record(m, r)
+    });
+    if let Err(e) = writer.finish()
+        && !matches!(outcome, Outcome::InputError(_))
+    {
+        outcome = Outcome::Output(e);
+    }
     finish_outcome(&args.decode.file, outcome)
 }
 

@@ -70,6 +70,24 @@ pub struct Config {
     /// Keep per-flow statistics (only `stats` prints them; without them memory stays flat however
     /// many flows a long capture has).
     pub flow_stats: bool,
+    /// Decode only the flows of one shard (see [`Shard`]); `None` decodes every flow.
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` engines that read the same capture side by side, each decoding the flows whose
+/// number modulo `count` is `index`. Every shard still tracks every flow, so flow numbers,
+/// eviction and frame numbers agree between shards and with an unsharded run; records of the
+/// flows a shard does not own are simply never made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub fn owns(&self, flow: u64) -> bool {
+        flow % self.count == self.index
+    }
 }
 
 impl Default for Config {
@@ -85,6 +103,7 @@ impl Default for Config {
             defrag: DefragLimits::default(),
             flow_stats: true,
             detail: true,
+            shard: None,
         }
     }
 }
@@ -538,7 +557,8 @@ impl Engine {
             let id = self.next_flow;
             self.next_flow += 1;
             self.stats.flow_table.created += 1;
-            let stats = if !self.config.flow_stats {
+            let owned = self.config.shard.is_none_or(|s| s.owns(id));
+            let stats = if !self.config.flow_stats || !owned {
                 None
             } else if self.stats.flows.len() < MAX_FLOW_STATS {
                 self.stats.flows.push(FlowStats {
@@ -577,11 +597,24 @@ impl Engine {
                     datagrams: 0,
                     probes_left: PROBE_ATTEMPTS,
                     stats: None,
-                    texts: [key.0.to_string(), key.1.to_string()],
+                    texts: if owned {
+                        [key.0.to_string(), key.1.to_string()]
+                    } else {
+                        Default::default()
+                    },
                 },
             );
             self.flows.get_mut(&key).expect("inserted").stats = stats;
             self.stats.flow_table.peak = self.stats.flow_table.peak.max(self.flows.len() as u64);
+        }
+
+        // Another shard decodes this flow; this one only keeps the flow's clock for eviction.
+        if let Some(shard) = self.config.shard {
+            let f = self.flows.get_mut(&key).expect("present");
+            if !shard.owns(f.id) {
+                f.last_seen = time;
+                return Ok(());
+            }
         }
 
         // Choose a decoder for a flow that has none yet.

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod engine;
 pub mod net;
 pub mod output;
+pub mod parallel;
 pub mod proto;
 pub mod protocols;
 pub mod synth;

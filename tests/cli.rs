@@ -107,15 +107,20 @@ fn json_lines_have_the_documented_shape() {
 fn a_file_cut_mid_record_prints_every_whole_packet_then_fails_with_a_located_error() {
     let full = mixed();
     let path = temp_file(&full[..full.len() - 10]);
-    let (code, out, err) = run(&["dissect", path.to_str().unwrap()], None);
-    assert_eq!(code, 1);
-    assert_eq!(out.lines().count(), 6, "all whole packets are shown");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with(&format!("gamedissect: {}: at byte ", path.display())),
-        "{err}"
-    );
-    assert!(err.contains("file cut off inside a block"), "{err}");
+    for threads in ["1", "2"] {
+        let (code, out, err) = run(
+            &["dissect", "--threads", threads, path.to_str().unwrap()],
+            None,
+        );
+        assert_eq!(code, 1);
+        assert_eq!(out.lines().count(), 6, "all whole packets are shown");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("gamedissect: {}: at byte ", path.display())),
+            "{err}"
+        );
+        assert!(err.contains("file cut off inside a block"), "{err}");
+    }
 }
 
 #[test]
@@ -205,8 +210,14 @@ fn closes_quietly_when_the_pipe_closes(threads: &str) {
     }
     let path = temp_file(&w.bytes);
     let mut child = Command::new(BIN)
-        .args(["dissect", "--format", "json", path.to_str().unwrap()])
-        .env("GAMEDISSECT_THREADS", threads)
+        .args([
+            "dissect",
+            "--threads",
+            threads,
+            "--format",
+            "json",
+            path.to_str().unwrap(),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -296,32 +307,41 @@ fn tree_with_hex_dump() {
 }
 
 #[test]
-fn the_two_thread_writer_gives_identical_output_and_handles_a_closed_pipe() {
-    let path = temp_file(&mixed());
+fn several_threads_give_identical_output_from_a_file_and_stdin_and_handle_a_closed_pipe() {
+    let bytes = mixed();
+    let path = temp_file(&bytes);
     for format in ["summary", "tree", "json"] {
-        let one = Command::new(BIN)
-            .args([
-                "dissect",
-                "--format",
-                format,
-                "--hex",
-                path.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        let two = Command::new(BIN)
-            .args([
-                "dissect",
-                "--format",
-                format,
-                "--hex",
-                path.to_str().unwrap(),
-            ])
-            .env("GAMEDISSECT_THREADS", "2")
-            .output()
-            .unwrap();
-        assert_eq!(one.stdout, two.stdout, "{format}");
-        assert_eq!(two.status.code(), Some(0));
+        let dissect = |threads: &str, stdin: bool| {
+            let file = if stdin { "-" } else { path.to_str().unwrap() };
+            let mut child = Command::new(BIN)
+                .args([
+                    "dissect",
+                    "--threads",
+                    threads,
+                    "--format",
+                    format,
+                    "--hex",
+                    file,
+                ])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut input = child.stdin.take().unwrap();
+            if stdin {
+                input.write_all(&bytes).unwrap();
+            }
+            drop(input);
+            let out = child.wait_with_output().unwrap();
+            assert_eq!(out.status.code(), Some(0), "{format} {threads}");
+            out.stdout
+        };
+        let one = dissect("1", false);
+        assert!(one.len() > 500, "{format}: {}", one.len());
+        for threads in ["2", "3"] {
+            assert_eq!(one, dissect(threads, false), "{format} {threads} file");
+            assert_eq!(one, dissect(threads, true), "{format} {threads} stdin");
+        }
     }
     closes_quietly_when_the_pipe_closes("2");
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use gamedissect::cli::{Cli, Command, OutputFormat, config_from, render};
+use gamedissect::parallel::{Tuning, render_sharded};
 
 fn captures() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir("captures")
@@ -109,6 +110,67 @@ fn every_capture_matches_its_golden_decode() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// Splitting flows between threads must not change a byte of any output.
+#[test]
+fn every_capture_decodes_the_same_on_several_threads() {
+    for cap in captures() {
+        let bytes = fs::read(&cap).unwrap();
+        for format in [
+            OutputFormat::Summary,
+            OutputFormat::Json,
+            OutputFormat::Tree,
+        ] {
+            let (one, err) = render(&bytes, format, config_for(&cap));
+            let one_err = err.map(|e| e.to_string());
+            for shards in [2, 3] {
+                let (many, err) =
+                    render_sharded(&bytes, format, config_for(&cap), shards, Tuning::default());
+                assert_eq!(
+                    one_err,
+                    err.map(|e| e.to_string()),
+                    "{} {format:?} {shards}",
+                    cap.display()
+                );
+                assert!(
+                    one == many,
+                    "{} {format:?} on {shards} threads: {}",
+                    cap.display(),
+                    first_difference(&one, &many)
+                );
+            }
+        }
+    }
+}
+
+/// The same with the pipeline shrunk to a few bytes, so that shards run dry of input, hand over
+/// tiny batches and fill every queue: the paths where a pipeline would deadlock or reorder.
+#[test]
+fn a_tiny_pipeline_still_gives_identical_output() {
+    let tiny = Tuning {
+        block: 61,
+        blocks_queued: 1,
+        batch_bytes: 97,
+        batches_queued: 1,
+    };
+    for name in ["quake3-ioq3-protocol", "flightgear-v2-pair", "udp-mixed"] {
+        let cap = captures()
+            .into_iter()
+            .find(|c| stem(c) == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        let bytes = fs::read(&cap).unwrap();
+        let (one, _) = render(&bytes, OutputFormat::Json, config_for(&cap));
+        for shards in [2, 4] {
+            let (many, _) =
+                render_sharded(&bytes, OutputFormat::Json, config_for(&cap), shards, tiny);
+            assert!(
+                one == many,
+                "{name} on {shards} threads: {}",
+                first_difference(&one, &many)
+            );
+        }
+    }
 }
 
 #[test]

@@ -15,6 +15,9 @@ use crate::tree::{Field, Pos, Record, Value};
 /// A destination for records.
 pub trait RecordWriter {
     fn record(&mut self, meta: &Meta<'_>, rec: &Record) -> io::Result<()>;
+    /// Writes as if records had been written before (a separator before the first one), for
+    /// output that is later joined with other writers' output.
+    fn after_earlier_records(&mut self) {}
     fn finish(&mut self) -> io::Result<()> {
         Ok(())
     }

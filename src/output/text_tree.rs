@@ -96,6 +96,10 @@ impl<W: Write> TreeWriter<W> {
 }
 
 impl<W: Write> RecordWriter for TreeWriter<W> {
+    fn after_earlier_records(&mut self) {
+        self.first = false;
+    }
+
     fn record(&mut self, meta: &Meta<'_>, rec: &Record) -> io::Result<()> {
         self.buf.clear();
         if !self.first {
