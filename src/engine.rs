@@ -410,12 +410,13 @@ impl Engine {
     }
 
     fn choose(
-        &self,
+        protocols: &[&'static dyn Protocol],
+        config: &Config,
         src: SocketAddr,
         dst: SocketAddr,
         payload: &[u8],
     ) -> Option<(usize, ChosenBy, SocketAddr, RoleSource)> {
-        for rule in &self.config.decode_as {
+        for rule in &config.decode_as {
             let hit = |p: u16| (rule.lo..=rule.hi).contains(&p);
             if hit(dst.port()) || hit(src.port()) {
                 let (server, how) = if hit(dst.port()) {
@@ -423,7 +424,7 @@ impl Engine {
                 } else {
                     (src, RoleSource::Port)
                 };
-                let probe = self.protocols[rule.protocol].probe(&ProbeInput {
+                let probe = protocols[rule.protocol].probe(&ProbeInput {
                     payload,
                     src_port: src.port(),
                     dst_port: dst.port(),
@@ -437,7 +438,7 @@ impl Engine {
             }
         }
         let port_server = |i: usize| {
-            let info = self.protocols[i].info();
+            let info = protocols[i].info();
             let (lo, hi) = if src.port() <= dst.port() {
                 (src, dst)
             } else {
@@ -451,14 +452,14 @@ impl Engine {
                 None
             }
         };
-        if self.config.heuristics {
+        if config.heuristics {
             let input = ProbeInput {
                 payload,
                 src_port: src.port(),
                 dst_port: dst.port(),
             };
             let mut best: Option<(Confidence, bool, usize, Option<Role>)> = None;
-            for (i, p) in self.protocols.iter().enumerate() {
+            for (i, p) in protocols.iter().enumerate() {
                 let probe = p.probe(&input);
                 if probe.confidence == Confidence::No {
                     continue;
@@ -489,8 +490,8 @@ impl Engine {
             (dst, src)
         };
         for end in [lo, hi] {
-            if let Some(i) = (0..self.protocols.len())
-                .find(|&i| self.protocols[i].info().is_server_port(end.port()))
+            if let Some(i) =
+                (0..protocols.len()).find(|&i| protocols[i].info().is_server_port(end.port()))
             {
                 return Some((i, ChosenBy::Port, end, RoleSource::Port));
             }
@@ -608,23 +609,17 @@ impl Engine {
             self.stats.flow_table.peak = self.stats.flow_table.peak.max(self.flows.len() as u64);
         }
 
+        // One lookup for the rest: the fields used below are borrowed apart from the flow.
+        let f = self.flows.get_mut(&key).expect("present");
         // Another shard decodes this flow; this one only keeps the flow's clock for eviction.
-        if let Some(shard) = self.config.shard {
-            let f = self.flows.get_mut(&key).expect("present");
-            if !shard.owns(f.id) {
-                f.last_seen = time;
-                return Ok(());
-            }
+        if self.config.shard.is_some_and(|s| !s.owns(f.id)) {
+            f.last_seen = time;
+            return Ok(());
         }
 
         // Choose a decoder for a flow that has none yet.
-        let needs_choice = {
-            let f = &self.flows[&key];
-            f.decoder.is_none() && f.probes_left > 0
-        };
-        if needs_choice {
-            let choice = self.choose(u.src, u.dst, u.payload);
-            let f = self.flows.get_mut(&key).expect("present");
+        if f.decoder.is_none() && f.probes_left > 0 {
+            let choice = Engine::choose(&self.protocols, &self.config, u.src, u.dst, u.payload);
             f.probes_left -= 1;
             if let Some((i, how, server, roles)) = choice {
                 let dec = self.protocols[i].new_flow(&self.config.prefs);
@@ -644,7 +639,6 @@ impl Engine {
             }
         }
 
-        let f = self.flows.get_mut(&key).expect("present");
         f.last_seen = time;
         let index_in_flow = f.datagrams;
         f.datagrams += 1;
@@ -668,21 +662,20 @@ impl Engine {
         };
 
         self.records.clear();
-        let mut poisoned = false;
         if let Some((i, dec)) = f.decoder.as_mut() {
             let protocol_name = self.protocols[*i].info().name;
             let records = &mut self.records;
             crate::tree::set_detail(self.config.detail);
             // A decoder bug must cost one message, not the run: the flow falls back to plain UDP.
             if catch_unwind(AssertUnwindSafe(|| dec.decode(&dgram, records))).is_err() {
-                poisoned = true;
                 records.clear();
                 let mut r = udp_record(u.payload, u.declared_len);
-                r.protocol = self.protocols[*i].info().name;
+                r.protocol = protocol_name;
                 r.note(Severity::Error, None, "decoder failed on this datagram (a bug); the flow is shown as plain UDP from here on");
                 records.push(r);
-            }
-            if self.records.is_empty() {
+                f.decoder = None;
+                f.probes_left = 0;
+            } else if records.is_empty() {
                 let mut r = udp_record(u.payload, u.declared_len);
                 r.protocol = protocol_name;
                 r.note(
@@ -690,16 +683,12 @@ impl Engine {
                     None,
                     "decoder produced no message for this datagram",
                 );
-                self.records.push(r);
+                records.push(r);
             }
         } else {
             self.records.push(udp_record(u.payload, u.declared_len));
         }
-        if poisoned {
-            let f = self.flows.get_mut(&key).expect("present");
-            f.decoder = None;
-            f.probes_left = 0;
-        }
+        let texts = &f.texts;
 
         // Notes the UDP layer owes every record of this datagram.
         let mut extra: Vec<Note> = Vec::new();
@@ -739,7 +728,6 @@ impl Engine {
             });
         }
 
-        let texts = std::mem::take(&mut self.flows.get_mut(&key).expect("present").texts);
         let (src_text, dst_text) = if key.0 == u.src {
             (&texts[0], &texts[1])
         } else {
@@ -774,7 +762,8 @@ impl Engine {
             } else {
                 share
             };
-            self.count(
+            Engine::count(
+                &mut self.stats,
                 rec,
                 bytes,
                 cut,
@@ -789,15 +778,12 @@ impl Engine {
             }
         }
         self.records = records;
-        if let Some(f) = self.flows.get_mut(&key) {
-            f.texts = texts;
-        }
         result
     }
 
     #[allow(clippy::too_many_arguments)]
     fn count(
-        &mut self,
+        s: &mut Stats,
         rec: &Record,
         bytes: u64,
         cut: bool,
@@ -807,7 +793,6 @@ impl Engine {
         datagram_len: u64,
         time: &Timestamp,
     ) {
-        let s = &mut self.stats;
         s.records += 1;
         let ps = s.protocols.entry(rec.protocol).or_default();
         ps.messages += 1;

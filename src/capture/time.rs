@@ -33,7 +33,8 @@ impl Timestamp {
     fn write_fraction(&self, out: &mut String, nanos: u32) {
         if self.digits > 0 {
             let scaled = nanos / 10u32.pow(9 - self.digits as u32);
-            let _ = write!(out, ".{:0width$}", scaled, width = self.digits as usize);
+            out.push('.');
+            push_padded(out, scaled as u64, self.digits as usize);
         }
     }
 
@@ -49,16 +50,21 @@ impl Timestamp {
         let days = self.secs.div_euclid(86_400);
         let sod = self.secs.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
-        let _ = write!(
-            s,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            y,
-            m,
-            d,
-            sod / 3600,
-            (sod / 60) % 60,
-            sod % 60
-        );
+        if (0..=9999).contains(&y) {
+            push_padded(s, y as u64, 4);
+        } else {
+            let _ = write!(s, "{y:04}");
+        }
+        for (sep, v) in [
+            ('-', m as u64),
+            ('-', d as u64),
+            ('T', sod as u64 / 3600),
+            (':', (sod as u64 / 60) % 60),
+            (':', sod as u64 % 60),
+        ] {
+            s.push(sep);
+            push_padded(s, v, 2);
+        }
         self.write_fraction(s, self.nanos);
         s.push('Z');
     }
@@ -72,14 +78,44 @@ impl Timestamp {
 
     /// Appends the relative time since `base` to `s`.
     pub fn relative_into(&self, s: &mut String, base: &Timestamp) {
-        let diff = self.as_nanos() - base.as_nanos();
-        if diff < 0 {
-            s.push('-');
+        // Whole seconds and nanoseconds apart, without 128-bit division (this runs per line).
+        let (mut secs, mut nanos) = (
+            self.secs as i128 - base.secs as i128,
+            self.nanos as i64 - base.nanos as i64,
+        );
+        if nanos < 0 {
+            secs -= 1;
+            nanos += 1_000_000_000;
         }
-        let diff = diff.unsigned_abs();
-        let _ = write!(s, "{}", diff / 1_000_000_000);
-        self.write_fraction(s, (diff % 1_000_000_000) as u32);
+        if secs < 0 {
+            // Negative: the magnitude of secs + nanos/1e9.
+            s.push('-');
+            if nanos > 0 {
+                secs += 1;
+                nanos = 1_000_000_000 - nanos;
+            }
+        }
+        match u64::try_from(secs.unsigned_abs()) {
+            Ok(v) => s.push_str(itoa::Buffer::new().format(v)),
+            Err(_) => {
+                let _ = write!(s, "{}", secs.unsigned_abs());
+            }
+        }
+        self.write_fraction(s, nanos as u32);
     }
+}
+
+/// Appends `v` in decimal, zero-padded to at least `width` digits.
+fn push_padded(out: &mut String, mut v: u64, width: usize) {
+    let mut buf = [b'0'; 20];
+    let mut i = buf.len();
+    while v > 0 {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    let start = i.min(buf.len() - width.min(buf.len()));
+    out.push_str(std::str::from_utf8(&buf[start..]).expect("ASCII digits"));
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -134,6 +170,23 @@ mod tests {
         assert_eq!(
             Timestamp::new(100, 800_000_000, 3).relative(&base),
             "-0.100"
+        );
+        assert_eq!(
+            Timestamp::new(99, 700_000_000, 6).relative(&base),
+            "-1.200000"
+        );
+        assert_eq!(Timestamp::new(98, 900_000_000, 0).relative(&base), "-2");
+        assert_eq!(
+            Timestamp::new(100, 900_000_000, 9).relative(&base),
+            "0.000000000"
+        );
+        assert_eq!(
+            Timestamp::new(i64::MAX, 0, 0).relative(&Timestamp::new(i64::MIN, 0, 0)),
+            "18446744073709551615"
+        );
+        assert_eq!(
+            Timestamp::new(12_345, 6_000, 6).rfc3339(),
+            "1970-01-01T03:25:45.000006Z"
         );
         assert_eq!(Timestamp::new(102, 100_000_000, 6).secs_since(&base), 1.2);
     }
