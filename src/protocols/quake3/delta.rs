@@ -40,8 +40,14 @@ pub struct Changes {
     pub pos: [(u32, u32); CHANGE_SLOTS],
 }
 
+impl Default for Changes {
+    fn default() -> Changes {
+        Changes::new()
+    }
+}
+
 impl Changes {
-    fn new() -> Changes {
+    pub fn new() -> Changes {
         Changes {
             mask: 0,
             pos: [(0, 0); CHANGE_SLOTS],
@@ -50,11 +56,12 @@ impl Changes {
 }
 
 /// Result of reading one entity record after its number.
-#[allow(clippy::large_enum_variant)] // kept inline: one per entity, no allocation
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntDelta {
     Removed,
     Unchanged,
-    Changed(EntState, Changes),
+    /// The new state and what changed are in the caller's `to` and `ch`.
+    Changed,
 }
 
 fn read_float(r: &mut BitReader<'_>) -> R<u32> {
@@ -66,8 +73,15 @@ fn read_float(r: &mut BitReader<'_>) -> R<u32> {
     }
 }
 
-/// Reads an entity delta (§10.1) from `from`.
-pub fn read_entity(r: &mut BitReader<'_>, from: &EntState) -> R<EntDelta> {
+/// Reads an entity delta (§10.1) from `from`; a changed state goes to `to`, with `ch`. The
+/// caller's buffers are reused: states and change lists are hundreds of bytes, and copying them
+/// around per entity was a fifth of a summary run.
+pub fn read_entity(
+    r: &mut BitReader<'_>,
+    from: &EntState,
+    to: &mut EntState,
+    ch: &mut Changes,
+) -> R<EntDelta> {
     if r.bit()? == 1 {
         return Ok(EntDelta::Removed);
     }
@@ -78,8 +92,8 @@ pub fn read_entity(r: &mut BitReader<'_>, from: &EntState) -> R<EntDelta> {
     if lc > ENT_FIELDS {
         return Err(super::msg::Bad::Overread);
     }
-    let mut to = *from;
-    let mut ch = Changes::new();
+    *to = *from;
+    ch.mask = 0;
     for (i, wf) in ENTITY_FIELDS.iter().enumerate().take(lc) {
         if r.bit()? == 0 {
             continue;
@@ -95,17 +109,22 @@ pub fn read_entity(r: &mut BitReader<'_>, from: &EntState) -> R<EntDelta> {
         };
         ch.pos[i] = (start as u32, (r.pos() - start) as u32);
     }
-    Ok(EntDelta::Changed(to, ch))
+    Ok(EntDelta::Changed)
 }
 
-/// Reads a player-state delta (§10.2) from `from`.
-pub fn read_player(r: &mut BitReader<'_>, from: &PlayerState) -> R<(PlayerState, Changes)> {
+/// Reads a player-state delta (§10.2) from `from` into `to`, with what changed in `ch`.
+pub fn read_player(
+    r: &mut BitReader<'_>,
+    from: &PlayerState,
+    to: &mut PlayerState,
+    ch: &mut Changes,
+) -> R<()> {
     let lc = r.byte()? as usize;
     if lc > PS_FIELDS {
         return Err(super::msg::Bad::Overread);
     }
-    let mut to = from.clone();
-    let mut ch = Changes::new();
+    to.clone_from(from);
+    ch.mask = 0;
     for (i, wf) in PLAYER_FIELDS.iter().enumerate().take(lc) {
         if r.bit()? == 0 {
             continue;
@@ -135,7 +154,7 @@ pub fn read_player(r: &mut BitReader<'_>, from: &PlayerState) -> R<(PlayerState,
             ch.pos[PS_FIELDS + a] = (start as u32, (r.pos() - start) as u32);
         }
     }
-    Ok((to, ch))
+    Ok(())
 }
 
 fn value_of(wf: &WireField, raw: u32) -> Value {
@@ -288,9 +307,10 @@ mod tests {
         from[11] = 3;
         from[20] = 7;
         let mut r = BitReader::new(&w.data);
-        let EntDelta::Changed(to, ch) = read_entity(&mut r, &from).unwrap() else {
-            panic!()
-        };
+        let (mut to, mut ch) = ([9u32; ENT_FIELDS], Changes::new());
+        ch.mask = u64::MAX; // stale contents of a reused buffer must not survive
+        let d = read_entity(&mut r, &from, &mut to, &mut ch).unwrap();
+        assert_eq!(d, EntDelta::Changed);
         assert_eq!(to[0], 5000);
         assert_eq!(f32::from_bits(to[1]), 100.0);
         assert_eq!(f32::from_bits(to[2]), 1.5);
@@ -322,7 +342,11 @@ mod tests {
         w.bits(1, 16);
         w.bits(99999, 32);
         let mut r = BitReader::new(&w.data);
-        let (ps, ch) = read_player(&mut r, &PlayerState::default()).unwrap();
+        let (mut ps, mut ch) = (PlayerState::default(), Changes::new());
+        ps.f[5] = 77; // stale contents of a reused buffer must not survive
+        ch.mask = u64::MAX;
+        read_player(&mut r, &PlayerState::default(), &mut ps, &mut ch).unwrap();
+        assert_eq!(ps.f[5], 0);
         assert_eq!(ps.f[0], 1234);
         assert_eq!(ps.f[8] as i32, -20);
         assert_eq!(ps.arrays[0][0], 100);

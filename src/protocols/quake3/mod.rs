@@ -148,8 +148,23 @@ pub struct State {
     pub snaps: VecDeque<Snap>,
     /// The entity list of the last snapshot dropped from `snaps`, reused by the next one.
     spare_ents: Vec<(u16, std::sync::Arc<EntState>)>,
+    /// Reused by every delta read, so that its few hundred bytes are not zeroed and moved each
+    /// time.
+    scratch_changes: delta::Changes,
+    /// One state shared by every entity when trees are off: the summary does not show entity
+    /// fields, so their values need not be kept (only which entities exist).
+    blank_entity: BlankEntity,
     pub frames: u64,
     pub errors: u64,
+}
+
+/// An all-zero entity state, shared.
+pub struct BlankEntity(pub std::sync::Arc<EntState>);
+
+impl Default for BlankEntity {
+    fn default() -> Self {
+        BlankEntity(std::sync::Arc::new([0; delta::ENT_FIELDS]))
+    }
 }
 
 impl State {

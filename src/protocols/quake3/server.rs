@@ -301,13 +301,15 @@ impl State {
                 4 => {
                     let num = r.bits(10).map_err(|e| ("baseline number", e))? as u16;
                     let zero = [0u32; delta::ENT_FIELDS];
-                    let d = delta::read_entity(r, &zero).map_err(|e| ("baseline", e))?;
+                    let (mut st, mut ch) = ([0u32; delta::ENT_FIELDS], delta::Changes::new());
+                    let d = delta::read_entity(r, &zero, &mut st, &mut ch)
+                        .map_err(|e| ("baseline", e))?;
                     let p = loc.since(a, r);
                     n_bl += 1;
                     t.open(&ENTITY, Value::None, p);
                     t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
                     match d {
-                        EntDelta::Changed(st, ch) => {
+                        EntDelta::Changed => {
                             delta::render_entity(t, &st, Some(&ch), loc.source, p);
                             self.set_baseline(num, st);
                         }
@@ -601,10 +603,12 @@ impl State {
         let zero_ps = PlayerState::default();
         let from_ps = reference.map_or(&zero_ps, |i| &self.snaps[i].ps);
         let a = r.pos();
-        let (ps, ch) = delta::read_player(r, from_ps).map_err(|e| ("player state", e))?;
+        let mut ps = PlayerState::default();
+        let ch = &mut self.scratch_changes;
+        delta::read_player(r, from_ps, &mut ps, ch).map_err(|e| ("player state", e))?;
         let pp = loc.since(a, r);
         t.open(&PS, Value::None, pp);
-        delta::render_player(t, &ps, &ch, loc.source, pp);
+        delta::render_player(t, &ps, ch, loc.source, pp);
         if delta_num != 0 && reference.is_none() {
             t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
         }
@@ -640,13 +644,17 @@ impl State {
                 oi += 1;
             }
             // The state the delta applies to: shared with the reference snapshot, or a baseline.
-            let prev: Option<Arc<EntState>> = if oi < old.len() && old[oi].0 == num {
+            // (Without trees the values are not shown, so they are not looked up.)
+            let in_reference = oi < old.len() && old[oi].0 == num;
+            if in_reference {
                 oi += 1;
+            }
+            let prev: Option<Arc<EntState>> = if in_reference && detail {
                 Some(Arc::clone(&old[oi - 1].1))
             } else {
                 None
             };
-            let baseline = if prev.is_none() {
+            let baseline = if prev.is_none() && detail {
                 self.baseline(num)
             } else {
                 None
@@ -659,20 +667,21 @@ impl State {
                 (None, None) if self.have_gamestate => (&zero, (2, "zero baseline")),
                 (None, None) => (&zero, (3, "baseline not captured")),
             };
-            let d = delta::read_entity(r, from).map_err(|e| ("entity", e))?;
+            let mut st = [0u32; delta::ENT_FIELDS];
+            let ch = &mut self.scratch_changes;
+            let d = delta::read_entity(r, from, &mut st, ch).map_err(|e| ("entity", e))?;
             sent += 1;
+            if !detail {
+                match d {
+                    EntDelta::Removed => removed.push(num),
+                    _ => ents.push((num, Arc::clone(&self.blank_entity.0))),
+                }
+                continue;
+            }
             let unchanged = || match &prev {
                 Some(rc) => Arc::clone(rc),
                 None => Arc::new(*from),
             };
-            if !detail {
-                match d {
-                    EntDelta::Removed => removed.push(num),
-                    EntDelta::Unchanged => ents.push((num, unchanged())),
-                    EntDelta::Changed(st, _) => ents.push((num, Arc::new(st))),
-                }
-                continue;
-            }
             let p = loc.since(a, r);
             t.open(&ENTITY, Value::None, p);
             t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
@@ -686,9 +695,9 @@ impl State {
                     delta::render_entity(t, from, None, loc.source, p);
                     ents.push((num, unchanged()));
                 }
-                EntDelta::Changed(st, ch) => {
+                EntDelta::Changed => {
                     t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
-                    delta::render_entity(t, &st, Some(&ch), loc.source, p);
+                    delta::render_entity(t, &st, Some(ch), loc.source, p);
                     ents.push((num, Arc::new(st)));
                 }
             }
