@@ -62,6 +62,55 @@ pub enum Frame<'a> {
 
 /// Unwraps the link layer and the IP header.
 pub fn decode_frame(linktype: u32, data: &[u8]) -> Frame<'_> {
+    if let Some(f) = plain_ipv4_udp(linktype, data) {
+        return f;
+    }
+    decode_frame_sliced(linktype, data)
+}
+
+/// Where the IPv4 header starts when the link header says IPv4 outright.
+fn ipv4_start(linktype: u32, data: &[u8]) -> Option<usize> {
+    let at = |i: usize| data.get(i).copied();
+    match linktype {
+        linktype::ETHERNET if at(12)? == 0x08 && at(13)? == 0x00 => Some(14),
+        linktype::RAW | linktype::RAW_BSD12 | linktype::RAW_BSD14 | linktype::IPV4 => Some(0),
+        linktype::NULL if data.get(..4)? == [2, 0, 0, 0] || data.get(..4)? == [0, 0, 0, 2] => {
+            Some(4)
+        }
+        linktype::LOOP if data.get(..4)? == [0, 0, 0, 2] => Some(4),
+        linktype::LINUX_SLL if at(14)? == 0x08 && at(15)? == 0x00 && data.len() >= 16 => Some(16),
+        linktype::LINUX_SLL2 if at(0)? == 0x08 && at(1)? == 0x00 && data.len() >= 20 => Some(20),
+        _ => None,
+    }
+}
+
+/// The common case read directly: a whole, unfragmented IPv4 packet carrying UDP. Anything else
+/// (VLAN tags, IPv6, fragments, cut or lying lengths) returns `None` and goes through
+/// etherparse. Profiles showed etherparse's general slicing (it copies its header structs
+/// around) at about a tenth of a summary run; a test checks that both paths agree.
+fn plain_ipv4_udp(linktype: u32, data: &[u8]) -> Option<Frame<'_>> {
+    let ip = data.get(ipv4_start(linktype, data)?..)?;
+    let head = ip.get(..20)?;
+    let ihl = usize::from(head[0] & 0x0f) * 4;
+    let total = usize::from(u16::from_be_bytes([head[2], head[3]]));
+    let fragment_bits = u16::from_be_bytes([head[6], head[7]]) & 0x3fff;
+    if head[0] >> 4 != 4 || ihl < 20 || total < ihl || total > ip.len() {
+        return None;
+    }
+    if fragment_bits != 0 || head[9] != 17 {
+        return None;
+    }
+    let addr = |i: usize| IpAddr::from([head[i], head[i + 1], head[i + 2], head[i + 3]]);
+    Some(Frame::Udp {
+        src: addr(12),
+        dst: addr(16),
+        segment: &ip[ihl..total],
+        incomplete: false,
+    })
+}
+
+/// [`decode_frame`] through etherparse, for every frame.
+pub fn decode_frame_sliced(linktype: u32, data: &[u8]) -> Frame<'_> {
     let sliced = match linktype {
         linktype::ETHERNET => match LaxSlicedPacket::from_ethernet(data) {
             Ok(p) => p,

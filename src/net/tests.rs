@@ -163,3 +163,63 @@ fn non_udp_and_non_ip() {
     ));
     assert!(matches!(decode_frame(9999, &[1, 2, 3]), Frame::NotIp));
 }
+
+/// The direct IPv4/UDP path must say exactly what etherparse's slicing says, for every link
+/// type it covers, on clean packets and on packets with any header byte changed or cut.
+#[test]
+fn the_plain_ipv4_path_agrees_with_etherparse() {
+    let ip = synth::ip_udp(
+        addr("10.1.2.3:27960"),
+        addr("192.168.0.9:5000"),
+        b"payload bytes",
+    );
+    let mut sll2 = vec![0x08, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6];
+    sll2.extend_from_slice(&[0; 8]);
+    let links: [(u32, Vec<u8>); 8] = [
+        (
+            linktype::ETHERNET,
+            vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00],
+        ),
+        (linktype::RAW, vec![]),
+        (linktype::IPV4, vec![]),
+        (linktype::NULL, vec![2, 0, 0, 0]),
+        (linktype::NULL, vec![0, 0, 0, 2]),
+        (linktype::LOOP, vec![0, 0, 0, 2]),
+        (
+            linktype::LINUX_SLL,
+            vec![0, 0, 0, 1, 0, 6, 1, 2, 3, 4, 5, 6, 0, 0, 0x08, 0x00],
+        ),
+        (linktype::LINUX_SLL2, sll2),
+    ];
+    let mut rng = synth::Rng(0x5eed_1234_abcd_0001);
+    let (mut fast, mut checked) = (0, 0);
+    for (lt, head) in &links {
+        let mut clean = head.clone();
+        clean.extend_from_slice(&ip);
+        for round in 0..3000 {
+            let mut f = clean.clone();
+            if round > 0 {
+                for _ in 0..=rng.below(3) {
+                    let i = head.len() + rng.below(24) as usize;
+                    f[i] = rng.next_u64() as u8;
+                }
+                if rng.below(4) == 0 {
+                    f.truncate(rng.below(f.len() as u64 + 1) as usize);
+                }
+            }
+            checked += 1;
+            if plain_ipv4_udp(*lt, &f).is_some() {
+                fast += 1;
+            }
+            assert_eq!(
+                format!("{:?}", decode_frame(*lt, &f)),
+                format!("{:?}", decode_frame_sliced(*lt, &f)),
+                "link type {lt}, frame {f:02x?}"
+            );
+        }
+    }
+    assert!(
+        fast > checked / 4 && fast < checked,
+        "{fast} of {checked} on the direct path"
+    );
+}
