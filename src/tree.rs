@@ -146,11 +146,12 @@ impl FieldDef {
 
     /// The last dotted segment relative to `parent` (the JSON key under the parent's object).
     pub fn key_under(&self, parent: Option<&FieldDef>) -> &'static str {
-        if let Some(p) = parent
-            && let Some(rest) = self.name.strip_prefix(p.name)
-            && let Some(rest) = rest.strip_prefix('.')
-        {
-            return rest;
+        if let Some(p) = parent {
+            let (name, prefix) = (self.name.as_bytes(), p.name.as_bytes());
+            // The separator first: it rejects most non-children without comparing the prefix.
+            if name.get(prefix.len()) == Some(&b'.') && name.starts_with(prefix) {
+                return &self.name[prefix.len() + 1..];
+            }
         }
         // A top-level node (a protocol layer) is keyed by its whole name; a node that does not
         // extend its parent's name keeps its whole name so that no two keys can collide.

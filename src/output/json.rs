@@ -221,6 +221,16 @@ fn name_key(name: &str) -> u32 {
     (b.len() as u32) << 16 | last(1) << 8 | last(2)
 }
 
+/// `"key":` for a field name: names are dotted identifiers (a test checks every registered one),
+/// so they never need escaping.
+fn key_into(out: &mut String, key: &str) {
+    debug_assert!(!any_escape(key.as_bytes()), "{key}");
+    out.reserve(key.len() + 3);
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":");
+}
+
 /// Writes the members of an object for `children`, grouping same-named siblings into arrays so
 /// that no key is ever written twice.
 fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field], mut first: bool) {
@@ -241,6 +251,30 @@ fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field],
         }
     }
     let keys: &[u32] = if n > 64 { &keys_big } else { &keys_small[..n] };
+    // Usually every sibling has its own name: one sort of the signatures shows it, and then no
+    // sibling needs a search for its namesakes.
+    if (8..=64).contains(&n) {
+        let mut sorted = keys_small;
+        let sorted = &mut sorted[..n];
+        sorted.sort_unstable();
+        if sorted.windows(2).all(|w| w[0] != w[1]) {
+            for c in children {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                key_into(out, c.def.key_under(parent));
+                if c.def.repeated {
+                    out.push('[');
+                    field_into(out, c);
+                    out.push(']');
+                } else {
+                    field_into(out, c);
+                }
+            }
+            return;
+        }
+    }
     let is_done =
         |i: usize, small: u64, big: &Vec<bool>| if i < 64 { small >> i & 1 == 1 } else { big[i] };
     for i in 0..n {
@@ -258,8 +292,7 @@ fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field],
             out.push(',');
         }
         first = false;
-        string_into(out, def.key_under(parent));
-        out.push(':');
+        key_into(out, def.key_under(parent));
         if !many {
             field_into(out, &children[i]);
             continue;
