@@ -69,6 +69,8 @@ cmds = {
     "gamedissect summary": [binary, "dissect", cap],
     "gamedissect json":    [binary, "dissect", "--format", "json", cap],
     "gamedissect stats":   [binary, "stats", cap],
+    "gd summary 1 thread": [binary, "dissect", "--threads", "1", cap],
+    "gd json 1 thread":    [binary, "dissect", "--threads", "1", "--format", "json", cap],
     "tshark":              ["tshark", "-n", "-r", cap],
     "tshark -V":           ["tshark", "-n", "-V", "-r", cap],
     "tshark -T json":      ["tshark", "-n", "-T", "json", "-r", cap],
@@ -95,13 +97,14 @@ print(f"summary vs tshark          : {ratio('gamedissect summary', 'tshark'):6.1
 print(f"json    vs tshark -T json  : {ratio('gamedissect json', 'tshark -T json'):6.1f}x the packets/s")
 print(f"json    vs tshark -V       : {ratio('gamedissect json', 'tshark -V'):6.1f}x the packets/s")
 print(f"stats   vs tshark          : {ratio('gamedissect stats', 'tshark'):6.1f}x the packets/s")
+print(f"on one thread: summary {ratio('gd summary 1 thread', 'tshark'):.1f}x tshark, json {ratio('gd json 1 thread', 'tshark -T json'):.1f}x tshark -T json")
 
 def peak(cmd):
     # Through GNU time: a child forked from Python counts Python's own pages in ru_maxrss.
     r = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return int(r.stderr.strip().splitlines()[-1]) / 1024
 print()
-for mode in (["dissect", "--format", "json"], ["stats"]):
+for mode in (["dissect", "--format", "json"], ["dissect", "--threads", "1", "--format", "json"], ["stats"]):
     one, ten = peak([binary, *mode, cap]), peak([binary, *mode, cap10])
     print(f"peak RSS {' '.join(mode):<22}: {one:6.1f} MiB on the capture, {ten:6.1f} MiB on one ten times longer ({ten / one:.2f}x)")
 PY

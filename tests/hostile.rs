@@ -4,6 +4,7 @@
 
 use gamedissect::cli::{OutputFormat, render, stats_of};
 use gamedissect::engine::Config;
+use gamedissect::parallel::{Tuning, render_sharded};
 use gamedissect::synth::{self, PcapNgWriter, PcapWriter, Rng};
 
 #[allow(dead_code)]
@@ -76,6 +77,79 @@ fn a_capture_cut_at_every_offset_yields_whole_packets_then_a_located_error() {
             // Only a cut on a block boundary ends cleanly.
             assert!(out.len() <= complete.len());
         }
+    }
+}
+
+/// The same on two threads: the sharded pipeline must stop at the same place with the same
+/// error and the same records, whatever block the cut falls in.
+#[test]
+fn a_cut_capture_reads_the_same_on_two_threads() {
+    let full = gen_udp_mixed::build();
+    let tuning = Tuning {
+        block: 37,
+        blocks_queued: 1,
+        batch_bytes: 64,
+        batches_queued: 1,
+    };
+    for cut in 0..full.len() {
+        let (one, err1) = render(&full[..cut], OutputFormat::Summary, Config::default());
+        let (two, err2) = render_sharded(
+            &full[..cut],
+            OutputFormat::Summary,
+            Config::default(),
+            2,
+            tuning,
+        );
+        assert_eq!(one, two, "cut at {cut}");
+        assert_eq!(
+            err1.map(|e| e.to_string()),
+            err2.map(|e| e.to_string()),
+            "cut at {cut}"
+        );
+    }
+}
+
+/// Flows evicted at the table's cap and then seen again start over as new flows; every shard
+/// must evict the same flows at the same moment, or flow numbers and decoder state would differ.
+#[test]
+fn eviction_at_the_flow_cap_is_the_same_on_several_threads() {
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let mut rng = Rng(11);
+    for i in 0..30_000u32 {
+        let n = rng.below(3_000) as u32;
+        let src =
+            std::net::SocketAddr::from(([10, 1, (n >> 8) as u8, n as u8], 27_000 + (n % 7) as u16));
+        // Quake 3 connectionless and netchan-looking payloads, so decoders keep state.
+        let payload: Vec<u8> = if i % 3 == 0 {
+            b"\xff\xff\xff\xffgetinfo xxx".to_vec()
+        } else {
+            let n = 1 + rng.below(40) as usize;
+            rng.bytes(n)
+        };
+        let ip = synth::ip_udp(src, "10.255.255.1:27960".parse().unwrap(), &payload);
+        w.packet(1_000 + i / 100, (i % 100) * 10_000, &ip, ip.len() as u32);
+    }
+    let config = || Config {
+        max_flows: 500,
+        ..Config::default()
+    };
+    let (stats, _) = stats_of(&w.bytes, config());
+    assert!(
+        stats.flow_table.evicted_cap > 1_000,
+        "{:?}",
+        stats.flow_table
+    );
+    let (one, _) = render(&w.bytes, OutputFormat::Json, config());
+    assert!(one.lines().count() >= 30_000);
+    for shards in [2, 3] {
+        let (many, _) = render_sharded(
+            &w.bytes,
+            OutputFormat::Json,
+            config(),
+            shards,
+            Tuning::default(),
+        );
+        assert!(one == many, "{shards} threads differ");
     }
 }
 
