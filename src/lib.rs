@@ -15,5 +15,6 @@ pub mod parallel;
 pub mod proto;
 pub mod protocols;
 pub mod synth;
+pub mod text;
 pub mod tree;
 pub mod wire;

@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use crate::text::{push_padded, push_uint};
+
 /// Seconds and nanoseconds since the Unix epoch, plus how many fractional digits the capture
 /// really has (6 for µs pcap, 9 for ns, `if_tsresol` for pcapng).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -96,26 +98,13 @@ impl Timestamp {
             }
         }
         match u64::try_from(secs.unsigned_abs()) {
-            Ok(v) => s.push_str(itoa::Buffer::new().format(v)),
+            Ok(v) => push_uint(s, v),
             Err(_) => {
                 let _ = write!(s, "{}", secs.unsigned_abs());
             }
         }
         self.write_fraction(s, nanos as u32);
     }
-}
-
-/// Appends `v` in decimal, zero-padded to at least `width` digits.
-fn push_padded(out: &mut String, mut v: u64, width: usize) {
-    let mut buf = [b'0'; 20];
-    let mut i = buf.len();
-    while v > 0 {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-    }
-    let start = i.min(buf.len() - width.min(buf.len()));
-    out.push_str(std::str::from_utf8(&buf[start..]).expect("ASCII digits"));
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -68,30 +68,7 @@ pub struct Summary {
     pub msg_type: &'static str,
 }
 
-/// Appends `v` in decimal (what `{}` writes, without the formatting machinery).
-pub fn push_uint(out: &mut String, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    for &d in &buf[i..] {
-        out.push(d as char);
-    }
-}
-
-/// Appends `v` in decimal with a `-` when negative (what `{}` writes).
-pub fn push_int(out: &mut String, v: i64) {
-    if v < 0 {
-        out.push('-');
-    }
-    push_uint(out, v.unsigned_abs());
-}
+pub use crate::text::{push_int, push_uint};
 
 /// Appends `v` as `{:#x}` does: `0x` and lowercase hex digits.
 pub fn push_hex(out: &mut String, v: u64) {
