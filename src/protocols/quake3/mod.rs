@@ -18,7 +18,6 @@ pub mod server;
 pub mod tables;
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 
 use crate::proto::{
     Datagram, Direction, FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role,
@@ -27,7 +26,7 @@ use crate::tree::{Field, Pos, Record, Severity, Source, TreeBuilder, Value};
 use delta::EntState;
 use fields::*;
 use netchan::{Flavour, FragResult, Reassembly};
-use server::{Loc, Snap, Summary};
+use server::{Loc, SnapRing, Summary};
 
 pub struct Quake3;
 
@@ -145,26 +144,12 @@ pub struct State {
     /// A gamestate was decoded: absent baselines are known to be zero.
     pub have_gamestate: bool,
     baselines: Vec<Option<Box<EntState>>>,
-    pub snaps: VecDeque<Snap>,
-    /// The entity list of the last snapshot dropped from `snaps`, reused by the next one.
-    spare_ents: Vec<(u16, std::sync::Arc<EntState>)>,
+    pub snaps: SnapRing,
     /// Reused by every delta read, so that its few hundred bytes are not zeroed and moved each
     /// time.
     scratch_changes: delta::Changes,
-    /// One state shared by every entity when trees are off: the summary does not show entity
-    /// fields, so their values need not be kept (only which entities exist).
-    blank_entity: BlankEntity,
     pub frames: u64,
     pub errors: u64,
-}
-
-/// An all-zero entity state, shared.
-pub struct BlankEntity(pub std::sync::Arc<EntState>);
-
-impl Default for BlankEntity {
-    fn default() -> Self {
-        BlankEntity(std::sync::Arc::new([0; delta::ENT_FIELDS]))
-    }
 }
 
 impl State {
@@ -709,6 +694,7 @@ impl FlowDecoder for Flow {
             + s.baselines.len() * 8
             + s.baselines.iter().flatten().count() * std::mem::size_of::<EntState>()
             + s.snaps
+                .slots()
                 .iter()
                 .map(|sn| sn.ents.capacity() * (16 + std::mem::size_of::<EntState>() / 4) + 400)
                 .sum::<usize>()

@@ -33,12 +33,47 @@ pub static CMD_INFO_DEFS: InfoDefs = InfoDefs {
 };
 
 /// A snapshot kept for later deltas.
+#[derive(Clone, Default)]
 pub struct Snap {
     pub sequence: u32,
+    /// The slot holds a snapshot that was decoded to the end.
+    pub valid: bool,
     pub ps: PlayerState,
     /// Entities sorted by number. States are shared between the snapshots of the ring: an
-    /// entity a delta leaves unchanged is the same allocation in both (copy on write).
-    pub ents: Vec<(u16, Arc<EntState>)>,
+    /// entity a delta leaves unchanged is the same allocation in both (copy on write). Without
+    /// field trees the states are not kept (`None`): the summary shows only which entities exist.
+    pub ents: Vec<(u16, Option<Arc<EntState>>)>,
+}
+
+/// The snapshots a flow keeps, in slots by message sequence modulo [`PACKET_BACKUP`], as the
+/// client keeps them (`cl.snapshots[messageNum & PACKET_MASK]`, ioquake3 code/client/cl_parse.c
+/// `CL_ParseSnapshot`): a delta from message m is usable only while slot m still holds message m
+/// ("Delta frame too old" otherwise). A snapshot is decoded straight into its slot, so the few
+/// hundred bytes of a player state are never moved.
+#[derive(Default)]
+pub struct SnapRing {
+    /// Empty until the first snapshot, then [`PACKET_BACKUP`] slots.
+    slots: Vec<Snap>,
+}
+
+impl SnapRing {
+    /// Forgets every snapshot (a new level or connection); the slots' memory is kept.
+    pub fn clear(&mut self) {
+        for s in &mut self.slots {
+            s.valid = false;
+        }
+    }
+
+    /// The slot holding message `sequence`, if it is still there.
+    pub fn find(&self, sequence: u32) -> Option<usize> {
+        let i = sequence as usize % PACKET_BACKUP;
+        let s = self.slots.get(i)?;
+        (s.valid && s.sequence == sequence).then_some(i)
+    }
+
+    pub fn slots(&self) -> &[Snap] {
+        &self.slots
+    }
 }
 
 /// Where fields point: bit offsets in the message are shifted by `base` bits in `source`.
@@ -571,30 +606,41 @@ impl State {
         let reference = if delta_num == 0 {
             None
         } else {
-            let found = self.snaps.iter().position(|sn| sn.sequence == from_seq);
+            let found = self.snaps.find(from_seq);
             if found.is_none() {
                 t.note(crate::tree::Severity::Note, Some(&SNAP_DELTA_FROM), Some(loc.since(a, r)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
             }
             found
         };
+        let ring = &mut self.snaps.slots;
+        if ring.is_empty() {
+            ring.resize_with(PACKET_BACKUP, Snap::default);
+        }
+        let slot = sequence as usize % PACKET_BACKUP;
+        // A delta of exactly PACKET_BACKUP messages refers to the slot about to be overwritten.
+        let same_slot_copy = (reference == Some(slot)).then(|| ring[slot].clone());
+        let (target, from_snap) = slot_and_reference(ring, slot, reference);
+        let from_snap = same_slot_copy.as_ref().or(from_snap);
+        target.valid = false;
+        target.sequence = sequence;
         let zero_ps = PlayerState::default();
-        let from_ps = reference.map_or(&zero_ps, |i| &self.snaps[i].ps);
+        let from_ps = from_snap.map_or(&zero_ps, |sn| &sn.ps);
         let a = r.pos();
-        let mut ps = PlayerState::default();
         let ch = &mut self.scratch_changes;
-        delta::read_player(r, from_ps, &mut ps, ch).map_err(|e| ("player state", e))?;
+        delta::read_player(r, from_ps, &mut target.ps, ch).map_err(|e| ("player state", e))?;
+        let ps = &target.ps;
         let pp = loc.since(a, r);
         t.open(&PS, Value::None, pp);
-        delta::render_player(t, &ps, ch, loc.source, pp);
+        delta::render_player(t, ps, ch, loc.source, pp);
         if delta_num != 0 && reference.is_none() {
             t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
         }
         t.close_as_is();
 
-        // Packet entities: merge the reference's list with the transmitted records.
-        let old: &[(u16, Arc<EntState>)] = reference.map_or(&[], |i| &self.snaps[i].ents);
-        // The list of the snapshot that leaves the ring is reused (no allocation per snapshot).
-        let mut ents = std::mem::take(&mut self.spare_ents);
+        // Packet entities: merge the reference's list with the transmitted records. The
+        // target slot's own list (of the message PACKET_BACKUP ago) is reused: no allocation.
+        let old: &[(u16, Option<Arc<EntState>>)] = from_snap.map_or(&[], |sn| &sn.ents);
+        let ents = &mut target.ents;
         ents.clear();
         ents.reserve(old.len() + 8);
         let detail = crate::tree::detail();
@@ -617,7 +663,7 @@ impl State {
             }
             last = num as i32;
             while oi < old.len() && old[oi].0 < num {
-                ents.push((old[oi].0, Arc::clone(&old[oi].1)));
+                ents.push(old[oi].clone());
                 oi += 1;
             }
             // The state the delta applies to: shared with the reference snapshot, or a baseline.
@@ -627,12 +673,15 @@ impl State {
                 oi += 1;
             }
             let prev: Option<Arc<EntState>> = if in_reference && detail {
-                Some(Arc::clone(&old[oi - 1].1))
+                old[oi - 1].1.clone()
             } else {
                 None
             };
+            // (Not `self.baseline()`: the ring is borrowed.)
             let baseline = if prev.is_none() && detail {
-                self.baseline(num)
+                self.baselines
+                    .get(num as usize)
+                    .and_then(|b| b.as_deref().copied())
             } else {
                 None
             };
@@ -651,7 +700,7 @@ impl State {
             if !detail {
                 match d {
                     EntDelta::Removed => removed.push(num),
-                    _ => ents.push((num, Arc::clone(&self.blank_entity.0))),
+                    _ => ents.push((num, None)),
                 }
                 continue;
             }
@@ -670,21 +719,17 @@ impl State {
                 EntDelta::Unchanged => {
                     t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
                     delta::render_entity(t, from, None, loc.source, p);
-                    ents.push((num, unchanged()));
+                    ents.push((num, Some(unchanged())));
                 }
                 EntDelta::Changed => {
                     t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
                     delta::render_entity(t, &st, Some(ch), loc.source, p);
-                    ents.push((num, Arc::new(st)));
+                    ents.push((num, Some(Arc::new(st))));
                 }
             }
             t.close_as_is();
         }
-        ents.extend(
-            old[oi.min(old.len())..]
-                .iter()
-                .map(|(n, st)| (*n, Arc::clone(st))),
-        );
+        ents.extend_from_slice(&old[oi.min(old.len())..]);
         for n in &removed {
             t.add(&SNAP_REMOVED, Value::UInt(*n as u64), loc.bits(s, r.pos()));
         }
@@ -715,12 +760,26 @@ impl State {
         }
         o.push_str(" w");
         push_uint(o, weapon as u64);
-        if self.snaps.len() >= PACKET_BACKUP
-            && let Some(gone) = self.snaps.pop_front()
-        {
-            self.spare_ents = gone.ents;
-        }
-        self.snaps.push_back(Snap { sequence, ps, ents });
+        target.valid = true;
         Ok(())
+    }
+}
+
+/// The slot a snapshot is decoded into and, when it is another slot, its reference.
+fn slot_and_reference(
+    ring: &mut [Snap],
+    slot: usize,
+    reference: Option<usize>,
+) -> (&mut Snap, Option<&Snap>) {
+    match reference {
+        Some(i) if i < slot => {
+            let (lo, hi) = ring.split_at_mut(slot);
+            (&mut hi[0], Some(&lo[i]))
+        }
+        Some(i) if i > slot => {
+            let (lo, hi) = ring.split_at_mut(i);
+            (&mut lo[slot], Some(&hi[0]))
+        }
+        _ => (&mut ring[slot], None),
     }
 }
