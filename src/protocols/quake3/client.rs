@@ -62,28 +62,30 @@ impl Changed {
 }
 
 /// Reads one usercmd delta (`MSG_ReadDeltaUsercmdKey`) from `from` with `base_key`; returns
-/// the command and which fields were sent.
+/// the command and which fields were sent, and fills `spans` (an out-parameter: the usercmd loop
+/// is hot, and returning the spans by value cost a visible share of it in copies).
 /// Bit ranges `(start, end)` in the message of the server time (index 0) and of each keyed field
 /// that was sent (index k + 1 for [`USERCMD_FIELDS`]`[k]`); `(0, 0)` for fields not sent.
-pub type UserCmdSpans = [(usize, usize); 9];
+pub type UserCmdSpans = [(u32, u32); 9];
 
 pub fn read_usercmd(
     r: &mut BitReader<'_>,
     from: &UserCmd,
     base_key: u32,
-) -> Result<(UserCmd, Changed, UserCmdSpans), Bad> {
+    spans: &mut UserCmdSpans,
+) -> Result<(UserCmd, Changed), Bad> {
     let mut to = *from;
-    let mut spans: UserCmdSpans = [(0, 0); 9];
-    let t0 = r.pos();
+    *spans = [(0, 0); 9];
+    let t0 = r.pos() as u32;
     to.server_time = if r.bit()? == 1 {
         from.server_time.wrapping_add(r.bits(8)? as i32)
     } else {
         r.long()?
     };
-    spans[0] = (t0, r.pos());
+    spans[0] = (t0, r.pos() as u32);
     let mut changed = Changed::default();
     if r.bit()? == 0 {
-        return Ok((to, changed, spans));
+        return Ok((to, changed));
     }
     let key = base_key ^ to.server_time as u32;
     let mut field = |r: &mut BitReader<'_>, n: u32, k: usize| -> Result<Option<u32>, Bad> {
@@ -93,7 +95,7 @@ pub fn read_usercmd(
         }
         changed.0 |= 1 << k;
         let v = r.bits(n as i32)? as u32;
-        spans[k + 1] = (start, r.pos());
+        spans[k + 1] = (start as u32, r.pos() as u32);
         Ok(Some(v ^ (key & ((1u32 << n) - 1))))
     };
     for k in 0..3 {
@@ -116,7 +118,7 @@ pub fn read_usercmd(
     if let Some(v) = field(r, 8, 7)? {
         to.weapon = v as u8;
     }
-    Ok((to, changed, spans))
+    Ok((to, changed))
 }
 
 fn angle(v: u16) -> f32 {
@@ -317,9 +319,10 @@ impl State {
         let mut from = UserCmd::default();
         let mut last = from;
         let detail = crate::tree::detail();
+        let mut spans: UserCmdSpans = [(0, 0); 9];
         for _ in 0..count {
             let a = r.pos();
-            let (cmd, changed, spans) = read_usercmd(r, &from, key.unwrap_or(0)).map_err(e)?;
+            let (cmd, changed) = read_usercmd(r, &from, key.unwrap_or(0), &mut spans).map_err(e)?;
             from = cmd;
             last = cmd;
             if !detail {
@@ -332,7 +335,11 @@ impl State {
             // usercmd is not on the wire and points at the whole usercmd.
             let at = |i: usize| {
                 let (a, b) = spans[i];
-                if b > a { loc.bits(a, b) } else { p }
+                if b > a {
+                    loc.bits(a as usize, b as usize)
+                } else {
+                    p
+                }
             };
             t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), at(0));
             for c in changed.names() {
@@ -476,7 +483,8 @@ mod tests {
         assert_eq!(r.byte(), Ok(2));
         assert_eq!(r.byte(), Ok(2));
         let key = 0xDEADBEEFu32 ^ 789 ^ hash_key(b"cs 20 \"some text\"");
-        let (a, ch, spans) = read_usercmd(&mut r, &UserCmd::default(), key).unwrap();
+        let mut spans = [(0, 0); 9];
+        let (a, ch) = read_usercmd(&mut r, &UserCmd::default(), key, &mut spans).unwrap();
         assert_eq!(
             a,
             UserCmd {
@@ -511,7 +519,7 @@ mod tests {
             6,
             "all but roll and up (both 0) were sent"
         );
-        let (b, _, _) = read_usercmd(&mut r, &a, key).unwrap();
+        let (b, _) = read_usercmd(&mut r, &a, key, &mut spans).unwrap();
         assert_eq!(b.server_time, 100008);
         assert_eq!(b.angles[0], 1010);
         assert_eq!(b.right, 0);

@@ -444,13 +444,25 @@ impl Flow {
             }
         }
         let was_reassembled = reassembled.is_some();
-        let mut body: Vec<u8> = reassembled.unwrap_or_else(|| data.to_vec());
-        let mut sum = Summary::default();
+        // The message is read in place unless it has to be de-keyed or was reassembled; a
+        // de-keyed copy goes into a buffer the flow reuses when no tree shows it as a source.
+        let changed = flavour == Flavour::Legacy || was_reassembled;
+        let mut body: Vec<u8> = match reassembled {
+            Some(b) => b,
+            None if changed => data.to_vec(),
+            None => Vec::new(),
+        };
+        macro_rules! message {
+            () => {
+                if changed { &body[..] } else { data }
+            };
+        }
+        let mut sum = Summary::after(summary);
         let mut keyed_ok = true;
         let mut key_text_client: Option<&[u8]> = None;
         // The acknowledgements at the start of a client message (never keyed).
         let acks = if to_server {
-            client::read_acks(&body)
+            client::read_acks(message!())
         } else {
             None
         };
@@ -481,7 +493,7 @@ impl Flow {
                             keyed_ok = false;
                         }
                     } else {
-                        let ack = msg::BitReader::new(&body).ulong().ok();
+                        let ack = msg::BitReader::new(message!()).ulong().ok();
                         match ack.and_then(|a| self.st.client_cmds.get(a)) {
                             Some(s) => {
                                 let key = (ch as u32 ^ h.sequence) as u8;
@@ -510,7 +522,6 @@ impl Flow {
         t.close(h.len);
 
         let n_sources = r.sources.len();
-        let changed = flavour == Flavour::Legacy || was_reassembled;
         let loc = if changed {
             Loc {
                 source: (n_sources + 1) as u8,
@@ -524,7 +535,7 @@ impl Flow {
         };
         if !keyed_ok {
             // Only the unkeyed prefix is meaningful.
-            let mut rd = msg::BitReader::new(&body);
+            let mut rd = msg::BitReader::new(message!());
             if to_server {
                 t.open(&CLC, Value::None, loc.bits(0, 0));
                 if let Some((sid, mack, rack)) = acks {
@@ -562,7 +573,9 @@ impl Flow {
                     let last = ci + 1 == candidates.len();
                     netchan::xor(&mut body, 12, key, cand);
                     let mut tt = TreeBuilder::new();
-                    let mut ss = Summary::default();
+                    let mut heading = String::with_capacity(sum.text.capacity());
+                    heading.push_str(&sum.text);
+                    let mut ss = Summary::after(heading);
                     let mut cmds = Vec::new();
                     self.st
                         .parse_client(&body, Some(cand), loc, &mut tt, &mut ss, &mut cmds);
@@ -585,24 +598,31 @@ impl Flow {
                 }
             } else {
                 let mut tt = TreeBuilder::new();
-                let mut ss = Summary::default();
                 let mut cmds = Vec::new();
-                self.st
-                    .parse_client(&body, key_text_client, loc, &mut tt, &mut ss, &mut cmds);
-                chosen = Some((tt, ss, cmds));
+                self.st.parse_client(
+                    message!(),
+                    key_text_client,
+                    loc,
+                    &mut tt,
+                    &mut sum,
+                    &mut cmds,
+                );
+                chosen = Some((tt, Summary::default(), cmds));
             }
             if let Some((tt, ss, cmds)) = chosen {
                 graft(&mut t, tt);
-                sum = ss;
+                if flavour == Flavour::Legacy {
+                    sum = ss;
+                }
                 for (n, text) in cmds {
                     self.st.client_cmds.put(n, &text);
                 }
             }
         } else {
             self.st
-                .parse_server(&body, h.sequence, loc, &mut t, &mut sum);
+                .parse_server(message!(), h.sequence, loc, &mut t, &mut sum);
         }
-        if changed {
+        if changed && detail {
             r.sources.push(Source {
                 name: Cow::Borrowed(match (was_reassembled, flavour) {
                     (true, Flavour::Legacy) => "reassembled, de-keyed message",
@@ -630,11 +650,7 @@ impl Flow {
         } else {
             sum.msg_type
         });
-        if sum.parts > 0 {
-            summary.push(' ');
-            summary.push_str(&sum.text);
-        }
-        r.summary = summary;
+        r.summary = sum.text;
     }
 }
 

@@ -101,6 +101,8 @@ pub struct Summary {
     /// How many parts `text` holds.
     pub parts: usize,
     pub msg_type: &'static str,
+    /// `text` starts with a heading; the first part follows it after a space.
+    headed: bool,
 }
 
 pub use crate::text::{push_int, push_uint};
@@ -116,9 +118,19 @@ pub fn push_hex(out: &mut String, v: u64) {
 }
 
 impl Summary {
+    /// A summary whose parts follow `heading` (the whole line is built in one string).
+    pub fn after(heading: String) -> Summary {
+        Summary {
+            text: heading,
+            headed: true,
+            ..Summary::default()
+        }
+    }
     fn sep(&mut self) {
         if self.parts > 0 {
             self.text.push_str("; ");
+        } else if self.headed {
+            self.text.push(' ');
         } else if self.text.capacity() == 0 {
             self.text.reserve(96);
         }
