@@ -492,6 +492,7 @@ fn dissect(args: &DissectArgs) -> ExitCode {
     let config = match config_from(&args.decode, &registry) {
         Ok(c) => Config {
             flow_stats: false,
+            message_stats: false,
             detail: args.format != OutputFormat::Summary,
             ..c
         },

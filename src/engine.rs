@@ -70,6 +70,10 @@ pub struct Config {
     /// Keep per-flow statistics (only `stats` prints them; without them memory stays flat however
     /// many flows a long capture has).
     pub flow_stats: bool,
+    /// Tally records by protocol, message type and note severity. Only `stats` prints the
+    /// tallies; `dissect` turns them off (string-keyed map updates per record, a few percent of
+    /// a summary run).
+    pub message_stats: bool,
     /// Decode only the flows of one shard (see [`Shard`]); `None` decodes every flow.
     pub shard: Option<Shard>,
 }
@@ -102,6 +106,7 @@ impl Default for Config {
             flow_idle_secs: 600,
             defrag: DefragLimits::default(),
             flow_stats: true,
+            message_stats: true,
             detail: true,
             shard: None,
         }
@@ -762,17 +767,19 @@ impl Engine {
             } else {
                 share
             };
-            Engine::count(
-                &mut self.stats,
-                rec,
-                bytes,
-                cut,
-                k == 0,
-                flow_stats,
-                direction,
-                u.payload.len() as u64,
-                &time,
-            );
+            if self.config.message_stats {
+                Engine::count(
+                    &mut self.stats,
+                    rec,
+                    bytes,
+                    cut,
+                    k == 0,
+                    flow_stats,
+                    direction,
+                    u.payload.len() as u64,
+                    &time,
+                );
+            }
             if result.is_ok() {
                 result = sink(&meta, rec);
             }
