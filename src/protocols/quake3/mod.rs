@@ -712,7 +712,11 @@ impl FlowDecoder for Flow {
             + s.snaps
                 .slots()
                 .iter()
-                .map(|sn| sn.ents.capacity() * (16 + std::mem::size_of::<EntState>() / 4) + 400)
+                .map(|sn| {
+                    sn.nums.capacity() * 2
+                        + sn.states.capacity() * (8 + std::mem::size_of::<EntState>() / 4)
+                        + 400
+                })
                 .sum::<usize>()
     }
 

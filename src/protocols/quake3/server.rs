@@ -39,10 +39,13 @@ pub struct Snap {
     /// The slot holds a snapshot that was decoded to the end.
     pub valid: bool,
     pub ps: PlayerState,
-    /// Entities sorted by number. States are shared between the snapshots of the ring: an
-    /// entity a delta leaves unchanged is the same allocation in both (copy on write). Without
-    /// field trees the states are not kept (`None`): the summary shows only which entities exist.
-    pub ents: Vec<(u16, Option<Arc<EntState>>)>,
+    /// Numbers of the snapshot's entities, sorted.
+    pub nums: Vec<u16>,
+    /// Their states, when field trees are on (empty otherwise: the summary shows only which
+    /// entities exist, and a list of plain numbers is cleared without touching its memory).
+    /// States are shared between the snapshots of the ring: an entity a delta leaves unchanged
+    /// is the same allocation in both (copy on write).
+    pub states: Vec<Arc<EntState>>,
 }
 
 /// The snapshots a flow keeps, in slots by message sequence modulo [`PACKET_BACKUP`], as the
@@ -651,10 +654,21 @@ impl State {
 
         // Packet entities: merge the reference's list with the transmitted records. The
         // target slot's own list (of the message PACKET_BACKUP ago) is reused: no allocation.
-        let old: &[(u16, Option<Arc<EntState>>)] = from_snap.map_or(&[], |sn| &sn.ents);
-        let ents = &mut target.ents;
+        let (old, old_states): (&[u16], &[Arc<EntState>]) =
+            from_snap.map_or((&[], &[]), |sn| (&sn.nums, &sn.states));
+        let Snap {
+            nums: ents, states, ..
+        } = target;
         ents.clear();
+        states.clear();
         ents.reserve(old.len() + 8);
+        // The state of the reference's entity `i` (all zero if trees were off when it was read).
+        let old_state = |i: usize| {
+            old_states
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
+        };
         let detail = crate::tree::detail();
         let mut oi = 0usize;
         let mut sent = 0usize;
@@ -674,18 +688,21 @@ impl State {
                 );
             }
             last = num as i32;
-            while oi < old.len() && old[oi].0 < num {
-                ents.push(old[oi].clone());
+            while oi < old.len() && old[oi] < num {
+                ents.push(old[oi]);
+                if detail {
+                    states.push(old_state(oi));
+                }
                 oi += 1;
             }
             // The state the delta applies to: shared with the reference snapshot, or a baseline.
             // (Without trees the values are not shown, so they are not looked up.)
-            let in_reference = oi < old.len() && old[oi].0 == num;
+            let in_reference = oi < old.len() && old[oi] == num;
             if in_reference {
                 oi += 1;
             }
             let prev: Option<Arc<EntState>> = if in_reference && detail {
-                old[oi - 1].1.clone()
+                old_states.get(oi - 1).cloned()
             } else {
                 None
             };
@@ -712,7 +729,7 @@ impl State {
             if !detail {
                 match d {
                     EntDelta::Removed => removed.push(num),
-                    _ => ents.push((num, None)),
+                    _ => ents.push(num),
                 }
                 continue;
             }
@@ -731,17 +748,23 @@ impl State {
                 EntDelta::Unchanged => {
                     t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
                     delta::render_entity(t, from, None, loc.source, p);
-                    ents.push((num, Some(unchanged())));
+                    ents.push(num);
+                    states.push(unchanged());
                 }
                 EntDelta::Changed => {
                     t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
                     delta::render_entity(t, &st, Some(ch), loc.source, p);
-                    ents.push((num, Some(Arc::new(st))));
+                    ents.push(num);
+                    states.push(Arc::new(st));
                 }
             }
             t.close_as_is();
         }
-        ents.extend_from_slice(&old[oi.min(old.len())..]);
+        let rest = oi.min(old.len());
+        ents.extend_from_slice(&old[rest..]);
+        if detail {
+            states.extend((rest..old.len()).map(old_state));
+        }
         for n in &removed {
             t.add(&SNAP_REMOVED, Value::UInt(*n as u64), loc.bits(s, r.pos()));
         }
