@@ -7,6 +7,7 @@
 //! probed again on its next datagrams, up to [`PROBE_ATTEMPTS`], then stays plain UDP.
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
@@ -556,44 +557,48 @@ impl Engine {
             self.sweep_flows(time);
         }
         let key = FlowKey::of(u.src, u.dst);
-        if !self.flows.contains_key(&key) {
-            if self.flows.len() >= self.config.max_flows {
-                self.make_room(time);
-            }
-            let id = self.next_flow;
-            self.next_flow += 1;
-            self.stats.flow_table.created += 1;
-            let owned = self.config.shard.is_none_or(|s| s.owns(id));
-            let stats = if !self.config.flow_stats || !owned {
-                None
-            } else if self.stats.flows.len() < MAX_FLOW_STATS {
-                self.stats.flows.push(FlowStats {
-                    flow: id,
-                    client: u.src,
-                    server: u.dst,
-                    protocol: "udp",
-                    chosen_by: "none",
-                    roles_from: RoleSource::FirstSender.as_str(),
-                    first: String::new(),
-                    last: String::new(),
-                    first_time: time,
-                    last_time: time,
-                    packets_to_server: 0,
-                    bytes_to_server: 0,
-                    packets_to_client: 0,
-                    bytes_to_client: 0,
-                    messages: 0,
-                    malformed: 0,
-                    facts: BTreeMap::new(),
-                });
-                Some(self.stats.flows.len() - 1)
-            } else {
-                self.stats.flow_table.unlisted += 1;
-                None
-            };
-            self.flows.insert(
-                key,
-                Flow {
+        // A full table makes room before a new flow (the extra lookup happens only at the cap).
+        if self.flows.len() >= self.config.max_flows && !self.flows.contains_key(&key) {
+            self.make_room(time);
+        }
+        let table_len = self.flows.len();
+        // One hash and probe per datagram: the entry finds the flow or makes it.
+        let f = match self.flows.entry(key) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let id = self.next_flow;
+                self.next_flow += 1;
+                self.stats.flow_table.created += 1;
+                let owned = self.config.shard.is_none_or(|s| s.owns(id));
+                let stats = if !self.config.flow_stats || !owned {
+                    None
+                } else if self.stats.flows.len() < MAX_FLOW_STATS {
+                    self.stats.flows.push(FlowStats {
+                        flow: id,
+                        client: u.src,
+                        server: u.dst,
+                        protocol: "udp",
+                        chosen_by: "none",
+                        roles_from: RoleSource::FirstSender.as_str(),
+                        first: String::new(),
+                        last: String::new(),
+                        first_time: time,
+                        last_time: time,
+                        packets_to_server: 0,
+                        bytes_to_server: 0,
+                        packets_to_client: 0,
+                        bytes_to_client: 0,
+                        messages: 0,
+                        malformed: 0,
+                        facts: BTreeMap::new(),
+                    });
+                    Some(self.stats.flows.len() - 1)
+                } else {
+                    self.stats.flow_table.unlisted += 1;
+                    None
+                };
+                self.stats.flow_table.peak = self.stats.flow_table.peak.max(table_len as u64 + 1);
+                e.insert(Flow {
                     id,
                     decoder: None,
                     chosen_by: None,
@@ -602,20 +607,15 @@ impl Engine {
                     last_seen: time,
                     datagrams: 0,
                     probes_left: PROBE_ATTEMPTS,
-                    stats: None,
+                    stats,
                     texts: if owned {
                         [key.0.to_string(), key.1.to_string()]
                     } else {
                         Default::default()
                     },
-                },
-            );
-            self.flows.get_mut(&key).expect("inserted").stats = stats;
-            self.stats.flow_table.peak = self.stats.flow_table.peak.max(self.flows.len() as u64);
-        }
-
-        // One lookup for the rest: the fields used below are borrowed apart from the flow.
-        let f = self.flows.get_mut(&key).expect("present");
+                })
+            }
+        };
         // Another shard decodes this flow; this one only keeps the flow's clock for eviction.
         if self.config.shard.is_some_and(|s| !s.owns(f.id)) {
             f.last_seen = time;

@@ -569,13 +569,20 @@ impl Flow {
                 // The first parse is kept unless a later one is clean; its bytes are copied
                 // only when another candidate follows.
                 let mut chosen_body: Option<Vec<u8>> = None;
+                // The first candidate writes its parts after the heading in `sum` itself; a
+                // later one (rare) starts from a copy of the heading.
+                let heading_len = sum.text.len();
+                let mut unused_sum = Some(std::mem::take(&mut sum));
                 for (ci, cand) in candidates.iter().enumerate() {
                     let last = ci + 1 == candidates.len();
                     netchan::xor(&mut body, 12, key, cand);
                     let mut tt = TreeBuilder::new();
-                    let mut heading = String::with_capacity(sum.text.capacity());
-                    heading.push_str(&sum.text);
-                    let mut ss = Summary::after(heading);
+                    let mut ss = unused_sum.take().unwrap_or_else(|| {
+                        let first = chosen.as_ref().map_or("", |c| c.1.text.as_str());
+                        let mut heading = String::with_capacity(128);
+                        heading.push_str(first.get(..heading_len).unwrap_or(""));
+                        Summary::after(heading)
+                    });
                     let mut cmds = Vec::new();
                     self.st
                         .parse_client(&body, Some(cand), loc, &mut tt, &mut ss, &mut cmds);
@@ -595,6 +602,9 @@ impl Flow {
                 }
                 if let Some(b) = chosen_body {
                     body = b;
+                }
+                if let Some(s) = unused_sum {
+                    sum = s;
                 }
             } else {
                 let mut tt = TreeBuilder::new();
@@ -685,7 +695,8 @@ impl FlowDecoder for Flow {
         } else {
             self.decode_netchan(d, &mut r);
         }
-        if r.fields.is_empty() {
+        // (Without trees no field is shown; a root node would cost an allocation per message.)
+        if r.fields.is_empty() && crate::tree::detail() {
             r.fields.push(root_field(d.payload.len()));
         }
         if d.truncated && r.has_errors() {
