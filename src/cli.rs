@@ -4,7 +4,7 @@
 //! 1 input error (unreadable, not a capture, cut off), 2 usage error.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -321,7 +321,7 @@ impl Progress {
 
 /// Reads a whole capture through the engine, handing selected records to `sink`; bad records are
 /// reported through `warn`.
-pub fn run_capture<R: Read>(
+pub fn run_capture<R: BufRead>(
     input: R,
     engine: &mut Engine,
     total_len: Option<u64>,
@@ -344,7 +344,7 @@ pub fn run_capture<R: Read>(
 
 /// [`run_capture`] without progress, calling `after` with the frames read and the input offset
 /// once each frame has been fully handled.
-pub fn run_capture_each<R: Read>(
+pub fn run_capture_each<R: BufRead>(
     input: R,
     engine: &mut Engine,
     warn: &mut dyn FnMut(&CaptureError),
@@ -438,7 +438,7 @@ pub fn stats_of(bytes: &[u8], config: Config) -> (Stats, Option<CaptureError>) {
     (engine.stats().clone(), err)
 }
 
-fn open_input(file: &str) -> Result<(Box<dyn Read + Send>, Option<u64>), String> {
+fn open_input(file: &str) -> Result<(Box<dyn BufRead + Send>, Option<u64>), String> {
     if file == "-" {
         return Ok((
             Box::new(BufReader::with_capacity(1 << 18, io::stdin())),

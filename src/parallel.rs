@@ -19,7 +19,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
@@ -138,15 +138,26 @@ struct ShardInput {
 
 impl Read for ShardInput {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = buf.len().min(avail.len());
+        buf[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// The capture reader reads records in place from the current block.
+impl BufRead for ShardInput {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
         while self.at == self.block.len() {
             let chunk = match self.rx.try_recv() {
                 Ok(c) => c,
-                Err(TryRecvError::Disconnected) => return Ok(0),
+                Err(TryRecvError::Disconnected) => return Ok(&[]),
                 Err(TryRecvError::Empty) => {
                     self.pending.borrow_mut().hand_over_before_waiting()?;
                     match self.rx.recv() {
                         Ok(c) => c,
-                        Err(_) => return Ok(0),
+                        Err(_) => return Ok(&[]),
                     }
                 }
             };
@@ -158,10 +169,11 @@ impl Read for ShardInput {
                 Err((kind, message)) => return Err(io::Error::new(kind, message)),
             }
         }
-        let n = buf.len().min(self.block.len() - self.at);
-        buf[..n].copy_from_slice(&self.block[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
+        Ok(&self.block[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.block.len());
     }
 }
 
@@ -238,7 +250,7 @@ fn run_shard(
 /// Reads `input` in blocks and gives each block to every shard, until the input ends, fails or
 /// no shard wants more.
 fn read_blocks(
-    mut input: Box<dyn Read + Send>,
+    mut input: Box<dyn BufRead + Send>,
     txs: Vec<SyncSender<Chunk>>,
     total: Option<u64>,
     size: usize,
@@ -372,7 +384,7 @@ fn merge(
 /// as one thread would. Bad records are reported through `warn` (by one shard).
 #[allow(clippy::too_many_arguments)]
 pub fn dissect_sharded(
-    input: Box<dyn Read + Send>,
+    input: Box<dyn BufRead + Send>,
     total_len: Option<u64>,
     config: Config,
     shards: usize,

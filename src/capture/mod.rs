@@ -11,7 +11,7 @@ mod time;
 
 pub use time::Timestamp;
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 
 /// Largest record or block we accept. Wireshark's own limit for most link types is 256 KiB; we
 /// leave room for large pcapng blocks (name resolution, custom) while bounding memory.
@@ -97,10 +97,13 @@ enum State {
 }
 
 /// A streaming reader; one buffer is reused for every record.
-pub struct CaptureReader<R: Read> {
+pub struct CaptureReader<R: BufRead> {
     input: R,
     offset: u64,
     buf: Vec<u8>,
+    /// Bytes of the input's buffer that the last packet was read from in place: consumed when
+    /// the next one is read (the packet borrows them until then).
+    consume: usize,
     state: State,
     format: Format,
     /// pcapng: the first block's bytes already consumed during detection.
@@ -127,6 +130,39 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     Ok(n)
 }
 
+/// The packet of a pcap record: header `head`, captured bytes `data`, starting at `start`.
+fn pcap_event(
+    head: [u8; 16],
+    data: &[u8],
+    start: u64,
+    big_endian: bool,
+    nanos: bool,
+    linktype: u32,
+) -> Event<'_> {
+    let secs = u32_at(&head, 0, big_endian);
+    let frac = u32_at(&head, 4, big_endian);
+    let orig = u32_at(&head, 12, big_endian);
+    if frac >= if nanos { 1_000_000_000 } else { 1_000_000 } {
+        return Event::BadRecord(CaptureError {
+            offset: start,
+            message: format!("timestamp fraction {frac} out of range; record skipped"),
+        });
+    }
+    let (nanos_v, digits) = if nanos {
+        (frac, 9)
+    } else {
+        (frac.saturating_mul(1000), 6)
+    };
+    Event::Packet(Packet {
+        data,
+        orig_len: orig.max(data.len() as u32),
+        time: Timestamp::new(secs as i64, nanos_v, digits),
+        linktype,
+        interface: 0,
+        offset: start,
+    })
+}
+
 fn u16_at(b: &[u8], at: usize, be: bool) -> u16 {
     let a = [b[at], b[at + 1]];
     if be {
@@ -145,7 +181,7 @@ fn u32_at(b: &[u8], at: usize, be: bool) -> u32 {
     }
 }
 
-impl<R: Read> CaptureReader<R> {
+impl<R: BufRead> CaptureReader<R> {
     /// Reads the magic and the file header; fails with a located error on anything else.
     pub fn new(mut input: R) -> Result<CaptureReader<R>, CaptureError> {
         let mut magic = [0u8; 4];
@@ -182,6 +218,7 @@ impl<R: Read> CaptureReader<R> {
                 input,
                 offset: 24,
                 buf: Vec::with_capacity(65_536),
+                consume: 0,
                 state: State::Pcap {
                     big_endian,
                     nanos,
@@ -196,6 +233,7 @@ impl<R: Read> CaptureReader<R> {
                 input,
                 offset: 0,
                 buf: Vec::with_capacity(65_536),
+                consume: 0,
                 state: State::PcapNg {
                     big_endian: false,
                     interfaces: Vec::new(),
@@ -235,6 +273,7 @@ impl<R: Read> CaptureReader<R> {
     /// cannot be read (after which the reader must not be used again).
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
+        self.input.consume(std::mem::take(&mut self.consume));
         match self.state {
             State::Pcap { .. } => self.next_pcap(),
             State::PcapNg { .. } => self.next_pcapng(),
@@ -251,7 +290,31 @@ impl<R: Read> CaptureReader<R> {
             unreachable!("pcap state checked by caller")
         };
         let start = self.offset;
+        // A record wholly inside the input's buffer is read where it lies (no copy); one that
+        // straddles the buffer's end is copied together below. (A read error here is left for
+        // the copying path to meet again and report.)
         let mut head = [0u8; 16];
+        let in_place = match self.input.fill_buf() {
+            Ok(b) if b.len() >= 16 => {
+                head.copy_from_slice(&b[..16]);
+                let incl = u32_at(&head, 8, big_endian) as usize;
+                (incl <= MAX_RECORD && b.len() - 16 >= incl).then_some(incl)
+            }
+            _ => None,
+        };
+        if let Some(incl) = in_place {
+            self.consume = 16 + incl;
+            self.offset = start + 16 + incl as u64;
+            let b = self.input.fill_buf().map_err(|e| io_error(start, e))?;
+            return Ok(Some(pcap_event(
+                head,
+                &b[16..16 + incl],
+                start,
+                big_endian,
+                nanos,
+                linktype,
+            )));
+        }
         let n = read_full(&mut self.input, &mut head).map_err(|e| io_error(start, e))?;
         if n == 0 {
             return Ok(None);
@@ -262,10 +325,7 @@ impl<R: Read> CaptureReader<R> {
                 message: format!("file cut off inside a record header ({n} of 16 bytes)"),
             });
         }
-        let secs = u32_at(&head, 0, big_endian);
-        let frac = u32_at(&head, 4, big_endian);
         let incl = u32_at(&head, 8, big_endian) as usize;
-        let orig = u32_at(&head, 12, big_endian);
         if incl > MAX_RECORD {
             return Err(CaptureError {
                 offset: start,
@@ -285,25 +345,9 @@ impl<R: Read> CaptureReader<R> {
                 ),
             });
         }
-        let (nanos_v, digits) = if nanos {
-            (frac, 9)
-        } else {
-            (frac.saturating_mul(1000), 6)
-        };
-        if frac >= if nanos { 1_000_000_000 } else { 1_000_000 } {
-            return Ok(Some(Event::BadRecord(CaptureError {
-                offset: start,
-                message: format!("timestamp fraction {frac} out of range; record skipped"),
-            })));
-        }
-        Ok(Some(Event::Packet(Packet {
-            data: &self.buf,
-            orig_len: orig.max(incl as u32),
-            time: Timestamp::new(secs as i64, nanos_v, digits),
-            linktype,
-            interface: 0,
-            offset: start,
-        })))
+        Ok(Some(pcap_event(
+            head, &self.buf, start, big_endian, nanos, linktype,
+        )))
     }
 
     fn next_pcapng(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
