@@ -257,8 +257,20 @@ fn read_blocks(
 ) {
     let mut progress = Progress::maybe(total);
     let mut offset = 0u64;
+    // Blocks come back once every shard has dropped them: reused, they are neither zeroed
+    // again nor faulted in again (zeroing fresh blocks was most of this thread's work).
+    let mut sent: VecDeque<Arc<Vec<u8>>> = VecDeque::new();
     loop {
-        let mut block = vec![0u8; size];
+        let reusable = sent.front_mut().is_some_and(|b| Arc::get_mut(b).is_some());
+        let mut block = match sent.pop_front() {
+            Some(b) if reusable => Arc::try_unwrap(b).unwrap_or_default(),
+            Some(b) => {
+                sent.push_front(b);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        block.resize(size, 0);
         let n = match input.read(&mut block) {
             Ok(0) => break,
             Ok(n) => n,
@@ -276,6 +288,11 @@ fn read_blocks(
         let mut wanted = false;
         for tx in &txs {
             wanted |= tx.send(Ok(Arc::clone(&block))).is_ok();
+        }
+        sent.push_back(block);
+        // Past a pipeline's worth, the oldest block is left to the shards to free.
+        if sent.len() > 2 * (txs.len() + 4) {
+            sent.pop_front();
         }
         if !wanted {
             break;
