@@ -559,56 +559,61 @@ impl Flow {
             }
             sum.msg_type = "keyed";
         } else if to_server {
-            let mut chosen: Option<Parsed> = None;
+            // The client message parses into `tt` (its fields, grafted below), `sum` and `cmds`.
+            let mut tt = TreeBuilder::new();
+            let mut cmds: Vec<(u32, Vec<u8>)> = Vec::new();
             if flavour == Flavour::Legacy {
                 let ch = self.st.challenge.unwrap_or(0);
                 let (sid, mack, _) = acks.unwrap_or((0, 0, 0));
                 let key = (ch as u32 ^ sid as u32 ^ mack) as u8;
                 // Each candidate de-keys `body` in place; the XOR stream does not depend on the
                 // data, so applying it again restores the keyed bytes for the next candidate.
-                // The first parse is kept unless a later one is clean; its bytes are copied
-                // only when another candidate follows.
-                let mut chosen_body: Option<Vec<u8>> = None;
-                // The first candidate writes its parts after the heading in `sum` itself; a
-                // later one (rare) starts from a copy of the heading.
-                let heading_len = sum.text.len();
-                let mut unused_sum = Some(std::mem::take(&mut sum));
-                for (ci, cand) in candidates.iter().enumerate() {
-                    let last = ci + 1 == candidates.len();
-                    netchan::xor(&mut body, 12, key, cand);
-                    let mut tt = TreeBuilder::new();
-                    let mut ss = unused_sum.take().unwrap_or_else(|| {
-                        let first = chosen.as_ref().map_or("", |c| c.1.text.as_str());
-                        let mut heading = String::with_capacity(128);
-                        heading.push_str(first.get(..heading_len).unwrap_or(""));
-                        Summary::after(heading)
-                    });
-                    let mut cmds = Vec::new();
+                // The first parse (written straight into `tt`, `sum` and `cmds`) is kept unless
+                // a later one is clean; its bytes are copied only when another candidate follows.
+                let clean =
+                    |t: &TreeBuilder| !t.notes.iter().any(|n| n.severity == Severity::Error);
+                if let Some((first, others)) = candidates.split_first() {
+                    let heading_len = sum.text.len();
+                    netchan::xor(&mut body, 12, key, first);
                     self.st
-                        .parse_client(&body, Some(cand), loc, &mut tt, &mut ss, &mut cmds);
-                    let clean = !tt.notes.iter().any(|n| n.severity == Severity::Error);
-                    if clean || chosen.is_none() {
-                        chosen = Some((tt, ss, cmds));
-                        if clean {
-                            chosen_key = detail.then(|| cand.to_vec());
-                            chosen_body = None;
-                            break;
+                        .parse_client(&body, Some(first), loc, &mut tt, &mut sum, &mut cmds);
+                    if clean(&tt) {
+                        chosen_key = detail.then(|| first.to_vec());
+                    } else if !others.is_empty() {
+                        let first_body = body.clone();
+                        netchan::xor(&mut body, 12, key, first);
+                        let mut found = false;
+                        for (oi, cand) in others.iter().enumerate() {
+                            netchan::xor(&mut body, 12, key, cand);
+                            let mut tt2 = TreeBuilder::new();
+                            let mut heading = String::with_capacity(128);
+                            heading.push_str(sum.text.get(..heading_len).unwrap_or(""));
+                            let mut sum2 = Summary::after(heading);
+                            let mut cmds2 = Vec::new();
+                            self.st.parse_client(
+                                &body,
+                                Some(cand),
+                                loc,
+                                &mut tt2,
+                                &mut sum2,
+                                &mut cmds2,
+                            );
+                            if clean(&tt2) {
+                                (tt, sum, cmds) = (tt2, sum2, cmds2);
+                                chosen_key = detail.then(|| cand.to_vec());
+                                found = true;
+                                break;
+                            }
+                            if oi + 1 < others.len() {
+                                netchan::xor(&mut body, 12, key, cand);
+                            }
                         }
-                        chosen_body = if last { None } else { Some(body.clone()) };
+                        if !found {
+                            body = first_body;
+                        }
                     }
-                    if !last {
-                        netchan::xor(&mut body, 12, key, cand);
-                    }
-                }
-                if let Some(b) = chosen_body {
-                    body = b;
-                }
-                if let Some(s) = unused_sum {
-                    sum = s;
                 }
             } else {
-                let mut tt = TreeBuilder::new();
-                let mut cmds = Vec::new();
                 self.st.parse_client(
                     message!(),
                     key_text_client,
@@ -617,16 +622,10 @@ impl Flow {
                     &mut sum,
                     &mut cmds,
                 );
-                chosen = Some((tt, Summary::default(), cmds));
             }
-            if let Some((tt, ss, cmds)) = chosen {
-                graft(&mut t, tt);
-                if flavour == Flavour::Legacy {
-                    sum = ss;
-                }
-                for (n, text) in cmds {
-                    self.st.client_cmds.put(n, &text);
-                }
+            graft(&mut t, tt);
+            for (n, text) in cmds {
+                self.st.client_cmds.put(n, &text);
             }
         } else {
             self.st
@@ -664,9 +663,6 @@ impl Flow {
     }
 }
 
-/// A scratch parse of a client message: tree, summary, commands found.
-type Parsed = (TreeBuilder, Summary, Vec<(u32, Vec<u8>)>);
-
 /// Moves the nodes and notes of a scratch builder under the innermost open group of `t`.
 fn graft(t: &mut TreeBuilder, tt: TreeBuilder) {
     let mut tmp = Record::new("quake3");
@@ -688,12 +684,14 @@ fn graft(t: &mut TreeBuilder, tt: TreeBuilder) {
 
 impl FlowDecoder for Flow {
     fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
-        let mut r = Record::new("quake3");
+        // Built where it stays (moving a finished record was a visible share of a summary run).
+        out.push(Record::new("quake3"));
+        let Some(r) = out.last_mut() else { return };
         self.st.frames += 1;
         if d.payload.len() >= 4 && d.payload[..4] == [0xff; 4] {
-            self.decode_oob(d, &mut r);
+            self.decode_oob(d, r);
         } else {
-            self.decode_netchan(d, &mut r);
+            self.decode_netchan(d, r);
         }
         // (Without trees no field is shown; a root node would cost an allocation per message.)
         if r.fields.is_empty() && crate::tree::detail() {
@@ -709,7 +707,6 @@ impl FlowDecoder for Flow {
         if r.has_errors() {
             self.st.errors += 1;
         }
-        out.push(r);
     }
 
     fn state_bytes(&self) -> usize {
