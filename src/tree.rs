@@ -448,6 +448,16 @@ impl TreeBuilder {
         self.push_leaf(Field::new(def, value, pos))
     }
 
+    /// Adds a text leaf ([`Value::text`]); while fields are discarded the text is not even
+    /// converted (decoders add command lines and info strings on every message).
+    #[inline]
+    pub fn add_text(&mut self, def: &'static FieldDef, bytes: &[u8], pos: Pos) -> &mut Field {
+        if self.discard {
+            return self.add(def, Value::None, pos);
+        }
+        self.push_leaf(Field::new(def, Value::text(bytes), pos))
+    }
+
     #[inline(never)]
     fn push_leaf(&mut self, field: Field) -> &mut Field {
         let list = self.siblings();
@@ -631,6 +641,25 @@ mod tests {
             !TreeBuilder::new().discard,
             "detail is back on for new builders"
         );
+    }
+
+    #[test]
+    fn text_leaves_hold_str_or_bytes_and_nothing_while_discarding() {
+        static TEXT: FieldDef = FieldDef::string("test.text", "Text");
+        let mut b = TreeBuilder::new();
+        b.add_text(&TEXT, b"say hi", Pos::bytes(0, 6));
+        b.add_text(&TEXT, b"\xff\x00", Pos::bytes(6, 2));
+        let mut r = Record::new("test");
+        b.finish_into(8, &mut r);
+        assert_eq!(r.fields[0].value, Value::Str("say hi".into()));
+        assert_eq!(r.fields[1].value, Value::Bytes(vec![0xff, 0].into()));
+        set_detail(false);
+        let mut b = TreeBuilder::new();
+        set_detail(true);
+        b.add_text(&TEXT, b"say hi", Pos::bytes(0, 6)).meaning = Some("m".into());
+        let mut r = Record::new("test");
+        b.finish_into(6, &mut r);
+        assert!(r.fields.is_empty());
     }
 
     #[test]

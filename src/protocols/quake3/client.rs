@@ -229,10 +229,10 @@ impl State {
                     let p = loc.bits(s, r.pos());
                     t.open(&CLC_COMMAND, Value::None, p);
                     t.add(&CLC_CMD_SEQUENCE, Value::UInt(num as u64), p);
-                    t.add(&CLC_CMD_TEXT, Value::text(&text), p);
+                    t.add_text(&CLC_CMD_TEXT, &text, p);
                     let toks = tokenize(&text);
                     let name = toks.first().copied().unwrap_or(b"");
-                    t.add(&CLC_CMD_NAME, Value::text(name), p);
+                    t.add_text(&CLC_CMD_NAME, name, p);
                     let show = String::from_utf8_lossy(&text);
                     let show: String = show.chars().take(60).collect();
                     if matches!(name, b"say" | b"say_team" | b"tell") {
@@ -240,7 +240,7 @@ impl State {
                         let rest = text.get(name.len()..).unwrap_or(&[]).trim_ascii();
                         let rest = rest.strip_prefix(b"\"").unwrap_or(rest);
                         let rest = rest.strip_suffix(b"\"").unwrap_or(rest);
-                        t.add(&CLC_CMD_MESSAGE, Value::text(rest), p);
+                        t.add_text(&CLC_CMD_MESSAGE, rest, p);
                     }
                     t.close_as_is();
                     sum.add(format_args!("cmd {num} {show}"));

@@ -112,23 +112,31 @@ pub static USERINFO_DEFS: InfoDefs = InfoDefs {
 /// Splits `\k\v\k\v` (leading backslash optional, as Info_ValueForKey accepts) into pairs
 /// with their offsets: (key offset, key, value offset, value). At most 512 pairs.
 pub fn info_pairs_at(s: &[u8]) -> Vec<(usize, &[u8], usize, &[u8])> {
+    info_pair_iter(s).collect()
+}
+
+/// The pairs of [`info_pairs_at`] one at a time (lookups stop at their key, allocating nothing).
+fn info_pair_iter(s: &[u8]) -> impl Iterator<Item = (usize, &[u8], usize, &[u8])> {
     let mut i = usize::from(s.first() == Some(&b'\\'));
-    let mut out = Vec::new();
-    let next = |from: usize| {
+    let next = move |from: usize| {
         s.get(from..)
             .and_then(|r| r.iter().position(|&c| c == b'\\'))
             .map_or(s.len(), |p| from + p)
     };
-    while i < s.len() && out.len() < 512 {
-        let ke = next(i);
-        let vs = (ke + 1).min(s.len());
-        let ve = next(vs);
-        if ke > i || ve > vs {
-            out.push((i, &s[i..ke], vs, &s[vs..ve]));
+    std::iter::from_fn(move || {
+        while i < s.len() {
+            let ke = next(i);
+            let vs = (ke + 1).min(s.len());
+            let ve = next(vs);
+            let pair = (i, &s[i..ke], vs, &s[vs..ve]);
+            i = ve + 1;
+            if ke > pair.0 || ve > vs {
+                return Some(pair);
+            }
         }
-        i = ve + 1;
-    }
-    out
+        None
+    })
+    .take(512)
 }
 
 /// The pairs of an info string without offsets.
@@ -140,10 +148,9 @@ pub fn info_pairs(s: &[u8]) -> Vec<(&[u8], &[u8])> {
 }
 
 pub fn info_value<'a>(s: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
-    info_pairs(s)
-        .into_iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(key))
-        .map(|(_, v)| v)
+    info_pair_iter(s)
+        .find(|(_, k, _, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, _, _, v)| v)
 }
 
 /// Adds an info string as a group of key/value pairs. With `at` = (source, byte offset of `s`)
@@ -160,8 +167,8 @@ pub fn add_info(t: &mut TreeBuilder, defs: &InfoDefs, s: &[u8], pos: Pos, at: Op
             None => (pos, pos, pos),
         };
         t.open(defs.pair, Value::None, pp);
-        t.add(defs.key, Value::text(k), kp);
-        t.add(defs.value, Value::text(v), vp);
+        t.add_text(defs.key, k, kp);
+        t.add_text(defs.value, v, vp);
         t.close_as_is();
     }
     t.close_as_is();
@@ -227,7 +234,7 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
     let line = &text[..line_end];
     let rest = text.get(line_end + 1..).unwrap_or(&[]);
     let Some((name, _role)) = classify(text) else {
-        t.add(&OOB_TEXT, Value::text(line), Pos::bytes(4, line.len()));
+        t.add_text(&OOB_TEXT, line, Pos::bytes(4, line.len()));
         t.warning(
             Some(&OOB_COMMAND),
             Some(Pos::bytes(4, line.len())),
@@ -245,7 +252,7 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
         Pos::bytes(4, name.len().min(line.len())),
     );
     if name != "print" && (!name.starts_with("getservers") || !name.ends_with("Response")) {
-        t.add(&OOB_TEXT, Value::text(line), Pos::bytes(4, line.len()));
+        t.add_text(&OOB_TEXT, line, Pos::bytes(4, line.len()));
     }
     let toks = tokenize(line);
     let args: &[&[u8]] = toks.get(1..).unwrap_or(&[]);
@@ -255,11 +262,7 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
         && !name.ends_with("ExtResponse")
     {
         for a in args {
-            t.add(
-                &OOB_ARG,
-                Value::text(a),
-                Pos::bytes(offset_in(p, a), a.len()),
-            );
+            t.add_text(&OOB_ARG, a, Pos::bytes(offset_in(p, a), a.len()));
         }
     }
     let lp = Pos::bytes(4, line.len());
@@ -275,7 +278,7 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
                 res.summary = format!("getchallenge {v}");
             }
             if let Some(g) = arg(1) {
-                t.add(&OOB_GAMENAME, Value::text(g), lp);
+                t.add_text(&OOB_GAMENAME, g, lp);
             }
         }
         "challengeResponse" => {
@@ -343,7 +346,7 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
                         t.add(&OOB_PLAYER_PING, Value::Int(v), at(tk[1]));
                     }
                     if let Some(v) = tk.get(2) {
-                        t.add(&OOB_PLAYER_NAME, Value::text(v), at(v));
+                        t.add_text(&OOB_PLAYER_NAME, v, at(v));
                     }
                     t.close_as_is();
                     n += 1;
@@ -355,17 +358,13 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
         }
         "print" => {
             let msg = rest.split(|&c| c == 0).next().unwrap_or(&[]);
-            t.add(
-                &OOB_TEXT,
-                Value::text(msg),
-                Pos::bytes(offset_in(p, msg), msg.len()),
-            );
+            t.add_text(&OOB_TEXT, msg, Pos::bytes(offset_in(p, msg), msg.len()));
             let first = msg.split(|&c| c == b'\n').next().unwrap_or(&[]);
             res.summary = format!("print {}", lossy(&first[..first.len().min(60)]));
         }
         "rcon" => {
             if let Some(pw) = arg(0) {
-                t.add(&OOB_RCON_PASSWORD, Value::text(pw), lp);
+                t.add_text(&OOB_RCON_PASSWORD, pw, lp);
                 // Command text: everything after the password token.
                 let after = line
                     .windows(pw.len().max(1))
@@ -373,7 +372,7 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
                     .map(|i| &line[(i + pw.len()).min(line.len())..])
                     .unwrap_or(&[]);
                 let cmd = after.trim_ascii();
-                t.add(&OOB_RCON_COMMAND, Value::text(cmd), lp);
+                t.add_text(&OOB_RCON_COMMAND, cmd, lp);
                 res.summary = format!("rcon {}", lossy(cmd));
             }
         }
@@ -384,7 +383,7 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
                 None => (arg(0), arg(1).and_then(parse_int)),
             };
             if let Some(g) = g {
-                t.add(&OOB_GAMENAME, Value::text(g), lp);
+                t.add_text(&OOB_GAMENAME, g, lp);
             }
             if let Some(pr) = pr {
                 t.add(&OOB_PROTOCOL, Value::UInt(pr as u64), lp);

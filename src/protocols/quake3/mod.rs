@@ -499,7 +499,7 @@ impl Flow {
                                 let key = (ch as u32 ^ h.sequence) as u8;
                                 t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, h.len));
                                 if detail {
-                                    t.add(&NC_KEY_STRING, Value::text(s), Pos::bytes(0, h.len));
+                                    t.add_text(&NC_KEY_STRING, s, Pos::bytes(0, h.len));
                                 }
                                 netchan::xor(&mut body, 4, key, s);
                             }

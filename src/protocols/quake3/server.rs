@@ -319,7 +319,7 @@ impl State {
                     if !name.is_empty() {
                         t.add(&GS_CS_NAME, Value::Str(name.into()), p);
                     }
-                    t.add(&GS_CS_VALUE, Value::text(&buf), p);
+                    t.add_text(&GS_CS_VALUE, &buf, p);
                     if configstring_is_info(idx as u32) {
                         add_info(t, &CS_INFO_DEFS, &buf, p, None);
                     }
@@ -391,15 +391,15 @@ impl State {
         let fresh = self.server_cmds.put(num, &text);
         t.open(&SVC_COMMAND, Value::None, p);
         t.add(&SVC_CMD_SEQUENCE, Value::UInt(num as u64), p);
-        t.add(&SVC_CMD_TEXT, Value::text(&text), p);
+        t.add_text(&SVC_CMD_TEXT, &text, p);
         let toks = tokenize(&text);
         let name = toks.first().copied().unwrap_or(b"");
-        t.add(&SVC_CMD_NAME, Value::text(name), p);
+        t.add_text(&SVC_CMD_NAME, name, p);
         let arg = |i: usize| toks.get(i).copied().unwrap_or(b"");
         let mut line = format!("cmd {num} {}", lossy(name));
         match name {
             b"print" | b"chat" | b"tchat" | b"cp" | b"disconnect" => {
-                t.add(&SVC_CMD_MESSAGE, Value::text(arg(1)), p);
+                t.add_text(&SVC_CMD_MESSAGE, arg(1), p);
                 line = format!("{} \"{}\"", lossy(name), short_text(arg(1), 60));
             }
             b"cs" => {
@@ -431,7 +431,7 @@ impl State {
             }
             _ => {
                 for a in toks.iter().skip(1).take(64) {
-                    t.add(&SVC_CMD_ARG, Value::text(a), p);
+                    t.add_text(&SVC_CMD_ARG, a, p);
                 }
             }
         }
@@ -457,7 +457,7 @@ impl State {
         if !name.is_empty() {
             t.add(&SVC_CMD_CS_NAME, Value::Str(name.into()), p);
         }
-        t.add(&SVC_CMD_CS_VALUE, Value::text(value), p);
+        t.add_text(&SVC_CMD_CS_VALUE, value, p);
         if configstring_is_info(idx) {
             add_info(t, &CMD_INFO_DEFS, value, p, None);
         }
@@ -509,7 +509,7 @@ impl State {
             if size < 0 {
                 let mut text = Vec::new();
                 r.string(1024, &mut text).map_err(e)?;
-                t.add(&DL_ERROR, Value::text(&text), loc.bits(s, r.pos()));
+                t.add_text(&DL_ERROR, &text, loc.bits(s, r.pos()));
                 t.close(loc.base + r.pos());
                 sum.add(format_args!("download error {}", short_text(&text, 60)));
                 return Ok(());
