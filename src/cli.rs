@@ -518,7 +518,7 @@ fn dissect(args: &DissectArgs) -> ExitCode {
             color,
             hex: args.hex,
         };
-        let tuning = crate::parallel::Tuning::default();
+        let tuning = crate::parallel::Tuning::for_format(args.format);
         let outcome = crate::parallel::dissect_sharded(
             input, len, config, threads, rendering, &mut out, warn, tuning,
         );
