@@ -498,6 +498,58 @@ fn gamestate_baselines_and_snapshot_deltas() {
         r.find("quake3.svc.snapshot.ps.partial").unwrap().value,
         Value::Bool(true)
     );
+
+    // Slots by sequence modulo 32, as the client keeps them: seq 34 takes seq 2's slot, so a
+    // delta from 2 finds nothing (the engine's "Delta frame too old"), while a delta of exactly
+    // 32 from 34 (into the very slot it reads) still finds it.
+    let mut w = BitWriter::default();
+    snap(&mut w, 2000, 0);
+    write_entity_field(&mut w, 7, 11, 8, 4);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(34, &w.data), Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    let entities = |r: &Record| {
+        r.find("quake3.svc.snapshot.entities")
+            .unwrap()
+            .value
+            .clone()
+    };
+    assert_eq!(entities(&r), Value::UInt(1));
+    let mut w = BitWriter::default();
+    snap(&mut w, 2050, 33);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(35, &w.data), Direction::ToClient);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.message.contains("reference snapshot 2 was not captured")),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(entities(&r), Value::UInt(0));
+    let mut w = BitWriter::default();
+    snap(&mut w, 2100, 32);
+    w.bits(1023, 10);
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(66, &w.data), Direction::ToClient);
+    assert!(
+        !r.notes
+            .iter()
+            .any(|n| n.message.contains("was not captured")),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(
+        r.find("quake3.svc.snapshot.delta_from").unwrap().value,
+        Value::UInt(34)
+    );
+    assert_eq!(entities(&r), Value::UInt(1));
+    assert_eq!(
+        r.find("quake3.svc.snapshot.ps.command_time").unwrap().value,
+        Value::Int(2090)
+    );
 }
 
 #[test]
