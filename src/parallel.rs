@@ -280,12 +280,11 @@ fn read_blocks(
     // again nor faulted in again (zeroing fresh blocks was most of this thread's work).
     let mut sent: VecDeque<Arc<Vec<u8>>> = VecDeque::new();
     loop {
-        let reusable = sent.front_mut().is_some_and(|b| Arc::get_mut(b).is_some());
-        let mut block = match sent.pop_front() {
-            Some(b) if reusable => Arc::try_unwrap(b).unwrap_or_default(),
+        let mut block = match sent.front_mut().and_then(Arc::get_mut) {
             Some(b) => {
-                sent.push_front(b);
-                Vec::new()
+                let b = std::mem::take(b);
+                sent.pop_front();
+                b
             }
             None => Vec::new(),
         };

@@ -404,6 +404,14 @@ fn gamestate_baselines_and_snapshot_deltas() {
         w.bits(time - 10, 32); // commandTime
         w.bit(0); // no arrays
     };
+    // A snapshot message with no entity records, then the end of the message.
+    let no_entities = |time: i64, delta: u8| {
+        let mut w = BitWriter::default();
+        snap(&mut w, time, delta);
+        w.bits(1023, 10);
+        w.byte(8);
+        w.data
+    };
     let mut w = BitWriter::default();
     snap(&mut w, 1000, 0);
     write_entity_field(&mut w, 5, 11, 8, 2);
@@ -431,11 +439,11 @@ fn gamestate_baselines_and_snapshot_deltas() {
     );
 
     // Seq 3 delta'd from 2 with no entity records: entity 5 is carried over.
-    let mut w = BitWriter::default();
-    snap(&mut w, 1050, 1);
-    w.bits(1023, 10);
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(3, &w.data), Direction::ToClient);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(3, &no_entities(1050, 1)),
+        Direction::ToClient,
+    );
     assert!(!r.has_errors(), "{:?}", r.notes);
     assert_eq!(
         r.find("quake3.svc.snapshot.entities").unwrap().value,
@@ -483,11 +491,11 @@ fn gamestate_baselines_and_snapshot_deltas() {
         r.find("quake3.svc.snapshot.entities").unwrap().value,
         Value::UInt(0)
     );
-    let mut w = BitWriter::default();
-    snap(&mut w, 1200, 9);
-    w.bits(1023, 10);
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(6, &w.data), Direction::ToClient);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(6, &no_entities(1200, 9)),
+        Direction::ToClient,
+    );
     assert!(!r.has_errors());
     assert!(
         r.notes
@@ -516,11 +524,11 @@ fn gamestate_baselines_and_snapshot_deltas() {
             .clone()
     };
     assert_eq!(entities(&r), Value::UInt(1));
-    let mut w = BitWriter::default();
-    snap(&mut w, 2050, 33);
-    w.bits(1023, 10);
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(35, &w.data), Direction::ToClient);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(35, &no_entities(2050, 33)),
+        Direction::ToClient,
+    );
     assert!(
         r.notes
             .iter()
@@ -529,11 +537,11 @@ fn gamestate_baselines_and_snapshot_deltas() {
         r.notes
     );
     assert_eq!(entities(&r), Value::UInt(0));
-    let mut w = BitWriter::default();
-    snap(&mut w, 2100, 32);
-    w.bits(1023, 10);
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(66, &w.data), Direction::ToClient);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(66, &no_entities(2100, 32)),
+        Direction::ToClient,
+    );
     assert!(
         !r.notes
             .iter()
