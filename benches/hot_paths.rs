@@ -73,17 +73,25 @@ fn main() {
     let history: Vec<(bool, &[u8])> = flow.iter().map(|(d, p)| (*d, p.as_slice())).collect();
     let quake3 = protocols::all()[protocols::index_of(&protocols::all(), "quake3").unwrap()];
     let prefs = Default::default();
-    gamedissect::tree::set_detail(false);
     measure(
         "quake3 decode (Huffman, delta), no tree",
         history.len(),
         || {
-            black_box(drive_decoder(quake3, &prefs, black_box(&history)));
+            black_box(drive_decoder(
+                quake3,
+                &prefs,
+                black_box(&history),
+                Some(false),
+            ));
         },
     );
-    gamedissect::tree::set_detail(true);
     measure("quake3 decode with field trees", history.len(), || {
-        black_box(drive_decoder(quake3, &prefs, black_box(&history)));
+        black_box(drive_decoder(
+            quake3,
+            &prefs,
+            black_box(&history),
+            Some(true),
+        ));
     });
 
     measure("whole pipeline, summary", packets, || {

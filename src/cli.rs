@@ -657,6 +657,9 @@ pub fn fields_markdown(registry: &[&'static dyn Protocol]) -> String {
     s.push_str(
         "A group that carries a value of its own puts it under `value` (and `name` for an enum).\n",
     );
+    s.push_str("Each protocol's fields are followed by its expert notes (`expert.*`), the kinds of note its\n");
+    s.push_str("decoder adds; the `udp` section lists those of the plumbing and the toolkit, which a record of\n");
+    s.push_str("any protocol can carry.\n");
     for (name, title, fields) in all_fields(registry) {
         let _ = write!(
             s,
@@ -683,8 +686,40 @@ pub fn fields_markdown(registry: &[&'static dyn Protocol]) -> String {
                 unit
             );
         }
+        notes_markdown(&mut s, name, registry);
     }
     s
+}
+
+/// The expert notes table under a protocol's fields (`udp` lists the plumbing's and toolkit's).
+fn notes_markdown(s: &mut String, protocol: &str, registry: &[&'static dyn Protocol]) {
+    use std::fmt::Write as _;
+    let notes: Vec<&crate::tree::NoteDef> = if protocol == "udp" {
+        protocols::udp::NOTES
+            .iter()
+            .chain(crate::wire::NOTES)
+            .copied()
+            .collect()
+    } else {
+        registry
+            .iter()
+            .filter(|p| p.info().name == protocol)
+            .flat_map(|p| p.info().notes.iter().copied())
+            .collect()
+    };
+    if notes.is_empty() {
+        return;
+    }
+    let _ = write!(s, "\n| expert note | severity | summary |\n|---|---|---|\n");
+    for n in notes {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} |",
+            n.name,
+            n.severity.as_str(),
+            n.summary.replace('|', "\\|")
+        );
+    }
 }
 
 fn list_fields(protocol: Option<&str>, markdown: bool) -> ExitCode {

@@ -664,27 +664,27 @@ impl Engine {
             frame,
             index_in_flow,
             role_source: f.role_source,
+            detail: self.config.detail,
         };
 
         self.records.clear();
         if let Some((i, dec)) = f.decoder.as_mut() {
             let protocol_name = self.protocols[*i].info().name;
             let records = &mut self.records;
-            crate::tree::set_detail(self.config.detail);
             // A decoder bug must cost one message, not the run: the flow falls back to plain UDP.
             if catch_unwind(AssertUnwindSafe(|| dec.decode(&dgram, records))).is_err() {
                 records.clear();
                 let mut r = udp_record(u.payload, u.declared_len);
                 r.protocol = protocol_name;
-                r.note(Severity::Error, None, "decoder failed on this datagram (a bug); the flow is shown as plain UDP from here on");
+                r.expert(&udpf::DECODER_FAILED, None, "decoder failed on this datagram (a bug); the flow is shown as plain UDP from here on");
                 records.push(r);
                 f.decoder = None;
                 f.probes_left = 0;
             } else if records.is_empty() {
                 let mut r = udp_record(u.payload, u.declared_len);
                 r.protocol = protocol_name;
-                r.note(
-                    Severity::Note,
+                r.expert(
+                    &udpf::DECODER_EMPTY,
                     None,
                     "decoder produced no message for this datagram",
                 );
@@ -699,38 +699,38 @@ impl Engine {
         let mut extra: Vec<Note> = Vec::new();
         match u.length {
             UdpLength::Ok => {}
-            UdpLength::Cut => extra.push(Note {
-                severity: Severity::Warning,
-                message: format!(
+            UdpLength::Cut => extra.push(Note::new(
+                &udpf::CUT_BY_SNAPLEN,
+                Some(&udpf::LENGTH),
+                None,
+                format!(
                     "datagram cut by the capture's snaplen: {} of {} payload bytes captured",
                     u.payload.len(),
                     u.declared_len
                 ),
-                field: Some(udpf::LENGTH.name),
-                pos: None,
-            }),
-            UdpLength::Lies { claimed, available } => extra.push(Note {
-                severity: Severity::Error,
-                message: format!("UDP length {claimed} does not fit the {available} payload bytes the IP packet carries"),
-                field: Some(udpf::LENGTH.name),
-                pos: None,
-            }),
+            )),
+            UdpLength::Lies { claimed, available } => extra.push(Note::new(
+                &udpf::LENGTH_LIES,
+                Some(&udpf::LENGTH),
+                None,
+                format!("UDP length {claimed} does not fit the {available} payload bytes the IP packet carries"),
+            )),
         }
         if cut && u.length == UdpLength::Ok {
-            extra.push(Note {
-                severity: Severity::Warning,
-                message: "frame cut by the capture's snaplen".into(),
-                field: None,
-                pos: None,
-            });
+            extra.push(Note::new(
+                &udpf::FRAME_CUT,
+                None,
+                None,
+                "frame cut by the capture's snaplen",
+            ));
         }
         if let Some(n) = reassembled_from {
-            extra.push(Note {
-                severity: Severity::Note,
-                message: format!("datagram reassembled from {n} IP fragments"),
-                field: None,
-                pos: None,
-            });
+            extra.push(Note::new(
+                &udpf::REASSEMBLED,
+                None,
+                None,
+                format!("datagram reassembled from {n} IP fragments"),
+            ));
         }
 
         let (src_text, dst_text) = if key.0 == u.src {

@@ -12,9 +12,9 @@ pub mod engine;
 pub mod net;
 pub mod output;
 pub mod parallel;
-pub mod proto;
 pub mod protocols;
 pub mod synth;
 pub mod text;
-pub mod tree;
-pub mod wire;
+pub mod toolkit;
+
+pub use toolkit::{proto, tree, wire};

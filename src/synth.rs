@@ -326,10 +326,13 @@ pub fn flow_history(data: &[u8]) -> Vec<(bool, &[u8])> {
 
 /// Feeds a flow history to a fresh decoder of `protocol`, as the engine would, and returns how
 /// many records it produced. Used by the fuzz targets and the decoders' property tests.
+/// `detail`: field trees on every datagram (`Some(true)`), on none (`Some(false)`), or on two
+/// datagrams in three (`None`, so that both paths run on one history).
 pub fn drive_decoder(
     protocol: &dyn crate::proto::Protocol,
     prefs: &crate::proto::Prefs,
     history: &[(bool, &[u8])],
+    detail: Option<bool>,
 ) -> usize {
     use crate::proto::{Datagram, Direction, RoleSource};
     let client: SocketAddr = "10.0.0.1:40000".parse().expect("literal");
@@ -355,6 +358,7 @@ pub fn drive_decoder(
                 frame: i as u64 + 1,
                 index_in_flow: i as u64,
                 role_source: RoleSource::Port,
+                detail: detail.unwrap_or(i % 3 != 0),
             },
             &mut records,
         );

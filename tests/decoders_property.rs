@@ -67,7 +67,7 @@ fn no_decoder_panics_on_random_flow_histories() {
                 }
                 let refs: Vec<(bool, &[u8])> =
                     history.iter().map(|(d, p)| (*d, p.as_slice())).collect();
-                let records = drive_decoder(*protocol, &prefs, &refs);
+                let records = drive_decoder(*protocol, &prefs, &refs, None);
                 assert!(
                     records >= refs.len(),
                     "{} produced {records} records for {} datagrams",

@@ -14,6 +14,6 @@ fuzz_target!(|data: &[u8]| {
     let protocol = registry[first as usize % registry.len()];
     let pref = &prefs[(first as usize / registry.len()) % prefs.len()];
     let history = flow_history(rest);
-    let records = drive_decoder(protocol, pref, &history);
+    let records = drive_decoder(protocol, pref, &history, None);
     assert!(records >= history.len());
 });

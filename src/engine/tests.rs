@@ -18,6 +18,7 @@ static ECHO_INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "starts with ECHO",
     prefs: &[],
     fields: &[&[&ROOT, &COUNT, &DIR]],
+    notes: &[],
 };
 
 struct EchoFlow(u64, &'static str);
@@ -74,6 +75,7 @@ static OTHER_INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "starts with ech",
     prefs: &[],
     fields: &[],
+    notes: &[],
 };
 
 impl Protocol for Other {

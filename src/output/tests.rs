@@ -48,6 +48,7 @@ fn sample() -> Record {
         .push(Field::new(&DUP, Value::Int(-2), Pos::bytes(9, 1)));
     r.fields.push(root);
     r.notes.push(Note {
+        def: None,
         severity: Severity::Warning,
         message: "odd".into(),
         field: Some("t.num"),

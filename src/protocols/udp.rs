@@ -6,3 +6,44 @@ crate::field_defs! {
     LENGTH = uint("udp.length", "Payload length").unit("bytes").desc("Payload length the UDP header declares (header excluded)");
     PAYLOAD = bytes("udp.payload", "Payload").desc("The payload as captured");
 }
+
+use crate::tree::NoteDef;
+
+/// The datagram's UDP length is larger than what the capture kept.
+pub static CUT_BY_SNAPLEN: NoteDef = NoteDef::warning(
+    "expert.udp.cut_by_snaplen",
+    "The capture's snaplen cut the datagram: fewer payload bytes than the UDP length",
+);
+/// The UDP length claims more than the IP packet carries.
+pub static LENGTH_LIES: NoteDef = NoteDef::error(
+    "expert.udp.length_lies",
+    "The UDP length does not fit the payload the IP packet carries",
+);
+/// The frame (not the datagram) was cut by the snaplen.
+pub static FRAME_CUT: NoteDef =
+    NoteDef::warning("expert.frame_cut", "The capture's snaplen cut the frame");
+/// The datagram was put together from IP fragments.
+pub static REASSEMBLED: NoteDef = NoteDef::note(
+    "expert.reassembled",
+    "The datagram was reassembled from IP fragments",
+);
+/// A decoder panicked (a bug); the flow falls back to plain UDP.
+pub static DECODER_FAILED: NoteDef = NoteDef::error(
+    "expert.decoder_failed",
+    "The decoder failed on this datagram (a bug); the flow is shown as plain UDP from here on",
+);
+/// A decoder returned no record for a datagram.
+pub static DECODER_EMPTY: NoteDef = NoteDef::note(
+    "expert.decoder_empty",
+    "The decoder produced no message for this datagram",
+);
+
+/// The notes the plumbing adds, for the field reference.
+pub static NOTES: &[&NoteDef] = &[
+    &CUT_BY_SNAPLEN,
+    &LENGTH_LIES,
+    &FRAME_CUT,
+    &REASSEMBLED,
+    &DECODER_FAILED,
+    &DECODER_EMPTY,
+];

@@ -27,6 +27,7 @@ static INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "the FGFS/SFGF magic followed by the version word 0x00010001",
     prefs: &[],
     fields: &[fields::ALL],
+    notes: &[],
 };
 
 /// Content probe (reference §2.2): the magic alone is four fixed ASCII bytes; with the version
@@ -105,7 +106,7 @@ impl Flow {
 
 impl FlowDecoder for Flow {
     fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
-        out.push(msg::decode(d.payload, d.truncated, self));
+        out.push(msg::decode(d.payload, d.truncated, d.detail, self));
     }
 
     fn state_bytes(&self) -> usize {

@@ -129,9 +129,9 @@ struct Facts {
 }
 
 /// Decodes one datagram into a record, updating the flow's aircraft table.
-pub fn decode(payload: &[u8], truncated: bool, flow: &mut Flow) -> Record {
+pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) -> Record {
     let mut rec = Record::new("flightgear");
-    let mut tree = TreeBuilder::new();
+    let mut tree = TreeBuilder::new(detail);
     tree.open(&f::ROOT, Value::None, Pos::bytes(0, payload.len()));
 
     let magic = be32(payload, 0);

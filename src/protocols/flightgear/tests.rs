@@ -10,7 +10,7 @@ use crate::tree::{Field, Record, Severity, Value};
 
 fn dec(p: &[u8]) -> Record {
     let mut flow = Flow::default();
-    msg::decode(p, false, &mut flow)
+    msg::decode(p, false, true, &mut flow)
 }
 
 fn errors(r: &Record) -> Vec<&str> {
@@ -562,10 +562,10 @@ fn v1_sample_decodes_fully() {
 #[test]
 fn flow_shows_chat_once_and_lists_aircraft() {
     let mut flow = Flow::default();
-    let a1 = msg::decode(&sample_v2("N123", "hi"), false, &mut flow);
-    let a2 = msg::decode(&sample_v2("N123", "hi"), false, &mut flow);
-    let b1 = msg::decode(&sample_v1("D-EFGH", "hi"), false, &mut flow);
-    let a3 = msg::decode(&sample_v2("N123", "bye"), false, &mut flow);
+    let a1 = msg::decode(&sample_v2("N123", "hi"), false, true, &mut flow);
+    let a2 = msg::decode(&sample_v2("N123", "hi"), false, true, &mut flow);
+    let b1 = msg::decode(&sample_v1("D-EFGH", "hi"), false, true, &mut flow);
+    let a3 = msg::decode(&sample_v2("N123", "bye"), false, true, &mut flow);
     assert!(a1.summary.ends_with("chat \"hi\""));
     assert!(!a2.summary.contains("chat"));
     assert!(b1.summary.ends_with("chat \"hi\""), "{}", b1.summary);
@@ -688,6 +688,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
                 frame: k as u64 + 1,
                 index_in_flow: k as u64,
                 role_source: RoleSource::Port,
+                detail: true,
             };
             let mut out = Vec::new();
             flow.decode(&d, &mut out);
@@ -703,19 +704,20 @@ fn property_no_panic_on_random_and_mutated_payloads() {
 fn snaplen_cut_is_not_malformed() {
     let full = sample_v2("N123", "hello");
     let mut flow = Flow::default();
-    let r = msg::decode(&full[..300], true, &mut flow);
+    let r = msg::decode(&full[..300], true, true, &mut flow);
     assert!(!r.has_errors(), "{:?}", r.notes);
     assert!(r.notes.iter().any(|n| n.message.contains("snaplen")));
-    let r = msg::decode(&full[..300], false, &mut flow);
+    let r = msg::decode(&full[..300], false, true, &mut flow);
     assert!(r.has_errors());
-    let r = msg::decode(&full[..20], true, &mut flow);
+    let r = msg::decode(&full[..20], true, true, &mut flow);
     assert!(!r.has_errors(), "{:?}", r.notes);
 }
 
 #[test]
 fn chat_cleared_then_repeated_shows_again() {
     let mut flow = Flow::default();
-    let s = |flow: &mut Flow, c: &str| msg::decode(&sample_v2("N123", c), false, flow).summary;
+    let s =
+        |flow: &mut Flow, c: &str| msg::decode(&sample_v2("N123", c), false, true, flow).summary;
     assert!(s(&mut flow, "hi").ends_with("chat \"hi\""));
     assert!(!s(&mut flow, "").contains("chat"));
     assert!(s(&mut flow, "hi").ends_with("chat \"hi\""));

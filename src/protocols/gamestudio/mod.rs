@@ -43,6 +43,7 @@ static INFO: ProtocolInfo = ProtocolInfo {
         },
     ],
     fields: &[fields::ALL],
+    notes: &[],
 };
 
 /// The first datagram's game-port test: DirectPlay 4 game ports, DirectPlay 8 enumeration,
@@ -435,6 +436,7 @@ impl FlowDecoder for Flow {
             let piece = payload.get(at..at.saturating_add(n)).unwrap_or(&[]);
             let slot = self.reassembly.iter().position(|(a, _, _)| *a == dg.src);
             let note = |sev, msg: String| Note {
+                def: None,
                 severity: sev,
                 message: msg,
                 field: Some(fields::DP8_FRAGMENT.name),
@@ -624,6 +626,7 @@ impl FlowDecoder for Flow {
             match lock {
                 Some((d, why)) => {
                     notes.push(Note {
+                        def: None,
                         severity: Severity::Note,
                         message: format!("dialect decided for this flow: {} ({why})", d.label()),
                         field: Some(fields::DIALECT.name),
@@ -680,6 +683,7 @@ impl FlowDecoder for Flow {
                     }
                 );
                 notes.push(Note {
+                    def: None,
                     severity: Severity::Note,
                     message: format!("CPosition encoding decided for this flow: {why}"),
                     field: Some(fields::POS_MODE.name),
@@ -695,6 +699,7 @@ impl FlowDecoder for Flow {
         }
         if let Some(msg) = decided_now {
             notes.push(Note {
+                def: None,
                 severity: Severity::Note,
                 message: msg,
                 field: Some(fields::DIRECTION.name),
@@ -813,6 +818,7 @@ impl FlowDecoder for Flow {
         }
         if dg.payload.is_empty() {
             notes.push(Note {
+                def: None,
                 severity: Severity::Warning,
                 message: "empty datagram".into(),
                 field: None,
@@ -821,6 +827,7 @@ impl FlowDecoder for Flow {
         }
         if dg.truncated && notes.iter().any(|n| n.severity == Severity::Error) {
             notes.push(Note {
+                def: None,
                 severity: Severity::Note,
                 message: "the capture cut this datagram (snaplen); errors at its end are expected"
                     .into(),

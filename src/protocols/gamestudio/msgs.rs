@@ -783,7 +783,8 @@ impl<'a> P<'a> {
 /// offset in the UDP payload).
 pub fn parse(data: &[u8], base: usize, to_server: bool, dialect: Dialect, pos: PosMode) -> Parsed {
     let mut p = P {
-        d: Dissector::new(data),
+        // TODO(toolkit): take the detail flag from the datagram.
+        d: Dissector::new(data, true),
         dialect,
         pos,
         used_cpos: false,

@@ -318,7 +318,7 @@ impl State {
         }
         let mut from = UserCmd::default();
         let mut last = from;
-        let detail = crate::tree::detail();
+        let detail = t.detail();
         let mut spans: UserCmdSpans = [(0, 0); 9];
         for _ in 0..count {
             let a = r.pos();

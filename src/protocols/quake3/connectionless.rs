@@ -561,7 +561,7 @@ mod tests {
     use crate::tree::Record;
 
     fn run(p: &[u8]) -> (OobResult, Record) {
-        let mut t = TreeBuilder::new();
+        let mut t = TreeBuilder::new(true);
         let res = decode(p, &mut t);
         let mut r = Record::new("quake3");
         t.finish_into(p.len(), &mut r);

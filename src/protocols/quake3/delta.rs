@@ -184,7 +184,7 @@ pub fn render_entity(
     source: u8,
     at: Pos,
 ) {
-    if !crate::tree::detail() {
+    if !t.detail() {
         return;
     }
     let mask = ch.map_or(0, |c| c.mask);
@@ -224,7 +224,7 @@ const ARRAY_NAMES: [&str; 4] = ["stats", "persistant", "ammo", "powerups"];
 
 /// Adds the non-zero fields of a player state under the open group.
 pub fn render_player(t: &mut TreeBuilder, ps: &PlayerState, ch: &Changes, source: u8, at: Pos) {
-    if !crate::tree::detail() {
+    if !t.detail() {
         return;
     }
     let shown =

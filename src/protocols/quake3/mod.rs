@@ -39,6 +39,7 @@ static INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "the connectionless marker 0xffffffff followed by a known command (certain, with the sender's role); a netchan header on a Quake III port (likely)",
     prefs: &[],
     fields: &[fields::ALL],
+    notes: &[],
 };
 
 fn is_q3_port(p: u16) -> bool {
@@ -194,7 +195,7 @@ fn root_field(len: usize) -> Field {
 
 impl Flow {
     fn decode_oob(&mut self, d: &Datagram<'_>, r: &mut Record) {
-        let mut t = TreeBuilder::new();
+        let mut t = TreeBuilder::new(d.detail);
         t.open(&ROOT, Value::None, Pos::bytes(0, d.payload.len()));
         let res = connectionless::decode(d.payload, &mut t);
         t.finish_into(d.payload.len(), r);
@@ -247,7 +248,7 @@ impl Flow {
                 let mut probe = State::default();
                 let ok = netchan::parse_header(p, to_server, Flavour::Ioq3).is_some_and(|h| {
                     !h.fragmented && {
-                        let mut tt = TreeBuilder::new();
+                        let mut tt = TreeBuilder::new(t.detail());
                         let mut sum = Summary::default();
                         let body = &p[h.len.min(p.len())..];
                         let loc = Loc { source: 0, base: 0 };
@@ -290,8 +291,8 @@ impl Flow {
         let p = d.payload;
         let to_server = d.direction == Direction::ToServer;
         // Trees wanted: when not, values that cost an allocation are not built.
-        let detail = crate::tree::detail();
-        let mut t = TreeBuilder::new();
+        let detail = d.detail;
+        let mut t = TreeBuilder::new(detail);
         t.open(&ROOT, Value::None, Pos::bytes(0, p.len()));
         let flavour = self.decide_flavour(p, to_server, &mut t);
         let dir = if to_server { "C→S" } else { "S→C" };
@@ -560,7 +561,7 @@ impl Flow {
             sum.msg_type = "keyed";
         } else if to_server {
             // The client message parses into `tt` (its fields, grafted below), `sum` and `cmds`.
-            let mut tt = TreeBuilder::new();
+            let mut tt = TreeBuilder::new(detail);
             let mut cmds: Vec<(u32, Vec<u8>)> = Vec::new();
             if flavour == Flavour::Legacy {
                 let ch = self.st.challenge.unwrap_or(0);
@@ -585,7 +586,7 @@ impl Flow {
                         let mut found = false;
                         for (oi, cand) in others.iter().enumerate() {
                             netchan::xor(&mut body, 12, key, cand);
-                            let mut tt2 = TreeBuilder::new();
+                            let mut tt2 = TreeBuilder::new(detail);
                             let mut heading = String::with_capacity(128);
                             heading.push_str(sum.text.get(..heading_len).unwrap_or(""));
                             let mut sum2 = Summary::after(heading);
@@ -694,7 +695,7 @@ impl FlowDecoder for Flow {
             self.decode_netchan(d, r);
         }
         // (Without trees no field is shown; a root node would cost an allocation per message.)
-        if r.fields.is_empty() && crate::tree::detail() {
+        if r.fields.is_empty() && d.detail {
             r.fields.push(root_field(d.payload.len()));
         }
         if d.truncated && r.has_errors() {

@@ -669,7 +669,7 @@ impl State {
                 .cloned()
                 .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
         };
-        let detail = crate::tree::detail();
+        let detail = t.detail();
         let mut oi = 0usize;
         let mut sent = 0usize;
         let mut removed = Vec::new();

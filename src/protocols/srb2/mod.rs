@@ -39,6 +39,7 @@ static INFO: ProtocolInfo = ProtocolInfo {
         desc: "Decode with this release's tables instead of detecting the release per flow",
     }],
     fields: &[fields::ALL],
+    notes: &[],
 };
 
 /// `NetbufferChecksum` (`src/d_net.c`, reference §2.1): 0x01234567 plus every byte after the
@@ -182,7 +183,7 @@ impl Flow {
             let hint = askinfo_family(payload);
             for (i, &r) in CANDIDATES.iter().enumerate() {
                 let mut st = self.state.clone();
-                let d = dissect(payload, r, &mut st, dir, true);
+                let d = dissect(payload, r, &mut st, dir, true, false);
                 if d.errors == 0 && d.warnings == 0 {
                     self.scores[i] += 1;
                 }
@@ -307,9 +308,10 @@ pub(crate) fn dissect(
     st: &mut State,
     dir: Direction,
     _trial: bool,
+    detail: bool,
 ) -> Decoded {
     let mut rec = Record::new("srb2");
-    let mut d = Dissector::new(p);
+    let mut d = Dissector::new(p, detail);
     d.tree.open(&f::ROOT, Value::None, Pos::bytes(0, p.len()));
     let summary = body::packet(&mut d, p, rel, st, dir, &mut rec);
     rec.summary = summary;
@@ -341,6 +343,7 @@ impl Flow {
         let list = &mut self.recent_acks[(dir == Direction::ToClient) as usize];
         if list.contains(&ack) {
             rec.notes.push(crate::tree::Note {
+                def: None,
                 severity: Severity::Note,
                 message: format!(
                     "reliable packet #{ack} was already sent in this direction: a retransmission or duplicate (the receiver discards it)"
@@ -379,7 +382,7 @@ impl FlowDecoder for Flow {
         }
         let ok = p.len() >= 8 && carried_checksum(p) == Some(checksum(p));
         let (rel, basis) = self.choose(p, ok, dg.direction);
-        let mut dec = dissect(p, rel, &mut self.state, dg.direction, false);
+        let mut dec = dissect(p, rel, &mut self.state, dg.direction, false, dg.detail);
         let why = match &basis {
             Basis::Forced => "forced by --srb2-version".to_string(),
             Basis::Wire(w) => w.clone(),

@@ -26,6 +26,7 @@ fn dgram(p: &[u8], dir: Direction, i: u64) -> Datagram<'_> {
         frame: i + 1,
         index_in_flow: i,
         role_source: RoleSource::Port,
+        detail: true,
     }
 }
 

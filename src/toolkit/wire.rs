@@ -5,7 +5,26 @@
 //! [`TreeBuilder`] so that one call reads a value, adds its field with its byte range, and on a
 //! short read adds a located `error` note and returns [`Stop`], which decoders propagate with `?`.
 
-use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
+use crate::tree::{FieldDef, NoteDef, Pos, TreeBuilder, Value};
+
+/// A read ran past the end of the data.
+pub static CUT_OFF: NoteDef = NoteDef::error(
+    "expert.cut_off",
+    "A field runs past the end of the data (or of the length that encloses it)",
+);
+/// A string has no terminating NUL within its bound.
+pub static NO_TERMINATOR: NoteDef = NoteDef::error(
+    "expert.no_terminator",
+    "A NUL-terminated string has no terminator within its bound",
+);
+/// Bytes after the last decoded field.
+pub static TRAILING: NoteDef = NoteDef::warning(
+    "expert.trailing",
+    "Bytes after the last field the decoder understood",
+);
+
+/// The notes the toolkit itself adds, for the field reference.
+pub static NOTES: &[&NoteDef] = &[&CUT_OFF, &NO_TERMINATOR, &TRAILING];
 
 /// A read ran past the end of the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,10 +190,10 @@ macro_rules! field_reads {
 }
 
 impl<'a> Dissector<'a> {
-    pub fn new(data: &'a [u8]) -> Dissector<'a> {
+    pub fn new(data: &'a [u8], detail: bool) -> Dissector<'a> {
         Dissector {
             cur: Cursor::new(data),
-            tree: TreeBuilder::new(),
+            tree: TreeBuilder::new(detail),
         }
     }
 
@@ -184,7 +203,8 @@ impl<'a> Dissector<'a> {
 
     /// Records a short read as a located error on `def` and returns [`Stop`].
     pub fn short(&mut self, def: &'static FieldDef, e: Short) -> Stop {
-        self.tree.error(
+        self.tree.expert(
+            &CUT_OFF,
             Some(def),
             Some(Pos::bytes(e.at, e.have)),
             format!("{} is cut off: {}", def.label, e),
@@ -225,7 +245,8 @@ impl<'a> Dissector<'a> {
         let len = self.cur.pos() - at;
         self.tree.add(def, Value::text(s), Pos::bytes(at, len));
         if !terminated {
-            self.tree.error(
+            self.tree.expert(
+                &NO_TERMINATOR,
                 Some(def),
                 Some(Pos::bytes(at, len)),
                 format!("{} has no terminating NUL within {} bytes", def.label, len),
@@ -266,7 +287,8 @@ impl<'a> Dissector<'a> {
             let b = self.cur.bytes(n).unwrap_or_default();
             self.tree
                 .add(def, Value::Bytes(b.into()), Pos::bytes(at, n));
-            self.tree.warning(
+            self.tree.expert(
+                &TRAILING,
                 Some(def),
                 Some(Pos::bytes(at, n)),
                 format!(
@@ -334,7 +356,7 @@ mod tests {
 
     #[test]
     fn dissector_records_values_and_located_errors() {
-        let mut d = Dissector::new(&[0, 5, b'h', b'i']);
+        let mut d = Dissector::new(&[0, 5, b'h', b'i'], true);
         assert_eq!(d.u16_be(&V), Ok(5));
         assert_eq!(d.cstring(&S, 64), Err(Stop));
         assert_eq!(d.u8(&V), Err(Stop));

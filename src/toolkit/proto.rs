@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use crate::capture::Timestamp;
-use crate::tree::{FieldDef, Record};
+use crate::tree::{FieldDef, NoteDef, Record};
 
 /// How sure a probe is that a datagram belongs to its protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -124,6 +124,9 @@ pub struct Datagram<'a> {
     /// Index of this datagram within its flow (0-based).
     pub index_in_flow: u64,
     pub role_source: RoleSource,
+    /// Field trees are wanted (tree and JSON output). Without it a decoder still adds its
+    /// summary and notes; `TreeBuilder::new(detail)` discards fields for it.
+    pub detail: bool,
 }
 
 /// A stateless, cheap look at a datagram.
@@ -173,6 +176,8 @@ pub struct ProtocolInfo {
     pub prefs: &'static [PrefDef],
     /// Every field the protocol can emit.
     pub fields: &'static [&'static [&'static FieldDef]],
+    /// Every expert note the protocol's decoder can add (beside the toolkit's own).
+    pub notes: &'static [&'static NoteDef],
 }
 
 impl ProtocolInfo {

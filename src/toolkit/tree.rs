@@ -7,24 +7,6 @@
 //! never miss a field a decoder emits.
 
 use std::borrow::Cow;
-use std::cell::Cell;
-
-thread_local! {
-    static DETAIL: Cell<bool> = const { Cell::new(true) };
-}
-
-/// Whether trees are wanted on this thread. The engine turns them off for the summary and stats
-/// modes, which show only summaries, notes and counts; every [`TreeBuilder`] made while they are
-/// off discards fields (keeping notes), so decoders skip the cost of building trees nobody prints
-/// without knowing about it.
-pub fn set_detail(on: bool) {
-    DETAIL.with(|d| d.set(on));
-}
-
-/// See [`set_detail`].
-pub fn detail() -> bool {
-    DETAIL.with(|d| d.get())
-}
 
 static DISCARDED: FieldDef = FieldDef::group("discarded", "Discarded field");
 
@@ -311,9 +293,52 @@ impl Severity {
     }
 }
 
+/// A registered expert note, the equivalent of Wireshark's `ei_register_info`: a stable dotted
+/// name (`expert.<protocol>.<what>`, or `expert.<what>` for notes of the toolkit and the
+/// plumbing), its severity and a one-line summary. Every note a decoder adds names its
+/// definition, so notes can be counted and filtered by kind, and `docs/fields.md` lists them.
+#[derive(Debug)]
+pub struct NoteDef {
+    pub name: &'static str,
+    pub severity: Severity,
+    pub summary: &'static str,
+}
+
+impl NoteDef {
+    pub const fn error(name: &'static str, summary: &'static str) -> NoteDef {
+        NoteDef {
+            name,
+            severity: Severity::Error,
+            summary,
+        }
+    }
+    pub const fn warning(name: &'static str, summary: &'static str) -> NoteDef {
+        NoteDef {
+            name,
+            severity: Severity::Warning,
+            summary,
+        }
+    }
+    pub const fn note(name: &'static str, summary: &'static str) -> NoteDef {
+        NoteDef {
+            name,
+            severity: Severity::Note,
+            summary,
+        }
+    }
+}
+
+impl PartialEq for NoteDef {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
 /// An expert note: `error` = malformed, `warning` = suspicious, `note` = worth knowing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Note {
+    /// The registered kind of note; `None` only for notes not yet given a definition.
+    pub def: Option<&'static NoteDef>,
     pub severity: Severity,
     pub message: String,
     /// The field the note is about, when there is one.
@@ -385,11 +410,45 @@ impl Record {
         message: impl Into<String>,
     ) {
         self.notes.push(Note {
+            def: None,
             severity,
             message: message.into(),
             field: field.map(|d| d.name),
             pos: None,
         });
+    }
+
+    /// Adds a registered note (its severity comes from the definition).
+    pub fn expert(
+        &mut self,
+        def: &'static NoteDef,
+        field: Option<&'static FieldDef>,
+        message: impl Into<String>,
+    ) {
+        self.notes.push(Note::new(def, field, None, message));
+    }
+}
+
+impl Note {
+    /// A note of a registered kind.
+    pub fn new(
+        def: &'static NoteDef,
+        field: Option<&'static FieldDef>,
+        pos: Option<Pos>,
+        message: impl Into<String>,
+    ) -> Note {
+        Note {
+            def: Some(def),
+            severity: def.severity,
+            message: message.into(),
+            field: field.map(|d| d.name),
+            pos,
+        }
+    }
+
+    /// The registered name of the note's kind (`expert.…`), when it has one.
+    pub fn name(&self) -> Option<&'static str> {
+        self.def.map(|d| d.name)
     }
 }
 
@@ -400,26 +459,30 @@ pub struct TreeBuilder {
     stack: Vec<Field>,
     roots: Vec<Field>,
     pub notes: Vec<Note>,
-    /// Fields are thrown away (see [`set_detail`]); `scratch` stands in for the last one.
+    /// Fields are thrown away (see [`TreeBuilder::new`]); `scratch` stands in for the last one.
     discard: bool,
     scratch: Field,
     discarded_depth: usize,
 }
 
+/// An empty builder that keeps fields: a placeholder for `std::mem::take`.
 impl Default for TreeBuilder {
     fn default() -> Self {
-        TreeBuilder::new()
+        TreeBuilder::new(true)
     }
 }
 
 impl TreeBuilder {
-    /// A builder that keeps fields unless trees are turned off on this thread.
-    pub fn new() -> TreeBuilder {
+    /// A builder that keeps fields when `detail` is set. Without detail (the summary and stats
+    /// modes, which show only summaries, notes and counts) it discards fields and keeps notes,
+    /// so decoders skip the cost of building trees nobody prints; the engine passes the flag in
+    /// [`crate::proto::Datagram::detail`].
+    pub fn new(detail: bool) -> TreeBuilder {
         TreeBuilder {
             stack: Vec::new(),
             roots: Vec::new(),
             notes: Vec::new(),
-            discard: !detail(),
+            discard: !detail,
             scratch: Field::new(&DISCARDED, Value::None, Pos::default()),
             discarded_depth: 0,
         }
@@ -463,6 +526,11 @@ impl TreeBuilder {
         let list = self.siblings();
         list.push(field);
         list.last_mut().expect("just pushed")
+    }
+
+    /// Whether fields are kept (see [`TreeBuilder::new`]).
+    pub fn detail(&self) -> bool {
+        !self.discard
     }
 
     /// Makes room for `additional` more nodes at the current level (a capacity hint: the tree
@@ -555,11 +623,23 @@ impl TreeBuilder {
         message: impl Into<String>,
     ) {
         self.notes.push(Note {
+            def: None,
             severity,
             message: message.into(),
             field: field.map(|d| d.name),
             pos,
         });
+    }
+
+    /// Adds a registered note (its severity comes from the definition).
+    pub fn expert(
+        &mut self,
+        def: &'static NoteDef,
+        field: Option<&'static FieldDef>,
+        pos: Option<Pos>,
+        message: impl Into<String>,
+    ) {
+        self.notes.push(Note::new(def, field, pos, message));
     }
 
     pub fn error(
@@ -605,7 +685,7 @@ mod tests {
 
     #[test]
     fn builder_nests_and_sets_group_lengths() {
-        let mut b = TreeBuilder::new();
+        let mut b = TreeBuilder::new(true);
         b.open(&ROOT, Value::None, Pos::bytes(0, 0));
         b.open(&GROUP, Value::None, Pos::bytes(2, 0));
         b.add(&LEAF, Value::UInt(7), Pos::bytes(2, 2));
@@ -626,9 +706,8 @@ mod tests {
 
     #[test]
     fn without_detail_fields_are_discarded_and_notes_kept() {
-        set_detail(false);
-        let mut b = TreeBuilder::new();
-        set_detail(true);
+        let mut b = TreeBuilder::new(false);
+        assert!(!b.detail());
         b.open(&ROOT, Value::None, Pos::bytes(0, 0));
         b.add(&LEAF, Value::UInt(7), Pos::bytes(2, 2)).meaning = Some("x".into());
         assert_eq!(b.depth(), 1);
@@ -637,25 +716,20 @@ mod tests {
         b.finish_into(4, &mut r);
         assert!(r.fields.is_empty());
         assert_eq!(r.notes.len(), 1);
-        assert!(
-            !TreeBuilder::new().discard,
-            "detail is back on for new builders"
-        );
+        assert!(TreeBuilder::new(true).detail());
     }
 
     #[test]
     fn text_leaves_hold_str_or_bytes_and_nothing_while_discarding() {
         static TEXT: FieldDef = FieldDef::string("test.text", "Text");
-        let mut b = TreeBuilder::new();
+        let mut b = TreeBuilder::new(true);
         b.add_text(&TEXT, b"say hi", Pos::bytes(0, 6));
         b.add_text(&TEXT, b"\xff\x00", Pos::bytes(6, 2));
         let mut r = Record::new("test");
         b.finish_into(8, &mut r);
         assert_eq!(r.fields[0].value, Value::Str("say hi".into()));
         assert_eq!(r.fields[1].value, Value::Bytes(vec![0xff, 0].into()));
-        set_detail(false);
-        let mut b = TreeBuilder::new();
-        set_detail(true);
+        let mut b = TreeBuilder::new(false);
         b.add_text(&TEXT, b"say hi", Pos::bytes(0, 6)).meaning = Some("m".into());
         let mut r = Record::new("test");
         b.finish_into(6, &mut r);

@@ -1,0 +1,17 @@
+//! The decoder toolkit: what every protocol decoder is written against.
+//!
+//! - [`proto`]: the interface between the plumbing and a decoder (`Protocol`, `FlowDecoder`,
+//!   `Datagram`).
+//! - [`tree`]: registered fields (`FieldDef`) and registered expert notes (`NoteDef`), the nodes
+//!   built from them and the `TreeBuilder`.
+//! - [`wire`]: checked byte reads (`Cursor`), named field ranges (`Field`), and the `Dissector`
+//!   that reads a value and adds its field in one call, returning `Step`.
+//! - [`enums`]: `open_enum!`, opcodes and constants with their names in one place; a value
+//!   without a name survives as its number.
+//!
+//! Crate-level aliases (`crate::tree`, `crate::wire`, `crate::proto`) point here.
+
+pub mod enums;
+pub mod proto;
+pub mod tree;
+pub mod wire;
