@@ -6,10 +6,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use gamedissect::capture::{CaptureReader, Event};
-use gamedissect::cli::{OutputFormat, render};
 use gamedissect::engine::Config;
 use gamedissect::net::whole_udp;
 use gamedissect::protocols;
+use gamedissect::run::{OutputFormat, render};
 use gamedissect::synth::drive_decoder;
 
 const CAPTURE: &str = "captures/quake3-openarena-legacy.pcap";

@@ -13,6 +13,8 @@ pub mod net;
 pub mod output;
 pub mod parallel;
 pub mod protocols;
+pub mod reference;
+pub mod run;
 pub mod synth;
 pub mod text;
 pub mod toolkit;

@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::net::SocketAddr;
 
-use gamedissect::cli::{OutputFormat, render};
 use gamedissect::engine::Config;
 use gamedissect::protocols::flightgear::builder::Packet;
 use gamedissect::protocols::flightgear::msg::{MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC};
+use gamedissect::run::{OutputFormat, render};
 use gamedissect::synth::{PcapWriter, eth_udp, linktype};
 use serde_json::Value as J;
 

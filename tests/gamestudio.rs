@@ -5,8 +5,8 @@
 #[path = "../examples/gen_gamestudio.rs"]
 mod generator;
 
-use gamedissect::cli::{OutputFormat, render};
 use gamedissect::engine::Config;
+use gamedissect::run::{OutputFormat, render};
 use serde_json::Value;
 
 fn decode_with(name: &str, cfg: Config) -> Vec<Value> {

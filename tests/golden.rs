@@ -7,8 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use gamedissect::cli::{Cli, Command, OutputFormat, config_from, render};
+use gamedissect::cli::{Cli, Command, config_from};
 use gamedissect::parallel::{Tuning, render_sharded};
+use gamedissect::run::{OutputFormat, render};
 
 fn captures() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir("captures")
@@ -240,7 +241,7 @@ fn summary_lines_match_the_json_summaries() {
 
 #[test]
 fn docs_fields_md_is_generated_from_the_code() {
-    let want = gamedissect::cli::fields_markdown(&gamedissect::protocols::all());
+    let want = gamedissect::reference::fields_markdown(&gamedissect::protocols::all());
     if std::env::var_os("GAMEDISSECT_BLESS").is_some() {
         fs::write("docs/fields.md", &want).unwrap();
         return;
@@ -259,7 +260,7 @@ fn docs_fields_md_is_generated_from_the_code() {
 #[test]
 fn field_names_are_unique_and_never_collide_in_json() {
     let registry = gamedissect::protocols::all();
-    let all = gamedissect::cli::all_fields(&registry);
+    let all = gamedissect::reference::all_fields(&registry);
     let defs: Vec<&gamedissect::tree::FieldDef> =
         all.iter().flat_map(|(_, _, f)| f.iter().copied()).collect();
     let mut seen = std::collections::BTreeSet::new();

@@ -2,9 +2,9 @@
 //! error, located notes, or counted drops) and checks that memory stays bounded. Decoder-level
 //! hostile payloads live beside each decoder's property tests.
 
-use gamedissect::cli::{OutputFormat, render, stats_of};
 use gamedissect::engine::Config;
 use gamedissect::parallel::{Tuning, render_sharded};
+use gamedissect::run::{OutputFormat, render, stats_of};
 use gamedissect::synth::{self, PcapNgWriter, PcapWriter, Rng};
 
 #[allow(dead_code)]

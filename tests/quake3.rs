@@ -1,8 +1,8 @@
 //! Quake III values decoded from the real captures, checked against the server console logs
 //! written beside them (captures/quake3-*.log, made by scripts/capture-quake3.sh).
 
-use gamedissect::cli::{OutputFormat, render};
 use gamedissect::engine::Config;
+use gamedissect::run::{OutputFormat, render};
 use serde_json::Value;
 
 fn decode(name: &str) -> Vec<Value> {

@@ -5,8 +5,8 @@
 #[allow(dead_code)]
 mod gen_srb2;
 
-use gamedissect::cli::{OutputFormat, render};
 use gamedissect::engine::Config;
+use gamedissect::run::{OutputFormat, render};
 use serde_json::Value;
 
 #[test]

@@ -2,7 +2,7 @@
 //! JSON writer.
 #![no_main]
 
-use gamedissect::cli::{OutputFormat, render};
+use gamedissect::run::{OutputFormat, render};
 use gamedissect::engine::Config;
 use libfuzzer_sys::fuzz_target;
 

@@ -47,6 +47,11 @@ impl std::fmt::Display for Short {
     }
 }
 
+/// A named byte range of a fixed layout, as in smoltcp's `wire` modules: a decoder lists its
+/// header as `mod field { pub const MAGIC: Range = 0..4; … }`, and reads with the `*_at`
+/// methods of [`Dissector`] or [`Cursor::range`].
+pub type Range = core::ops::Range<usize>;
+
 /// A position-tracking reader over a byte slice.
 #[derive(Debug, Clone)]
 pub struct Cursor<'a> {
@@ -103,6 +108,20 @@ impl<'a> Cursor<'a> {
             need,
             have: self.remaining(),
         }
+    }
+
+    /// Moves to `pos` (clamped to the end of the data).
+    pub fn seek(&mut self, pos: usize) {
+        self.pos = pos.min(self.data.len());
+    }
+
+    /// The bytes of a named range, without moving.
+    pub fn range(&self, range: Range) -> Result<&'a [u8], Short> {
+        self.data.get(range.clone()).ok_or(Short {
+            at: range.start,
+            need: range.len(),
+            have: self.data.len().saturating_sub(range.start),
+        })
     }
 
     pub fn peek_u8(&self) -> Option<u8> {
@@ -177,13 +196,21 @@ pub struct Dissector<'a> {
 }
 
 macro_rules! field_reads {
-    ($($name:ident: $t:ty => $variant:ident;)*) => {
+    ($($name:ident, $at_name:ident: $t:ty => $variant:ident;)*) => {
         $(
             pub fn $name(&mut self, def: &'static FieldDef) -> Step<$t> {
                 let at = self.cur.pos();
                 let v = self.cur.$name().map_err(|e| self.short(def, e))?;
                 self.tree.add(def, Value::$variant(v.into()), Pos::bytes(at, std::mem::size_of::<$t>()));
                 Ok(v)
+            }
+
+            /// Reads the field of a fixed layout at its named range (see [`Range`]); the cursor
+            /// ends after it.
+            pub fn $at_name(&mut self, def: &'static FieldDef, range: Range) -> Step<$t> {
+                debug_assert_eq!(range.len(), std::mem::size_of::<$t>(), "{}", def.name);
+                self.cur.seek(range.start);
+                self.$name(def)
             }
         )*
     };
@@ -213,16 +240,31 @@ impl<'a> Dissector<'a> {
     }
 
     field_reads! {
-        u8: u8 => UInt;
-        u16_le: u16 => UInt; u16_be: u16 => UInt;
-        u32_le: u32 => UInt; u32_be: u32 => UInt;
-        u64_le: u64 => UInt; u64_be: u64 => UInt;
-        i8: i8 => Int;
-        i16_le: i16 => Int; i16_be: i16 => Int;
-        i32_le: i32 => Int; i32_be: i32 => Int;
-        i64_le: i64 => Int; i64_be: i64 => Int;
-        f32_le: f32 => F32; f32_be: f32 => F32;
-        f64_le: f64 => F64; f64_be: f64 => F64;
+        u8, u8_at: u8 => UInt;
+        u16_le, u16_le_at: u16 => UInt; u16_be, u16_be_at: u16 => UInt;
+        u32_le, u32_le_at: u32 => UInt; u32_be, u32_be_at: u32 => UInt;
+        u64_le, u64_le_at: u64 => UInt; u64_be, u64_be_at: u64 => UInt;
+        i8, i8_at: i8 => Int;
+        i16_le, i16_le_at: i16 => Int; i16_be, i16_be_at: i16 => Int;
+        i32_le, i32_le_at: i32 => Int; i32_be, i32_be_at: i32 => Int;
+        i64_le, i64_le_at: i64 => Int; i64_be, i64_be_at: i64 => Int;
+        f32_le, f32_le_at: f32 => F32; f32_be, f32_be_at: f32 => F32;
+        f64_le, f64_le_at: f64 => F64; f64_be, f64_be_at: f64 => F64;
+    }
+
+    /// Checks once that `n` bytes remain for a fixed layout that starts here (smoltcp's "check
+    /// once, then read"): when they do not, adds a located `expert.cut_off` note on `def` and
+    /// returns [`Stop`].
+    pub fn need(&mut self, def: &'static FieldDef, n: usize) -> Step<()> {
+        if self.cur.remaining() < n {
+            let e = Short {
+                at: self.cur.pos(),
+                need: n,
+                have: self.cur.remaining(),
+            };
+            return Err(self.short(def, e));
+        }
+        Ok(())
     }
 
     /// Reads `n` raw bytes as a field of kind bytes (or text, by the def's kind).
@@ -342,6 +384,35 @@ mod tests {
         );
         assert_eq!(c.pos(), 1);
         assert_eq!(c.u16_be().unwrap(), 0x0203);
+    }
+
+    #[test]
+    fn named_ranges_read_in_place_and_check_once() {
+        mod field {
+            use super::Range;
+            pub const A: Range = 0..2;
+            pub const B: Range = 2..6;
+        }
+        let data = [0, 7, 0, 0, 1, 0];
+        let mut d = Dissector::new(&data, true);
+        assert_eq!(d.need(&V, 6), Ok(()));
+        assert_eq!(d.u32_be_at(&V, field::B), Ok(256));
+        assert_eq!(d.u16_be_at(&V, field::A), Ok(7));
+        assert_eq!(d.pos(), 2);
+        assert_eq!(d.cur.range(field::B), Ok(&data[2..6]));
+        assert_eq!(
+            d.cur.range(4..8),
+            Err(Short {
+                at: 4,
+                need: 4,
+                have: 2
+            })
+        );
+        assert_eq!(d.need(&V, 5), Err(Stop));
+        let mut r = Record::new("t");
+        d.tree.finish_into(6, &mut r);
+        assert_eq!(r.fields[0].pos, Pos::bytes(2, 4));
+        assert_eq!(r.notes[0].name(), Some("expert.cut_off"));
     }
 
     #[test]
