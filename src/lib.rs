@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod diff;
 pub mod engine;
 pub mod net;
 pub mod output;
