@@ -296,3 +296,17 @@ fn field_names_are_unique_and_never_collide_in_json() {
         }
     }
 }
+
+/// The hand-made captures are what their generators in `testkit::captures` write today.
+#[test]
+fn handmade_captures_equal_their_generators() {
+    for (name, bytes) in testkit::captures::all() {
+        let path = Path::new("captures").join(name);
+        let have = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            have == bytes,
+            "{} differs from its generator: run `cargo run -p testkit --bin gen_captures`",
+            path.display()
+        );
+    }
+}

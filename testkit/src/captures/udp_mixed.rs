@@ -3,11 +3,12 @@
 //! types (Ethernet, µs; Linux SLL2, ns), IPv4 and IPv6, a UDP datagram in two IPv4 fragments, a
 //! snaplen-cut datagram, a lying UDP length, and TCP and ARP frames that are counted, not shown.
 //!
-//! `cargo run --example gen_udp_mixed` rewrites the file; tests/cli.rs checks it is up to date.
+//! `cargo run -p testkit --bin gen_captures` rewrites the file; tests/cli.rs checks it is up to
+//! date.
 
 use std::net::SocketAddr;
 
-use gamedissect::synth::{self, PcapNgWriter};
+use crate::synth::{self, PcapNgWriter};
 
 fn addr(s: &str) -> SocketAddr {
     s.parse().expect("valid address")
@@ -102,7 +103,7 @@ pub fn build() -> Vec<u8> {
     w.bytes
 }
 
-#[allow(dead_code)]
-fn main() {
-    std::fs::write("captures/udp-mixed.pcapng", build()).expect("write captures/udp-mixed.pcapng");
+/// Every capture this module writes: (file name under `captures/`, bytes).
+pub fn all() -> Vec<(&'static str, Vec<u8>)> {
+    vec![("udp-mixed.pcapng", build())]
 }

@@ -8,7 +8,7 @@
 
 use std::net::SocketAddr;
 
-use gamedissect::synth::{PcapWriter, eth_udp, linktype};
+use crate::synth::{PcapWriter, eth_udp, linktype};
 
 const BASE: u32 = 1_700_000_000;
 
@@ -884,8 +884,8 @@ fn a5_dplay4_noid() -> Vec<u8> {
     cap.bytes()
 }
 
-/// Every capture: (file name under captures/, pcap bytes).
-pub fn captures() -> Vec<(&'static str, Vec<u8>)> {
+/// Every capture this module writes: (file name under `captures/`, bytes).
+pub fn all() -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("gamestudio-a6-raw.pcap", a6_raw()),
         ("gamestudio-a6-fixed.pcap", a6_fixed()),
@@ -898,13 +898,4 @@ pub fn captures() -> Vec<(&'static str, Vec<u8>)> {
         ("gamestudio-a6-dplay4.pcap", a6_dplay4()),
         ("gamestudio-broken.pcap", broken()),
     ]
-}
-
-#[allow(dead_code)]
-fn main() {
-    for (name, bytes) in captures() {
-        let path = format!("captures/{name}");
-        std::fs::write(&path, bytes).expect("write capture");
-        println!("wrote {path}");
-    }
 }

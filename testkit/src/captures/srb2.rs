@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 
-use gamedissect::synth::{PcapWriter, eth_udp, linktype};
+use crate::synth::{PcapWriter, eth_udp, linktype};
 
 /// §2.1 `NetbufferChecksum`: 0x01234567 + Σ byte·(1-based position) over bytes 4…end.
 pub fn srb2_checksum(dgram: &[u8]) -> u32 {
@@ -812,20 +812,12 @@ pub fn broken() -> Vec<u8> {
     c.w.bytes
 }
 
-/// Every capture: file name and bytes.
+/// Every capture this module writes: (file name under `captures/`, bytes).
 pub fn all() -> Vec<(&'static str, Vec<u8>)> {
     vec![
-        ("captures/srb2-2.1.25-session.pcap", session_2_1_25()),
-        ("captures/srb2-2.2.13-session.pcap", session_2_2_13()),
-        ("captures/srb2-2.2.13-midsession.pcap", midsession_2_2_13()),
-        ("captures/srb2-broken.pcap", broken()),
+        ("srb2-2.1.25-session.pcap", session_2_1_25()),
+        ("srb2-2.2.13-session.pcap", session_2_2_13()),
+        ("srb2-2.2.13-midsession.pcap", midsession_2_2_13()),
+        ("srb2-broken.pcap", broken()),
     ]
-}
-
-#[allow(dead_code)]
-fn main() {
-    for (name, bytes) in all() {
-        std::fs::write(name, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        println!("wrote {name} ({} bytes)", bytes.len());
-    }
 }

@@ -1,9 +1,10 @@
 //! Builds FlightGear MP datagrams byte by byte, for the unit tests, the property test and the
-//! hand-made capture (`tests/flightgear.rs`). Each function writes exactly one row of the
-//! reference notes (`flightgear.md`), named in its comment.
+//! hand-made capture ([`crate::captures::flightgear`]). Each function writes one structure of
+//! FlightGear 2020.3 `src/MultiPlayer/` (`mpmessages.hxx`, `multiplaymgr.cxx`), named in its
+//! comment.
 
-use super::geo;
-use super::msg::{MAGIC_FGFS, PROTO_VER, V2_PAD_MAGIC};
+use gamedissect::protocols::flightgear::geo;
+use gamedissect::protocols::flightgear::msg::{MAGIC_FGFS, PROTO_VER, V2_PAD_MAGIC};
 
 /// A datagram under construction.
 #[derive(Debug, Clone, Default)]
@@ -12,7 +13,7 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// §2: the 32-byte header. `MsgLen` is written as 0 and fixed by [`Packet::finish`].
+    /// The 32-byte header (FlightGear `src/MultiPlayer/mpmessages.hxx` `T_MsgHdr`). `MsgLen` is written as 0 and fixed by [`Packet::finish`].
     pub fn header(
         magic: u32,
         msg_id: u32,
@@ -58,7 +59,7 @@ impl Packet {
         self
     }
 
-    /// §4: the 200-byte position block for an aircraft at lat/lon (degrees), altitude (metres)
+    /// The 200-byte position block (FlightGear `src/MultiPlayer/mpmessages.hxx` `T_PositionMsg`) for an aircraft at lat/lon (degrees), altitude (metres)
     /// with heading/pitch/roll (degrees), body velocity u and the given pad word.
     #[allow(clippy::too_many_arguments)]
     pub fn position(
@@ -99,15 +100,16 @@ impl Packet {
         self.u32(pad)
     }
 
-    /// §5.2 v1 INT/BOOL: id32 + int32.
+    /// v1 INT/BOOL: id32 + int32 (FlightGear `src/MultiPlayer/multiplaymgr.cxx`
+    /// `FGMultiplayMgr::SendMyPosition`, the v1 branch).
     pub fn v1_int(&mut self, id: u32, v: i32) -> &mut Self {
         self.u32(id).u32(v as u32)
     }
-    /// §5.2 v1 FLOAT: id32 + float32.
+    /// v1 FLOAT: id32 + float32 (`multiplaymgr.cxx` `FGMultiplayMgr::SendMyPosition`).
     pub fn v1_float(&mut self, id: u32, v: f32) -> &mut Self {
         self.u32(id).f32(v)
     }
-    /// §5.2 v1 STRING: id32, length, one sign-extended word per character, zero words to a
+    /// v1 STRING (`multiplaymgr.cxx` `FGMultiplayMgr::SendMyPosition`): id32, length, one sign-extended word per character, zero words to a
     /// multiple of four.
     pub fn v1_string(&mut self, id: u32, s: &[u8]) -> &mut Self {
         self.u32(id).u32(s.len() as u32);
@@ -119,20 +121,24 @@ impl Packet {
         }
         self
     }
-    /// §5.2 v2 short: high 16 bits id, low 16 bits int16.
+    /// v2 short: high 16 bits id, low 16 bits int16 (`multiplaymgr.cxx`
+    /// `FGMultiplayMgr::SendMyPosition`, `TT_SHORTINT` and the short floats).
     pub fn short(&mut self, id: u16, v: i16) -> &mut Self {
         self.u32((id as u32) << 16 | v as u16 as u32)
     }
-    /// §5.3 scaled short float: s = trunc(x · scale), clamped to ±32767.
+    /// Scaled short float: s = trunc(x · scale), clamped to ±32767 (`multiplaymgr.cxx`
+    /// `FGMultiplayMgr::SendMyPosition`, `TT_SHORT_FLOAT_*`).
     pub fn short_float(&mut self, id: u16, x: f32, scale: f32) -> &mut Self {
         let s = (x * scale).clamp(-32767.0, 32767.0) as i16;
         self.short(id, s)
     }
-    /// §5.2 v2 STRING: id and length in one word, then the raw bytes, no padding.
+    /// v2 STRING: id and length in one word, then the raw bytes, no padding (`multiplaymgr.cxx`
+    /// `FGMultiplayMgr::SendMyPosition`).
     pub fn v2_string(&mut self, id: u16, s: &[u8]) -> &mut Self {
         self.short(id, s.len() as i16).raw(s)
     }
-    /// §5.2 bool block: block id, then the 31-bit mask.
+    /// Bool block: block id, then the 31-bit mask (`multiplaymgr.cxx`
+    /// `FGMultiplayMgr::SendMyPosition`, the generic bools of 2017.2+).
     pub fn bool_block(&mut self, block: u32, mask: u32) -> &mut Self {
         self.u32(block).u32(mask)
     }

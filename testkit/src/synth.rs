@@ -329,12 +329,12 @@ pub fn flow_history(data: &[u8]) -> Vec<(bool, &[u8])> {
 /// `detail`: field trees on every datagram (`Some(true)`), on none (`Some(false)`), or on two
 /// datagrams in three (`None`, so that both paths run on one history).
 pub fn drive_decoder(
-    protocol: &dyn crate::proto::Protocol,
-    prefs: &crate::proto::Prefs,
+    protocol: &dyn gamedissect::proto::Protocol,
+    prefs: &gamedissect::proto::Prefs,
     history: &[(bool, &[u8])],
     detail: Option<bool>,
 ) -> usize {
-    use crate::proto::{Datagram, Direction, RoleSource};
+    use gamedissect::proto::{Datagram, Direction, RoleSource};
     let client: SocketAddr = "10.0.0.1:40000".parse().expect("literal");
     let server: SocketAddr = "10.0.0.2:27960".parse().expect("literal");
     let mut flow = protocol.new_flow(prefs);
@@ -354,7 +354,7 @@ pub fn drive_decoder(
                 direction,
                 src,
                 dst,
-                time: crate::capture::Timestamp::new(1_700_000_000 + i as i64, 0, 6),
+                time: gamedissect::capture::Timestamp::new(1_700_000_000 + i as i64, 0, 6),
                 frame: i as u64 + 1,
                 index_in_flow: i as u64,
                 role_source: RoleSource::Port,
@@ -369,8 +369,8 @@ pub fn drive_decoder(
 }
 
 /// Preference sets worth fuzzing every decoder under (releases, dialects, encodings).
-pub fn pref_variants() -> Vec<crate::proto::Prefs> {
-    let mut v = vec![crate::proto::Prefs::default()];
+pub fn pref_variants() -> Vec<gamedissect::proto::Prefs> {
+    let mut v = vec![gamedissect::proto::Prefs::default()];
     for (k, val) in [
         ("srb2.version", "2.1.25"),
         ("srb2.version", "2.2.0"),
@@ -380,7 +380,7 @@ pub fn pref_variants() -> Vec<crate::proto::Prefs> {
         ("gamestudio.pos", "packed"),
         ("gamestudio.pos", "fixed"),
     ] {
-        let mut p = crate::proto::Prefs::default();
+        let mut p = gamedissect::proto::Prefs::default();
         p.set(k, val);
         v.push(p);
     }

@@ -1,5 +1,6 @@
 //! Writes seed inputs for the `net` and `decoders` fuzz targets, cut from the captures in
-//! `captures/`: `cargo run --example fuzz_seeds -- fuzz/corpus` (scripts/fuzz.sh does this).
+//! `captures/`: `cargo run -p testkit --bin fuzz_seeds -- fuzz/corpus` (scripts/fuzz.sh does
+//! this).
 //! A `decoders` seed is the fuzz target's own format: a protocol byte, then datagrams as
 //! (direction, u16 length, payload), taken from one flow of a real capture in order.
 
@@ -9,10 +10,9 @@ use std::path::Path;
 use gamedissect::capture::{CaptureReader, Event};
 use gamedissect::net::whole_udp;
 
-fn main() {
-    let out = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "fuzz/corpus".into());
+/// Writes the seeds under `out/net` and `out/decoders` (which must exist) from every capture in
+/// `captures/`; returns how many decoder seeds were written.
+pub fn write(out: &Path) -> usize {
     let registry = gamedissect::protocols::all();
     let mut paths: Vec<_> = std::fs::read_dir("captures")
         .expect("captures/")
@@ -52,21 +52,12 @@ fn main() {
                 }
             }
         }
-        std::fs::write(
-            Path::new(&out).join("net").join(format!("{stem}.bin")),
-            &net_seed,
-        )
-        .expect("write");
+        std::fs::write(out.join("net").join(format!("{stem}.bin")), &net_seed).expect("write");
         for (i, seed) in flows.values().enumerate().take(16) {
-            std::fs::write(
-                Path::new(&out)
-                    .join("decoders")
-                    .join(format!("{stem}-{i}.bin")),
-                seed,
-            )
-            .expect("write");
+            std::fs::write(out.join("decoders").join(format!("{stem}-{i}.bin")), seed)
+                .expect("write");
             written += 1;
         }
     }
-    eprintln!("wrote {written} decoder seeds");
+    written
 }
