@@ -126,96 +126,102 @@ fn check_real(name: &str) {
     let truths = truths(&txt);
     assert!(!truths.is_empty());
     for t in &truths {
-        let mine: Vec<&J> = recs
-            .iter()
-            .filter(|r| fg(r)["callsign"] == t.callsign.as_str())
-            .collect();
+        check_truth(name, t, &recs);
+    }
+}
+
+/// One aircraft of a real capture against its section of the `.txt`: model, start position,
+/// protocol, chat lines and the first summary.
+fn check_truth(name: &str, t: &Truth, recs: &[J]) {
+    let mine: Vec<&J> = recs
+        .iter()
+        .filter(|r| fg(r)["callsign"] == t.callsign.as_str())
+        .collect();
+    assert!(
+        mine.len() > 20,
+        "{name}: {} has {} packets",
+        t.callsign,
+        mine.len()
+    );
+    let first = mine[0];
+    let pos = &fg(first)["position"];
+    assert_eq!(pos["model"], t.model.as_str());
+    let lat = pos["geodetic"]["latitude"].as_f64().unwrap();
+    let lon = pos["geodetic"]["longitude"].as_f64().unwrap();
+    assert!(
+        (lat - t.lat).abs() < 0.01,
+        "{name} {}: lat {lat} want {}",
+        t.callsign,
+        t.lat
+    );
+    assert!(
+        (lon - t.lon).abs() < 0.01,
+        "{name} {}: lon {lon} want {}",
+        t.callsign,
+        t.lon
+    );
+    // Protocol: the pad word and, for v2, property 10 first.
+    let want_pad = if t.protocol == "2" { V2_PAD_MAGIC } else { 0 };
+    for r in &mine {
+        assert_eq!(fg(r)["position"]["pad"], want_pad as u64);
+    }
+    if t.protocol == "2" {
+        assert_eq!(props(first)[0]["id"], 10);
+        assert_eq!(props(first)[0]["value"], 2);
+    } else {
+        assert!(prop(first, 10).is_none());
         assert!(
-            mine.len() > 20,
-            "{name}: {} has {} packets",
-            t.callsign,
-            mine.len()
-        );
-        let first = mine[0];
-        let pos = &fg(first)["position"];
-        assert_eq!(pos["model"], t.model.as_str());
-        let lat = pos["geodetic"]["latitude"].as_f64().unwrap();
-        let lon = pos["geodetic"]["longitude"].as_f64().unwrap();
-        assert!(
-            (lat - t.lat).abs() < 0.01,
-            "{name} {}: lat {lat} want {}",
-            t.callsign,
-            t.lat
-        );
-        assert!(
-            (lon - t.lon).abs() < 0.01,
-            "{name} {}: lon {lon} want {}",
-            t.callsign,
-            t.lon
-        );
-        // Protocol: the pad word and, for v2, property 10 first.
-        let want_pad = if t.protocol == "2" { V2_PAD_MAGIC } else { 0 };
-        for r in &mine {
-            assert_eq!(fg(r)["position"]["pad"], want_pad as u64);
-        }
-        if t.protocol == "2" {
-            assert_eq!(props(first)[0]["id"], 10);
-            assert_eq!(props(first)[0]["value"], 2);
-        } else {
-            assert!(prop(first, 10).is_none());
-            assert!(
-                props(first)
-                    .iter()
-                    .all(|p| p["encoding"].as_str().unwrap().starts_with("V1_")
-                        || p["encoding"] == "BOOLARRAY")
-            );
-        }
-        // Chat lines typed through the telnet server arrive as property 10002, in order, and
-        // the summary shows each once.
-        let chats: Vec<&str> = mine
-            .iter()
-            .filter_map(|r| prop(r, 10002))
-            .map(|p| p["value"].as_str().unwrap())
-            .collect();
-        let mut seen: Vec<&str> = Vec::new();
-        for c in chats {
-            if seen.last() != Some(&c) {
-                seen.push(c);
-            }
-        }
-        let want: Vec<&str> = t.chats.iter().map(|s| s.as_str()).collect();
-        let pos_of = |c: &str| seen.iter().position(|s| *s == c);
-        let idx: Vec<Option<usize>> = want.iter().map(|c| pos_of(c)).collect();
-        assert!(
-            idx.iter().all(|i| i.is_some()),
-            "{name} {}: chats {seen:?}",
-            t.callsign
-        );
-        assert!(
-            idx.windows(2).all(|w| w[0] < w[1]),
-            "{name}: chat order {seen:?}"
-        );
-        for c in &want {
-            let shown = mine
+            props(first)
                 .iter()
-                .filter(|r| {
-                    r["summary"]
-                        .as_str()
-                        .unwrap()
-                        .ends_with(&format!("chat \"{c}\""))
-                })
-                .count();
-            assert_eq!(shown, 1, "{name}: summary shows {c:?} once");
-        }
-        let s = first["summary"].as_str().unwrap();
-        assert!(
-            s.starts_with(&format!(
-                "{} c172p {:.4}N {:.4}W ",
-                t.callsign, t.lat, -t.lon
-            )),
-            "{s}"
+                .all(|p| p["encoding"].as_str().unwrap().starts_with("V1_")
+                    || p["encoding"] == "BOOLARRAY")
         );
     }
+    // Chat lines typed through the telnet server arrive as property 10002, in order, and
+    // the summary shows each once.
+    let chats: Vec<&str> = mine
+        .iter()
+        .filter_map(|r| prop(r, 10002))
+        .map(|p| p["value"].as_str().unwrap())
+        .collect();
+    let mut seen: Vec<&str> = Vec::new();
+    for c in chats {
+        if seen.last() != Some(&c) {
+            seen.push(c);
+        }
+    }
+    let want: Vec<&str> = t.chats.iter().map(|s| s.as_str()).collect();
+    let pos_of = |c: &str| seen.iter().position(|s| *s == c);
+    let idx: Vec<Option<usize>> = want.iter().map(|c| pos_of(c)).collect();
+    assert!(
+        idx.iter().all(|i| i.is_some()),
+        "{name} {}: chats {seen:?}",
+        t.callsign
+    );
+    assert!(
+        idx.windows(2).all(|w| w[0] < w[1]),
+        "{name}: chat order {seen:?}"
+    );
+    for c in &want {
+        let shown = mine
+            .iter()
+            .filter(|r| {
+                r["summary"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(&format!("chat \"{c}\""))
+            })
+            .count();
+        assert_eq!(shown, 1, "{name}: summary shows {c:?} once");
+    }
+    let s = first["summary"].as_str().unwrap();
+    assert!(
+        s.starts_with(&format!(
+            "{} c172p {:.4}N {:.4}W ",
+            t.callsign, t.lat, -t.lon
+        )),
+        "{s}"
+    );
 }
 
 #[test]
@@ -254,15 +260,19 @@ fn real_v2_pair_capture() {
 
 // ---------------------------------------------------------------- the hand-made capture
 
-#[test]
-fn handmade_capture_values() {
+/// The hand-made capture's records by frame number.
+fn handmade() -> BTreeMap<u64, J> {
     let recs = decode("captures/flightgear-handmade.pcap");
     assert_eq!(recs.len(), 15);
-    let by_frame: BTreeMap<u64, &J> = recs
-        .iter()
+    recs.into_iter()
         .map(|r| (r["frame"].as_u64().unwrap(), r))
-        .collect();
-    let r = |n: u64| by_frame[&n];
+        .collect()
+}
+
+#[test]
+fn handmade_capture_positions() {
+    let by_frame = handmade();
+    let r = |n: u64| &by_frame[&n];
 
     // 1: v2 with every short form.
     let v2 = r(1);
@@ -325,6 +335,12 @@ fn handmade_capture_values() {
     assert_eq!(prop(v1, 904).unwrap()["value"], true);
     // 0xE9 is not UTF-8 on its own: the text is kept as bytes (base64 of 62 e9 62 65).
     assert_eq!(prop(v1, 1101).unwrap()["value"]["bytes"], "YuliZQ==");
+}
+
+#[test]
+fn handmade_capture_headers_ids_and_notes() {
+    let by_frame = handmade();
+    let r = |n: u64| &by_frame[&n];
 
     // 3 and 4: fgms header rewrites.
     assert_eq!(fg(r(3))["range_word"]["range_nm"], 100);

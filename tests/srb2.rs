@@ -92,8 +92,8 @@ fn session_2_1_25_decodes_to_the_documented_values() {
     assert_eq!(si["mapname"], "MAP01");
     assert_eq!(si["maptitle"], "GREENFLOWER");
     assert_eq!(si["subversion"], 25);
-    // 2.1.25 lists the base files too (reference §4.2; `PutFileNeeded` in STJr/SRB2
-    // src/d_netfil.c writes an entry for every loaded file), so the add-on is file 5 and the
+    // 2.1.25 lists the base files too (`PutFileNeeded` in STJr/SRB2 src/d_netfil.c writes an
+    // entry for every loaded file), so the add-on is file 5 and the
     // client requests, and the server sends fragments of, file 5.
     let files = si["srb2.file"].as_array().unwrap();
     assert_eq!(si["fileneedednum"], 6);

@@ -1,10 +1,12 @@
-//! Writes the hand-made 3D GameStudio captures under `captures/` (no engine runs here).
+//! The hand-made 3D GameStudio captures (no engine runs here).
 //!
-//! `cargo run --example gen_gamestudio` regenerates them; `tests/gamestudio.rs` checks that the
-//! committed files equal what this program builds. Every message follows a row of the tables in
-//! /work/shared/protocols/gamestudio.md (A5: §1.2–1.4, from the 2002 SDK manual p.12–14) or of
-//! the later manual page (seed 000, A6+); the wrappers follow [MC-DPL8R] §2.2 and [MC-DPL4CS]
-//! §2.2.1/§2.2.6/§2.2.45. All multi-byte values little-endian (reference §4).
+//! `cargo run -p testkit --bin gen_captures` rewrites them; `tests/golden.rs` checks that the
+//! committed files equal what this module builds. Every message follows a row of the tables of
+//! the A5 SDK Programmer's Manual (Conitec, July 2002, pp. 12–14, "The A5 Client/Server
+//! Protocol") or of the later Conitec manual page "The Client/Server Protocol"
+//! (`prog_cserver`, A6+); the wrappers follow [MC-DPL8R] §2.2 and [MC-DPL4CS]
+//! §2.2.1/§2.2.6/§2.2.45. All multi-byte values are little-endian: the manual's worked example
+//! (p. 14) decodes only that way.
 
 use std::net::SocketAddr;
 
@@ -104,7 +106,8 @@ impl Cap {
     }
 }
 
-/// The seed's worked example (seed 000, last paragraph): SVC_UPDATE2 position + pan, entity 7.
+/// The worked example of the `prog_cserver` manual page (last paragraph): SVC_UPDATE2 position
+/// + pan, entity 7.
 pub const SEED_EXAMPLE_A6: [u8; 14] = [
     0x83, 0x07, 0x00, 0x80, 0x00, 0x00, 0x00, 0x01, 0x00, 0x80, 0x01, 0x00, 0x80, 0x00,
 ];
@@ -113,7 +116,7 @@ pub const SEED_EXAMPLE_A5: [u8; 14] = [
     0x43, 0x07, 0x00, 0x80, 0x00, 0x00, 0x00, 0x01, 0x00, 0x80, 0x01, 0x00, 0x80, 0x00,
 ];
 
-// ---- A6+ messages (seed 000) ----
+// ---- A6+ messages (Conitec manual page `prog_cserver`) ----
 
 fn a6_client_join(name: &str) -> B {
     B::new().u8(0x02).string(name) // CLS_JOIN String Player_Name
@@ -122,8 +125,8 @@ fn a6_server_info(ver: u8, t: f32) -> B {
     B::new().u8(0x07).u8(ver).float(t) // SVC_INFO Byte Protocol_Version Float Server_Time
 }
 
-/// An A6+ session; `wrap(to_server, messages)` adds the transport (raw, DirectPlay 8 or 4).
-fn a6_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
+/// A6+: join, server info, level, entity creation.
+fn a6_join_and_create(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     cap.send(c, s, &wrap(true, a6_client_join("Alice").bytes().to_vec()));
     // SVC_INFO + SVC_VAR (Short idx, Short len, Fixed[len]) + SVC_STRING (Short idx, String)
     let m = a6_server_info(3, 12.5)
@@ -157,6 +160,10 @@ fn a6_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     cap.send(s, c, &wrap(false, m.bytes().to_vec()));
     cap.send(c, s, &wrap(true, B::new().u8(0x07).bytes().to_vec())); // CLS_PING (no arguments)
     cap.send(s, c, &wrap(false, SEED_EXAMPLE_A6.to_vec()));
+}
+
+/// A6+: the three update messages with every parameter bit.
+fn a6_updates(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     // SVC_UPDATE1 bits 0..4: type, scale, ambient, albedo, skin (table order)
     let m = B::new()
         .u8(0x40 | 0x1f)
@@ -194,6 +201,10 @@ fn a6_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
         .fixed(0.5)
         .fixed(0.25);
     cap.send(s, c, &wrap(false, m.bytes().to_vec()));
+}
+
+/// A6+: variables, strings, skills, sounds and effects, both ways.
+fn a6_skills_sounds_and_effects(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     // CLS_VAR + CLS_STRING + CLS_SKILL (skill1 = offset 148) + CLS_SKILL3 (x,y,z = offset 16)
     let m = B::new()
         .u8(0x0a)
@@ -254,6 +265,13 @@ fn a6_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     ); // SVC_REMOVE Short
 }
 
+/// An A6+ session; `wrap(to_server, messages)` adds the transport (raw, DirectPlay 8 or 4).
+fn a6_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
+    a6_join_and_create(c, s, cap, wrap);
+    a6_updates(c, s, cap, wrap);
+    a6_skills_sounds_and_effects(c, s, cap, wrap);
+}
+
 /// A6+ raw UDP: a whole session (client 10.0.0.2:2301, server 10.0.0.1:2300).
 fn a6_raw() -> Vec<u8> {
     let mut cap = Cap::new();
@@ -282,7 +300,7 @@ fn a6_fixed() -> Vec<u8> {
     cap.bytes()
 }
 
-// ---- A5 messages (2002 manual, reference §1.2–1.4) ----
+// ---- A5 messages (A5 SDK Programmer's Manual, July 2002, pp. 12–14) ----
 
 const DPID: u32 = 0x5a3c_9e41;
 
@@ -296,7 +314,8 @@ fn a5_info(ver: u8, t: f32, ft: f32) -> B {
         .float(ft)
 }
 
-fn a5_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
+/// A5: join, fills, entity creation.
+fn a5_join_and_create(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     // cls_join Long DPID, String name + two cls_fill
     cap.send(
         c,
@@ -348,6 +367,10 @@ fn a5_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     );
     cap.send(c, s, &wrap(true, B::new().u8(0x07).dword(DPID).bytes())); // cls_ping Long DPID
     cap.send(s, c, &wrap(false, SEED_EXAMPLE_A5.to_vec()));
+}
+
+/// A5: the three update messages with every parameter bit.
+fn a5_updates(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     // svc_update1 bits 0..5: position, pan, scale, type, frame, flags1
     let m = B::new()
         .u8(0x40 | 0x3f)
@@ -386,6 +409,10 @@ fn a5_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
         .short(-16)
         .u8(4);
     cap.send(s, c, &wrap(false, m.bytes()));
+}
+
+/// A5: variables, strings, skills, sounds and effects, both ways.
+fn a5_skills_sounds_and_effects(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     // cls_var + cls_string + cls_skill (Long Entity_DPID) + cls_skill3
     let m = B::new()
         .u8(0x0a)
@@ -463,6 +490,13 @@ fn a5_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
     );
 }
 
+/// An A5 session; `wrap(to_server, messages)` adds the transport (raw, DirectPlay 8 or 4).
+fn a5_session(c: &str, s: &str, cap: &mut Cap, wrap: Wrap<'_>) {
+    a5_join_and_create(c, s, cap, wrap);
+    a5_updates(c, s, cap, wrap);
+    a5_skills_sounds_and_effects(c, s, cap, wrap);
+}
+
 fn a5_raw() -> Vec<u8> {
     let mut cap = Cap::new();
     a5_session("10.0.0.3:2305", "10.0.0.1:2300", &mut cap, &|_, b| b);
@@ -481,7 +515,7 @@ fn dp4_head(total: usize, port: u16) -> B {
         .raw(&[0; 8])
 }
 
-/// Player message: header, idFrom, idTo, Gamestudio payload (§2.2.45).
+/// Player message: header, idFrom, idTo, Gamestudio payload ([MC-DPL4CS] §2.2.45).
 fn dp4_player(from: u32, to: u32, port: u16, body: &[u8]) -> Vec<u8> {
     dp4_head(28 + body.len(), port)
         .dword(from)
@@ -490,7 +524,7 @@ fn dp4_player(from: u32, to: u32, port: u16, body: &[u8]) -> Vec<u8> {
         .bytes()
 }
 
-/// System message: header, 'play', command, version, body. The §2.2.6 diagram draws Version
+/// System message: header, 'play', command, version, body. The [MC-DPL4CS] §2.2.6 diagram draws Version
 /// first, but Wine dplayx (DPMSG_SENDENVELOPE), Wireshark packet-dplay.c and the spec's own §4.1
 /// example put the command first.
 fn dp4_system(cmd: u16, port: u16, body: &[u8]) -> Vec<u8> {
@@ -588,8 +622,8 @@ fn dp8_coalesced(subs: &[(u8, Vec<u8>)]) -> Vec<u8> {
 const D_REL: u8 = 0x01 | 0x02 | 0x04 | 0x10 | 0x20; // DATA RELIABLE SEQUENTIAL NEW_MSG END_MSG
 const D_UNREL: u8 = 0x01 | 0x10 | 0x20; // DATA NEW_MSG END_MSG
 
-fn a6_dplay8() -> Vec<u8> {
-    let mut cap = Cap::new();
+/// DirectPlay 8 host enumeration before the session: query and response.
+fn dp8_enumeration(cap: &mut Cap) {
     // [MC-DPLHP] enumeration on 6073: ENUM_QUERY (lead 0, cmd 2, wEnumPayload, bType 2 = no GUID)
     cap.send(
         "10.0.0.4:2311",
@@ -625,7 +659,10 @@ fn a6_dplay8() -> Vec<u8> {
         0x02,
     ]);
     cap.send("10.0.0.1:2302", "10.0.0.4:2311", &r.raw(&name).bytes());
-    let (c, s) = ("10.0.0.4:2310", "10.0.0.1:2302");
+}
+
+/// The DirectPlay 8 handshake, then Gamestudio traffic in single and coalesced data frames.
+fn dp8_handshake_and_data(cap: &mut Cap, c: &str, s: &str) {
     cap.send(c, s, &dp8_cframe(0x88, 0x01, 0, 0, 1000)); // CONNECT (CFRAME|POLL)
     cap.send(s, c, &dp8_cframe(0x88, 0x02, 0, 0, 5000)); // CONNECTED from the listener (POLL)
     cap.send(c, s, &dp8_cframe(0x80, 0x02, 1, 0, 1010)); // CONNECTED from the connector
@@ -636,7 +673,7 @@ fn a6_dplay8() -> Vec<u8> {
     );
     let m = a6_server_info(3, 2.0).u8(0x03).short(11).short(5);
     cap.send(s, c, &dp8_dframe(D_REL, 0, 0, 1, &[], &m.bytes()));
-    // Coalesced: SVC_LOCAL (reliable) + the seed example + SVC_UPDATE3 colour/alpha
+    // Coalesced: SVC_LOCAL (reliable) + the manual's worked example + SVC_UPDATE3 colour/alpha
     let subs = vec![
         (0x06u8, B::new().u8(0x12).short(11).short(1).bytes()),
         (0x00, SEED_EXAMPLE_A6.to_vec()),
@@ -664,6 +701,10 @@ fn a6_dplay8() -> Vec<u8> {
         s,
         &dp8_dframe(D_UNREL, 0x10, 1, 2, &[0x0000_0001], &m.bytes()),
     );
+}
+
+/// A message split over three frames, then SACK, keep-alive and core frames.
+fn dp8_split_message_and_control(cap: &mut Cap, c: &str, s: &str) {
     // A reliable message larger than one frame, split over three DFRAMEs (NEW_MSG, middle,
     // END_MSG; [MC-DPL8R] 2.2.2): SVC_STRING with a long text + 20 SVC_UPDATE2 position/pan.
     let mut big = B::new()
@@ -733,6 +774,14 @@ fn a6_dplay8() -> Vec<u8> {
             &B::new().dword(0xc1).dword(0).bytes(),
         ),
     );
+}
+
+fn a6_dplay8() -> Vec<u8> {
+    let mut cap = Cap::new();
+    dp8_enumeration(&mut cap);
+    let (c, s) = ("10.0.0.4:2310", "10.0.0.1:2302");
+    dp8_handshake_and_data(&mut cap, c, s);
+    dp8_split_message_and_control(&mut cap, c, s);
     cap.bytes()
 }
 

@@ -1,14 +1,15 @@
-//! Writes the hand-made SRB2 captures (`cargo run --example gen_srb2`).
+//! The hand-made SRB2 captures (`cargo run -p testkit --bin gen_captures`).
 //!
-//! SRB2 cannot run here, so every datagram is built from the documented layouts in
-//! /work/shared/protocols/srb2.md (cited per message as §n); tests/srb2.rs regenerates the files
-//! in memory and checks that the committed captures are identical.
+//! SRB2 cannot run here, so every datagram is built from the layouts in the SRB2 sources of the
+//! release in question (github.com/STJr/SRB2, tags `SRB2_release_2.1.25` and
+//! `SRB2_release_2.2.13`; file and structure or function cited per message); tests/golden.rs
+//! regenerates the files in memory and checks that the committed captures are identical.
 
 use std::net::SocketAddr;
 
 use crate::synth::{PcapWriter, eth_udp, linktype};
 
-/// §2.1 `NetbufferChecksum`: 0x01234567 + Σ byte·(1-based position) over bytes 4…end.
+/// SRB2 `src/d_net.c` `NetbufferChecksum`: 0x01234567 + Σ byte·(1-based position) over bytes 4…end.
 pub fn srb2_checksum(dgram: &[u8]) -> u32 {
     let mut s: u32 = 0x0123_4567;
     for (i, b) in dgram[4..].iter().enumerate() {
@@ -17,7 +18,7 @@ pub fn srb2_checksum(dgram: &[u8]) -> u32 {
     s
 }
 
-/// §2: the 8-byte header (checksum, ack, ackreturn, packettype, reserved = 0) + body.
+/// SRB2 `src/d_clisrv.h` `doomdata_t`: the 8-byte header (checksum, ack, ackreturn, packettype, reserved = 0) + body.
 pub fn packet(ack: u8, ackret: u8, ptype: u8, body: &[u8]) -> Vec<u8> {
     let mut p = vec![0, 0, 0, 0, ack, ackret, ptype, 0];
     p.extend_from_slice(body);
@@ -61,7 +62,7 @@ impl B {
     }
 }
 
-/// §4.1 ticcmd_t: forwardmove, sidemove, angleturn, aiming, buttons (+ latency in 2.2.10+).
+/// SRB2 `src/d_ticcmd.h` `ticcmd_t`: forwardmove, sidemove, angleturn, aiming, buttons (+ latency in 2.2.10+).
 fn ticcmd(b: B, fw: i8, side: i8, angle: u16, buttons: u16, latency: Option<u8>) -> B {
     let b = b.u8(fw as u8).u8(side as u8).u16(angle).u16(0).u16(buttons);
     match latency {
@@ -78,7 +79,7 @@ fn md5ish(seed: u8) -> [u8; 16] {
     m
 }
 
-/// §4.3 CV_ComputeNetid (≤ 2.2.6): Σ c_k · P[k mod 16], truncated to 16 bits.
+/// SRB2 `src/command.c` `CV_ComputeNetid` (≤ 2.2.6): Σ c_k · P[k mod 16], truncated to 16 bits.
 fn netid(name: &str) -> u16 {
     const P: [u32; 16] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53];
     let mut s: u32 = 0;
@@ -97,7 +98,7 @@ struct Tics<'a> {
     text: Vec<(u8, u8, &'a [u8])>,
 }
 
-/// §6 PT_SERVERTICS: header fields, tic-major ticcmds, then per tic count + (player, len, bytes).
+/// SRB2 `src/d_clisrv.h` `servertics_pak`, written by `src/d_clisrv.c` `SV_SendTics`: header fields, tic-major ticcmds, then per tic count + (player, len, bytes).
 fn servertics(t: &Tics<'_>, v22: bool, latency: bool) -> Vec<u8> {
     let mut b = B::default();
     b = if v22 {
@@ -169,26 +170,29 @@ fn data(n: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
-/// A 2.1.25 session (packet numbers: §3 column 2.1.25; XD ids: §7.2 column 2.1.25).
-pub fn session_2_1_25() -> Vec<u8> {
-    const ASKINFO: u8 = 12;
-    const SERVERINFO: u8 = 13;
-    const PLAYERINFO: u8 = 14;
-    const REQUESTFILE: u8 = 15;
-    const FILEFRAGMENT: u8 = 19;
-    const TEXTCMD: u8 = 20;
-    const CLIENTJOIN: u8 = 22;
-    const SERVERCFG: u8 = 1;
-    const CLIENTCMD: u8 = 2;
-    const SERVERTICS: u8 = 8;
-    const PING: u8 = 26;
-    const NOTHING: u8 = 0;
-    const CLIENTQUIT: u8 = 11;
-    // 2.1 clients bind 5029 too (§1.1).
-    let mut c = Cap::new("10.0.0.2:5029", "10.0.0.1:5029");
-    // §5.8 PT_ASKINFO: version 201, time 1000 (the worked example of §2.1).
+/// Packet type numbers of 2.1.25 (SRB2 `src/d_clisrv.h` `packettype_t`, tag `SRB2_release_2.1.25`).
+mod pt21 {
+    pub const ASKINFO: u8 = 12;
+    pub const SERVERINFO: u8 = 13;
+    pub const PLAYERINFO: u8 = 14;
+    pub const REQUESTFILE: u8 = 15;
+    pub const FILEFRAGMENT: u8 = 19;
+    pub const TEXTCMD: u8 = 20;
+    pub const CLIENTJOIN: u8 = 22;
+    pub const SERVERCFG: u8 = 1;
+    pub const CLIENTCMD: u8 = 2;
+    pub const SERVERTICS: u8 = 8;
+    pub const PING: u8 = 26;
+    pub const NOTHING: u8 = 0;
+    pub const CLIENTQUIT: u8 = 11;
+}
+
+/// 2.1.25: the client asks, the server describes itself.
+fn s21_server_info(c: &mut Cap) {
+    use pt21::*;
+    // `d_clisrv.h` `askinfo_pak` PT_ASKINFO: version 201, time 1000 (the checksum example of `NetbufferChecksum`).
     c.c2s(&packet(0, 0, ASKINFO, &B::default().u8(201).u32(1000).0));
-    // §5.8 PT_SERVERINFO 2.1.25 layout + §4.2 file list (2.1 format).
+    // `d_clisrv.h` `serverinfo_pak` 2.1.25 + the file list of `d_netfil.c` `PutFileNeeded`.
     let si = B::default()
         .u8(201)
         .u8(25)
@@ -208,7 +212,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         .raw(&md5ish(1))
         .u8(1)
         .u8(1)
-        // §4.2: 2.1.25 lists every loaded file including the base files (srb2.srb, zones.dta,
+        // `PutFileNeeded`: 2.1.25 lists every loaded file including the base files (srb2.srb, zones.dta,
         // player.dta, rings.dta, patch.dta; `PutFileNeeded` loops over all of `numwadfiles`,
         // STJr/SRB2 src/d_netfil.c), so the add-on is file 5. Status 0x01: important, larger
         // than maxsend (high nibble 0). Sizes are illustrative.
@@ -237,7 +241,12 @@ pub fn session_2_1_25() -> Vec<u8> {
         .strz("chatplus.wad")
         .raw(&md5ish(3));
     c.s2c(&packet(0, 0, SERVERINFO, &si.0));
-    // §5.8 PT_PLAYERINFO: 32 × 36 bytes; byte 0 = node (2.1.25), 255 = empty.
+}
+
+/// 2.1.25: the player list, then the client fetches the missing file.
+fn s21_player_info_and_file(c: &mut Cap) {
+    use pt21::*;
+    // `d_clisrv.h` `plrinfo_pak` PT_PLAYERINFO: 32 × 36 bytes; byte 0 = node (2.1.25), 255 = empty.
     let mut pi = B::default();
     for i in 0..32u8 {
         pi = match i {
@@ -263,14 +272,14 @@ pub fn session_2_1_25() -> Vec<u8> {
         };
     }
     c.s2c(&packet(0, 0, PLAYERINFO, &pi.0));
-    // §5.13 PT_REQUESTFILE 2.1.25: {fileid, STRN name} … 0xFF; fileid = index in the list (5).
+    // `d_netfil.c` PT_REQUESTFILE 2.1.25: {fileid, STRN name} … 0xFF; fileid = index in the list (5).
     c.c2s(&packet(
         1,
         0,
         REQUESTFILE,
         &B::default().u8(5).strz("chatplus.wad").u8(0xFF).0,
     ));
-    // §5.13 PT_FILEFRAGMENT 2.1.25: fileid, position (bit 31 = last), size, data; 1009-byte pieces.
+    // `d_clisrv.h` `filetx_pak` PT_FILEFRAGMENT 2.1.25: fileid, position (bit 31 = last), size, data; 1009-byte pieces.
     let file = data(1500, 5);
     c.s2c(&packet(
         1,
@@ -289,14 +298,20 @@ pub fn session_2_1_25() -> Vec<u8> {
             .raw(&file[1009..])
             .0,
     ));
-    // §5.7 PT_CLIENTJOIN 2.1.25: version, subversion, localplayers, mode.
+}
+
+/// 2.1.25: join, server config and the savegame.
+fn s21_join_and_config(c: &mut Cap) {
+    use pt21::*;
+    // `d_clisrv.h` `clientconfig_pak` PT_CLIENTJOIN 2.1.25: version, subversion, localplayers, mode.
     c.c2s(&packet(
         2,
         2,
         CLIENTJOIN,
         &B::default().u8(201).u8(25).u8(1).u8(0).0,
     ));
-    // §5.6 PT_SERVERCFG 2.1.25: fixed 116 bytes + 32 names + netvars (§4.3).
+    // `d_clisrv.h` `serverconfig_pak` 2.1.25: fixed 116 bytes + 32 names + netvars
+    // (`command.c` `CV_SaveNetVars`).
     let mut skins = [0xFFu8; 32];
     skins[0] = 0;
     skins[2] = 2;
@@ -326,7 +341,7 @@ pub fn session_2_1_25() -> Vec<u8> {
     }
     cfg = cfg.u16(1).u16(netid("timelimit")).strz("10").u8(0);
     c.s2c(&packet(3, 2, SERVERCFG, &cfg.0));
-    // §5.13 savegame as file 0: u32 decompressed length (0 = stored) + stream (opaque here).
+    // `d_clisrv.c` `SV_SendSaveGame`, file 0: u32 decompressed length (0 = stored) + stream (opaque here).
     let save = B::default().u32(0).raw(b"SAVEGAME").0;
     c.s2c(&packet(
         4,
@@ -339,7 +354,13 @@ pub fn session_2_1_25() -> Vec<u8> {
             .raw(&save)
             .0,
     ));
-    // §6 PT_SERVERTICS: tics 5000–5001, 3 slots; XD_ADDPLAYER (10) node 1 → player 1 (§7.3).
+}
+
+/// 2.1.25: the first tics, name and colour, client commands, chat, pings and a retransmission.
+fn s21_tics_and_chat(c: &mut Cap) {
+    use pt21::*;
+    // `SV_SendTics`: tics 5000–5001, 3 slots; XD_ADDPLAYER (10) node 1 → player 1
+    // (`d_clisrv.c` `Got_AddPlayer`).
     let addplayer = [10u8, 1, 1];
     let t = Tics {
         start: 5000,
@@ -348,7 +369,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         text: vec![(0, 0, &addplayer)],
     };
     c.s2c(&packet(0, 3, SERVERTICS, &servertics(&t, false, false)));
-    // §5.11 PT_TEXTCMD: XD_NAMEANDCOLOR (1) "Tails" colour 5 skin 1; XD_WEAPONPREF (2) 0x01.
+    // PT_TEXTCMD (`d_netcmd.c` `Got_NameAndColor`, `Got_WeaponPref`): XD_NAMEANDCOLOR (1) "Tails" colour 5 skin 1; XD_WEAPONPREF (2) 0x01.
     let nc = B::default()
         .u8(1)
         .strz("Tails")
@@ -363,7 +384,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         TEXTCMD,
         &B::default().u8(nc.len() as u8).raw(&nc).0,
     ));
-    // §5.2 PT_CLIENTCMD: client_tic 5001 & 0xFF, resendfrom 5002 & 0xFF, consistancy, ticcmd.
+    // `d_clisrv.h` `clientcmd_pak` PT_CLIENTCMD: client_tic 5001 & 0xFF, resendfrom 5002 & 0xFF, consistancy, ticcmd.
     let cc = ticcmd(
         B::default().u8(0x89).u8(0x8A).u16(0x1234),
         50,
@@ -373,7 +394,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         None,
     );
     c.c2s(&packet(0, 4, CLIENTCMD, &cc.0));
-    // §6: tics 5001–5003 (5001 overlaps), the server relays Tails's commands at 5002.
+    // `SV_SendTics`: tics 5001–5003 (5001 overlaps), the server relays Tails's commands at 5002.
     let t = Tics {
         start: 5001,
         numtics: 3,
@@ -381,7 +402,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         text: vec![(1, 1, &nc)],
     };
     c.s2c(&packet(0, 4, SERVERTICS, &servertics(&t, false, false)));
-    // §7.3 XD_SAY (5): target 0, flags 0, message.
+    // `d_netcmd.c` `Got_Saycmd` XD_SAY (5): target 0, flags 0, message.
     let say = B::default().u8(5).u8(0).u8(0).strz("hello everyone").0;
     c.c2s(&packet(
         4,
@@ -398,7 +419,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         text: vec![(1, 1, &say), (1, 2, &say2)],
     };
     c.s2c(&packet(0, 5, SERVERTICS, &servertics(&t, false, false)));
-    // §5.15 PT_PING 2.1.25: u32[32] milliseconds.
+    // `d_clisrv.h` `doomdata_t` `pingtable` PT_PING 2.1.25: u32[32] milliseconds.
     let mut ping = B::default();
     for i in 0..32 {
         ping = ping.u32(match i {
@@ -408,14 +429,19 @@ pub fn session_2_1_25() -> Vec<u8> {
         });
     }
     c.s2c(&packet(5, 5, PING, &ping.0));
-    // §2.2: the client retransmits its PT_TEXTCMD #4 with the same ack and a refreshed ackreturn.
+    // `d_net.c` `HSendPacket` acks: the client retransmits its PT_TEXTCMD #4 with the same ack and a refreshed ackreturn.
     c.c2s(&packet(
         4,
         5,
         TEXTCMD,
         &B::default().u8(say.len() as u8).raw(&say).0,
     ));
-    // §7.3 XD_KICK (3): player 2, KICK_MSG_CUSTOM_KICK (7), reason STRN(30).
+}
+
+/// 2.1.25: a kick, a map change, an ack list and the quit.
+fn s21_kick_map_and_quit(c: &mut Cap) {
+    use pt21::*;
+    // `d_netcmd.c` `Got_KickCmd` XD_KICK (3): player 2, KICK_MSG_CUSTOM_KICK (7), reason STRN(30).
     let kick = B::default().u8(3).u8(2).u8(7).strz("spamming").0;
     let t = Tics {
         start: 5005,
@@ -424,7 +450,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         text: vec![(1, 0, &kick)],
     };
     c.s2c(&packet(0, 5, SERVERTICS, &servertics(&t, false, false)));
-    // §7.3 XD_EXITLEVEL (7, empty in 2.1.25) then XD_MAP (6): flags 0, GT_COOP, "MAP02", seed.
+    // `Got_ExitLevelcmd` XD_EXITLEVEL (7, empty in 2.1.25) then `Got_Mapcmd` XD_MAP (6): flags 0, GT_COOP, "MAP02", seed.
     let map = B::default()
         .u8(7)
         .u8(6)
@@ -440,7 +466,7 @@ pub fn session_2_1_25() -> Vec<u8> {
         text: vec![(1, 0, &map)],
     };
     c.s2c(&packet(0, 5, SERVERTICS, &servertics(&t, false, false)));
-    // §5.1 PT_NOTHING: 96-byte ack queue, nothing out of order.
+    // PT_NOTHING (`d_clisrv.h` `doomdata_t`, acks of `d_net.c`): 96-byte ack queue, nothing out of order.
     c.c2s(&packet(0, 5, NOTHING, &[0u8; 96]));
     let t = Tics {
         start: 5008,
@@ -449,35 +475,51 @@ pub fn session_2_1_25() -> Vec<u8> {
         text: vec![],
     };
     c.s2c(&packet(0, 5, SERVERTICS, &servertics(&t, false, false)));
-    // §5.10 PT_CLIENTQUIT: empty, reliable.
+    // PT_CLIENTQUIT (`d_clisrv.h` `packettype_t`): empty, reliable.
     c.c2s(&packet(5, 5, CLIENTQUIT, &[]));
+}
+
+/// A 2.1.25 session (packet types: SRB2 2.1.25 `src/d_clisrv.h` `packettype_t`; net command ids:
+/// 2.1.25 `src/d_netcmd.h` `netxcmd_t`).
+pub fn session_2_1_25() -> Vec<u8> {
+    // 2.1 clients bind 5029 too (`i_tcp.c`).
+    let mut c = Cap::new("10.0.0.2:5029", "10.0.0.1:5029");
+    s21_server_info(&mut c);
+    s21_player_info_and_file(&mut c);
+    s21_join_and_config(&mut c);
+    s21_tics_and_chat(&mut c);
+    s21_kick_map_and_quit(&mut c);
     c.w.bytes
 }
 
-/// A 2.2.13 session (packet numbers: §3 column 2.2.12–2.2.13; XD ids: §7.2 column 2.2.10–2.2.13).
-pub fn session_2_2_13() -> Vec<u8> {
-    const ASKINFO: u8 = 12;
-    const SERVERINFO: u8 = 13;
-    const PLAYERINFO: u8 = 14;
-    const REQUESTFILE: u8 = 15;
-    const SERVERCFG: u8 = 1;
-    const CLIENTCMD: u8 = 2;
-    const SERVERTICS: u8 = 8;
-    const RECEIVEDGAMESTATE: u8 = 19;
-    const BASICKEEPALIVE: u8 = 23;
-    const FILEFRAGMENT: u8 = 24;
-    const FILEACK: u8 = 25;
-    const FILERECEIVED: u8 = 26;
-    const TEXTCMD: u8 = 27;
-    const CLIENTJOIN: u8 = 29;
-    const PING: u8 = 34;
-    const NOTHING: u8 = 0;
-    const CLIENTQUIT: u8 = 11;
-    // 2.2 clients use an ephemeral port (§1.1).
-    let mut c = Cap::new("192.168.1.20:50123", "192.168.1.10:5029");
-    // §2.1 worked example: 02 4f 23 01 00 00 0c 00 ca e8 03 00 00.
+/// Packet type numbers of 2.2.12–2.2.13 (SRB2 `src/d_clisrv.h` `packettype_t`, tag
+/// `SRB2_release_2.2.13`).
+mod pt22 {
+    pub const ASKINFO: u8 = 12;
+    pub const SERVERINFO: u8 = 13;
+    pub const PLAYERINFO: u8 = 14;
+    pub const REQUESTFILE: u8 = 15;
+    pub const SERVERCFG: u8 = 1;
+    pub const CLIENTCMD: u8 = 2;
+    pub const SERVERTICS: u8 = 8;
+    pub const RECEIVEDGAMESTATE: u8 = 19;
+    pub const BASICKEEPALIVE: u8 = 23;
+    pub const FILEFRAGMENT: u8 = 24;
+    pub const FILEACK: u8 = 25;
+    pub const FILERECEIVED: u8 = 26;
+    pub const TEXTCMD: u8 = 27;
+    pub const CLIENTJOIN: u8 = 29;
+    pub const PING: u8 = 34;
+    pub const NOTHING: u8 = 0;
+    pub const CLIENTQUIT: u8 = 11;
+}
+
+/// 2.2.13: the client asks, the server describes itself.
+fn s22_server_info(c: &mut Cap) {
+    use pt22::*;
+    // The `NetbufferChecksum` example: 02 4f 23 01 00 00 0c 00 ca e8 03 00 00.
     c.c2s(&packet(0, 0, ASKINFO, &B::default().u8(202).u32(1000).0));
-    // §5.8 PT_SERVERINFO 2.2.3+ layout (150 fixed bytes) + §4.2 2.2.10+ entries (folder byte).
+    // `serverinfo_pak` 2.2.3+ (150 fixed bytes) + `PutFileNeeded` 2.2.10+ entries (folder byte).
     let si = B::default()
         .u8(0xFF)
         .u8(4)
@@ -506,7 +548,12 @@ pub fn session_2_2_13() -> Vec<u8> {
         .strz("chatplus.pk3")
         .raw(&md5ish(3));
     c.s2c(&packet(0, 0, SERVERINFO, &si.0));
-    // §5.8 PT_PLAYERINFO 2.2: byte 0 = player number, address zero, colour bits zero.
+}
+
+/// 2.2.13: the player list, then the client fetches the missing file and acknowledges it.
+fn s22_player_info_and_file(c: &mut Cap) {
+    use pt22::*;
+    // `plrinfo_pak` 2.2: byte 0 = player number, address zero, colour bits zero.
     let mut pi = B::default();
     for i in 0..32u8 {
         pi = match i {
@@ -532,9 +579,9 @@ pub fn session_2_2_13() -> Vec<u8> {
         };
     }
     c.s2c(&packet(0, 0, PLAYERINFO, &pi.0));
-    // §5.13 PT_REQUESTFILE 2.2.10+: file ids then 0xFF.
+    // `d_netfil.c` PT_REQUESTFILE 2.2.10+: file ids then 0xFF.
     c.c2s(&packet(1, 0, REQUESTFILE, &[0, 0xFF]));
-    // §5.13 PT_FILEFRAGMENT 2.2.5+: fileid, filesize, iteration, position, nominal size, data.
+    // `filetx_pak` 2.2.5+: fileid, filesize, iteration, position, nominal size, data.
     let file = data(1500, 9);
     c.s2c(&packet(
         0,
@@ -562,16 +609,21 @@ pub fn session_2_2_13() -> Vec<u8> {
             .raw(&file[1004..])
             .0,
     ));
-    // §5.13 PT_FILEACK: fileid, iteration, 1 segment {start 0, acks 0b11}.
+    // `d_netfil.c` PT_FILEACK: fileid, iteration, 1 segment {start 0, acks 0b11}.
     c.c2s(&packet(
         0,
         0,
         FILEACK,
         &B::default().u8(0).u8(1).u8(1).u32(0).u32(3).0,
     ));
-    // §5.13 PT_FILERECEIVED: fileid.
+    // `d_netfil.c` PT_FILERECEIVED: fileid.
     c.c2s(&packet(2, 0, FILERECEIVED, &[0]));
-    // §5.7 PT_CLIENTJOIN 2.2.10+: modversion 54 (2.2.13), "SRB2", localplayers, mode, names.
+}
+
+/// 2.2.13: join, server config, the savegame and the received-gamestate answer.
+fn s22_join_and_config(c: &mut Cap) {
+    use pt22::*;
+    // `clientconfig_pak` 2.2.10+: modversion 54 (2.2.13), "SRB2", localplayers, mode, names.
     let join = B::default()
         .u8(54)
         .chars("SRB2", 16)
@@ -580,7 +632,7 @@ pub fn session_2_2_13() -> Vec<u8> {
         .chars("Tails", 21)
         .chars("", 21);
     c.c2s(&packet(3, 0, CLIENTJOIN, &join.0));
-    // §5.6 PT_SERVERCFG 2.2.12+: 19 bytes.
+    // `serverconfig_pak` 2.2.12+: 19 bytes.
     let cfg = B::default()
         .u8(0)
         .u8(3)
@@ -592,7 +644,7 @@ pub fn session_2_2_13() -> Vec<u8> {
         .u8(0)
         .chars("QwErTyUi", 8);
     c.s2c(&packet(1, 3, SERVERCFG, &cfg.0));
-    // §5.13 savegame (file 0): u32 length 0 + stream, one fragment.
+    // `SV_SendSaveGame` (file 0): u32 length 0 + stream, one fragment.
     let save = B::default().u32(0).raw(b"SAVEGAME").0;
     c.s2c(&packet(
         0,
@@ -607,9 +659,14 @@ pub fn session_2_2_13() -> Vec<u8> {
             .raw(&save)
             .0,
     ));
-    // §5.14 PT_RECEIVEDGAMESTATE: empty, reliable.
+    // PT_RECEIVEDGAMESTATE (`d_clisrv.h` `packettype_t`): empty, reliable.
     c.c2s(&packet(4, 1, RECEIVEDGAMESTATE, &[]));
-    // §6 (2.2.5+: u32 start; 9-byte ticcmds): XD_ADDPLAYER (11) node 1, player 1, "Tails".
+}
+
+/// 2.2.13: the first tics, name and colour, client commands and chat.
+fn s22_tics_and_chat(c: &mut Cap) {
+    use pt22::*;
+    // `SV_SendTics` (2.2.5+: u32 start; 9-byte ticcmds): `Got_AddPlayer` XD_ADDPLAYER (11) node 1, player 1, "Tails".
     let addplayer = B::default().u8(11).u8(1).u8(1).strz("Tails").0;
     let t = Tics {
         start: 70000,
@@ -618,7 +675,7 @@ pub fn session_2_2_13() -> Vec<u8> {
         text: vec![(0, 0, &addplayer)],
     };
     c.s2c(&packet(0, 4, SERVERTICS, &servertics(&t, true, true)));
-    // §7.3 XD_NAMEANDCOLOR 2.2.5+: name, availabilities u32, colour u16, skin; XD_WEAPONPREF.
+    // `Got_NameAndColor` 2.2.5+: name, availabilities u32, colour u16, skin; XD_WEAPONPREF.
     let nc = B::default()
         .u8(1)
         .strz("Tails")
@@ -634,7 +691,7 @@ pub fn session_2_2_13() -> Vec<u8> {
         TEXTCMD,
         &B::default().u8(nc.len() as u8).raw(&nc).0,
     ));
-    // §5.2 PT_CLIENTCMD 2.2.10+: 13 bytes (ticcmd with latency).
+    // `clientcmd_pak` 2.2.10+: 13 bytes (ticcmd with latency).
     let cc = ticcmd(
         B::default().u8(0x71).u8(0x72).u16(0x0BCD),
         50,
@@ -666,7 +723,12 @@ pub fn session_2_2_13() -> Vec<u8> {
         text: vec![(0, 1, &say), (1, 2, &say2)],
     };
     c.s2c(&packet(0, 6, SERVERTICS, &servertics(&t, true, true)));
-    // §5.15 PT_PING 2.2: u32[33], entry 32 = maxping.
+}
+
+/// 2.2.13: pings, a kick, a map change, keepalive, an ack list and the quit.
+fn s22_ping_kick_map_and_quit(c: &mut Cap) {
+    use pt22::*;
+    // `pingtable` PT_PING 2.2: u32[33], entry 32 = maxping.
     let mut ping = B::default();
     for i in 0..33 {
         ping = ping.u32(match i {
@@ -677,7 +739,7 @@ pub fn session_2_2_13() -> Vec<u8> {
         });
     }
     c.s2c(&packet(2, 6, PING, &ping.0));
-    // §7.3 XD_KICK 2.2: msg 7 | 0x80 (keep body), custom reason.
+    // `Got_KickCmd` 2.2: msg 7 | 0x80 (keep body), custom reason.
     let kick = B::default().u8(3).u8(2).u8(0x87).strz("spamming").0;
     let t = Tics {
         start: 70004,
@@ -686,7 +748,7 @@ pub fn session_2_2_13() -> Vec<u8> {
         text: vec![(1, 0, &kick)],
     };
     c.s2c(&packet(0, 6, SERVERTICS, &servertics(&t, true, true)));
-    // §7.3 XD_EXITLEVEL with the 2.2.12–2.2.13 cheat byte, then XD_MAP "MAP02".
+    // `Got_ExitLevelcmd` with the 2.2.12–2.2.13 cheat byte, then `Got_Mapcmd` "MAP02".
     let map = B::default()
         .u8(7)
         .u8(0)
@@ -703,7 +765,7 @@ pub fn session_2_2_13() -> Vec<u8> {
         text: vec![(1, 0, &map)],
     };
     c.s2c(&packet(0, 6, SERVERTICS, &servertics(&t, true, true)));
-    // §5.17 PT_BASICKEEPALIVE (empty) and §5.1 PT_NOTHING with one selective ack (seq 4).
+    // PT_BASICKEEPALIVE (empty) and PT_NOTHING with one selective ack (seq 4) (`d_net.c`).
     c.c2s(&packet(0, 2, BASICKEEPALIVE, &[]));
     let mut q = [0u8; 96];
     q[0] = 4;
@@ -716,6 +778,18 @@ pub fn session_2_2_13() -> Vec<u8> {
     };
     c.s2c(&packet(0, 6, SERVERTICS, &servertics(&t, true, true)));
     c.c2s(&packet(7, 2, CLIENTQUIT, &[]));
+}
+
+/// A 2.2.13 session (packet types: SRB2 2.2.13 `src/d_clisrv.h` `packettype_t`; net command ids:
+/// 2.2.13 `src/d_netcmd.h` `netxcmd_t`).
+pub fn session_2_2_13() -> Vec<u8> {
+    // 2.2 clients use an ephemeral port (`i_tcp.c`).
+    let mut c = Cap::new("192.168.1.20:50123", "192.168.1.10:5029");
+    s22_server_info(&mut c);
+    s22_player_info_and_file(&mut c);
+    s22_join_and_config(&mut c);
+    s22_tics_and_chat(&mut c);
+    s22_ping_kick_map_and_quit(&mut c);
     c.w.bytes
 }
 
