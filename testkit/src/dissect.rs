@@ -226,3 +226,15 @@ pub fn examples(bytes: &[u8], config: Config) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::note_kind;
+
+    #[test]
+    fn note_kinds_ignore_numbers_only() {
+        assert_eq!(note_kind("12 bytes at 340"), "# bytes at #");
+        assert_eq!(note_kind("unknown id 9999"), note_kind("unknown id 7"));
+        assert_ne!(note_kind("unknown id 7"), note_kind("unknown type 7"));
+    }
+}

@@ -409,3 +409,24 @@ impl Rng {
         (0..n).map(|_| self.next_u64() as u8).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_history_cuts_lengths_to_what_is_left() {
+        let h = flow_history(&[1, 2, 0, b'a', b'b', 0, 9, 0, b'c']);
+        assert_eq!(h, [(true, &b"ab"[..]), (false, &b"c"[..])]);
+    }
+
+    #[test]
+    fn udp_checksum_verifies_to_zero() {
+        let src: SocketAddr = "10.0.0.1:1".parse().unwrap();
+        let dst: SocketAddr = "10.0.0.2:2".parse().unwrap();
+        let seg = udp(src, dst, b"odd");
+        let mut sum = ones_complement(&[10, 0, 0, 1, 10, 0, 0, 2], 0) + 17 + seg.len() as u32;
+        sum = ones_complement(&seg, sum);
+        assert_eq!(fold(sum), 0);
+    }
+}
