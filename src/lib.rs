@@ -15,7 +15,6 @@ pub mod parallel;
 pub mod protocols;
 pub mod reference;
 pub mod run;
-pub mod synth;
 pub mod text;
 pub mod toolkit;
 

@@ -1,7 +1,7 @@
 use super::*;
 use crate::proto::{Probe, ProtocolInfo};
-use crate::synth;
 use crate::tree::FieldDef;
+use testkit::synth;
 
 static ROOT: FieldDef = FieldDef::group("echo", "Echo");
 static COUNT: FieldDef = FieldDef::uint("echo.count", "Datagrams seen in this flow");

@@ -7,7 +7,6 @@
 //! list the aircraft. Reference: `flightgear.md` (restating FlightGear 2020.3
 //! `src/MultiPlayer/` and fgms).
 
-pub mod builder;
 pub mod fields;
 pub mod geo;
 pub mod msg;

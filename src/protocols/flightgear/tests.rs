@@ -1,12 +1,12 @@
 //! Unit tests of the decoder: byte-exact vectors per element (the examples of the reference
 //! notes, `flightgear.md` §2 and §5.3), header words, derived position, flow state.
 
-use super::builder::{Packet, sample_v1, sample_v2};
 use super::msg::{self, MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC, scale_short};
 use super::props::Tx;
 use super::*;
 use crate::proto::{Confidence, Role};
 use crate::tree::{Field, Record, Severity, Value};
+use testkit::flightgear::{Packet, sample_v1, sample_v2};
 
 fn dec(p: &[u8]) -> Record {
     let mut flow = Flow::default();
