@@ -27,6 +27,16 @@ pub struct Unwrapped {
     pub signing: bool,
 }
 
+impl Unwrapped {
+    /// `detail`: keep the field tree (see `Datagram::detail`).
+    pub fn new(detail: bool) -> Unwrapped {
+        Unwrapped {
+            tree: TreeBuilder::new(detail),
+            ..Unwrapped::default()
+        }
+    }
+}
+
 // [MC-DPL8R] 2.2.2 bCommand
 const DATA: u8 = 0x01;
 const CMD_NAMES: [&str; 8] = [
@@ -116,10 +126,10 @@ fn add<'t>(
 
 /// Decodes a DirectPlay 8 frame (CFRAME, DFRAME or enumeration message). `signed`: the session
 /// was set up with CONNECTED_SIGNED, so frames carry an 8-byte ullSignature ([MC-DPL8R] 2.2.2).
-pub fn dp8(p: &[u8], signed: bool) -> Unwrapped {
+pub fn dp8(p: &[u8], signed: bool, detail: bool) -> Unwrapped {
     let mut u = Unwrapped {
         ok: true,
-        ..Unwrapped::default()
+        ..Unwrapped::new(detail)
     };
     let t = &mut u.tree;
     t.open(&f::DP8, Value::None, Pos::bytes(0, p.len()));
@@ -548,18 +558,12 @@ pub fn dp4_command_name(c: u16) -> &'static str {
     }
 }
 
-/// Decodes a DirectPlay 4 message (the caller checked [`is_dp4`]), player messages with
-/// idFrom/idTo.
-pub fn dp4(p: &[u8]) -> Unwrapped {
-    dp4_with(p, true)
-}
-
 /// Decodes a DirectPlay 4 message; `ids`: player messages carry idFrom and idTo, which a session
 /// with the NM (DPSESSION_NOMESSAGEID) flag omits ([MC-DPL4CS] 2.2.45, 2.2.5).
-pub fn dp4_with(p: &[u8], ids: bool) -> Unwrapped {
+pub fn dp4_with(p: &[u8], ids: bool, detail: bool) -> Unwrapped {
     let mut u = Unwrapped {
         ok: true,
-        ..Unwrapped::default()
+        ..Unwrapped::new(detail)
     };
     let t = &mut u.tree;
     t.open(&f::DP4, Value::None, Pos::bytes(0, p.len()));

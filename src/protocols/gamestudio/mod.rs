@@ -59,7 +59,7 @@ fn clean_roles(bufs: &[&[u8]]) -> (bool, bool) {
         let ok = [Dialect::A6, Dialect::A5].into_iter().any(|d| {
             [PosMode::Packed, PosMode::Fixed].into_iter().any(|p| {
                 bufs.iter()
-                    .all(|b| !b.is_empty() && msgs::parse(b, 0, to_server, d, p).clean)
+                    .all(|b| !b.is_empty() && msgs::parse(b, 0, to_server, d, p, false).clean)
             })
         });
         if i == 0 {
@@ -149,7 +149,7 @@ impl Protocol for Gamestudio {
         // at least two bytes, so that a lone command byte is not enough.
         let whole_dframe = p[0] & 0x31 == 0x31 && p[0] & 0xc0 == 0;
         if p[0] & 0x01 != 0 && (on_port || whole_dframe) {
-            let u = dplay::dp8(p, false);
+            let u = dplay::dp8(p, false, false);
             if u.ok
                 && !u.payloads.is_empty()
                 && (on_port || u.payloads.iter().all(|&(_, n)| n >= 2))
@@ -255,12 +255,18 @@ impl Trial {
     }
 }
 
-fn run(payload: &[u8], bufs: &[(usize, usize)], to_server: bool, d: Dialect, p: PosMode) -> Trial {
+fn run(
+    payload: &[u8],
+    bufs: &[(usize, usize)],
+    to_server: bool,
+    (d, p): (Dialect, PosMode),
+    detail: bool,
+) -> Trial {
     let parsed = bufs
         .iter()
         .map(|&(o, n)| {
             let b = payload.get(o..o.saturating_add(n)).unwrap_or(&[]);
-            msgs::parse(b, o, to_server, d, p)
+            msgs::parse(b, o, to_server, d, p, detail)
         })
         .collect();
     Trial {
@@ -291,11 +297,17 @@ impl Flow {
     }
 
     /// All hypotheses for one direction, in preference order.
-    fn trials(&self, payload: &[u8], bufs: &[(usize, usize)], to_server: bool) -> Vec<Trial> {
+    fn trials(
+        &self,
+        payload: &[u8],
+        bufs: &[(usize, usize)],
+        to_server: bool,
+        detail: bool,
+    ) -> Vec<Trial> {
         let mut v = Vec::new();
         for d in self.dialects() {
             for p in self.positions() {
-                v.push(run(payload, bufs, to_server, d, p));
+                v.push(run(payload, bufs, to_server, (d, p), detail));
             }
         }
         v
@@ -304,9 +316,9 @@ impl Flow {
     /// A DirectPlay 4 message. Player messages carry idFrom/idTo unless the session has the NM
     /// flag ([MC-DPL4CS] 2.2.45); the session description is rarely in the capture, so the
     /// first player message whose Gamestudio payload parses exactly only one way decides.
-    fn dp4_player(&mut self, p: &[u8]) -> dplay::Unwrapped {
+    fn dp4_player(&mut self, p: &[u8], detail: bool) -> dplay::Unwrapped {
         if dplay::is_dp4_system(p) {
-            return dplay::dp4(p);
+            return dplay::dp4_with(p, true, detail);
         }
         let ids = match self.dp4_ids {
             Some(v) => v,
@@ -330,18 +342,20 @@ impl Flow {
                 }
             }
         };
-        dplay::dp4_with(p, ids)
+        dplay::dp4_with(p, ids, detail)
     }
 
-    fn transport_for(&mut self, p: &[u8]) -> (Transport, Option<dplay::Unwrapped>) {
+    fn transport_for(&mut self, p: &[u8], detail: bool) -> (Transport, Option<dplay::Unwrapped>) {
         // Once decided, the transport of a flow does not change.
         match self.transport {
-            Some(Transport::Dp8) => return (Transport::Dp8, Some(dplay::dp8(p, self.dp8_signed))),
+            Some(Transport::Dp8) => {
+                return (Transport::Dp8, Some(dplay::dp8(p, self.dp8_signed, detail)));
+            }
             Some(Transport::Dp4) if dplay::is_dp4(p) => {
-                return (Transport::Dp4, Some(self.dp4_player(p)));
+                return (Transport::Dp4, Some(self.dp4_player(p, detail)));
             }
             Some(Transport::Dp4) => {
-                let mut u = dplay::Unwrapped::default();
+                let mut u = dplay::Unwrapped::new(detail);
                 u.tree
                     .open(&fields::DP4, Value::None, Pos::bytes(0, p.len()));
                 u.tree.error(
@@ -358,15 +372,15 @@ impl Flow {
         }
         if dplay::is_dp4(p) {
             self.transport = Some(Transport::Dp4);
-            return (Transport::Dp4, Some(self.dp4_player(p)));
+            return (Transport::Dp4, Some(self.dp4_player(p, detail)));
         }
         if dplay::is_dp8_connect(p) || dplay::is_dp8_enum(p) {
             self.transport = Some(Transport::Dp8);
-            return (Transport::Dp8, Some(dplay::dp8(p, self.dp8_signed)));
+            return (Transport::Dp8, Some(dplay::dp8(p, self.dp8_signed, detail)));
         }
         let raw = clean_roles(&[p]);
         let raw_ok = raw.0 || raw.1;
-        let u = dplay::dp8(p, self.dp8_signed);
+        let u = dplay::dp8(p, self.dp8_signed, detail);
         let dp8_ok = p.first().is_some_and(|b| b & 0x01 != 0 || b & 0x80 != 0) && u.ok && {
             let bufs: Vec<&[u8]> = u
                 .payloads
@@ -406,7 +420,7 @@ impl FlowDecoder for Flow {
         self.datagrams += 1;
         let payload = dg.payload;
         let mut rec = Record::new("gamestudio");
-        let (transport, wrapped) = self.transport_for(payload);
+        let (transport, wrapped) = self.transport_for(payload, dg.detail);
         let mut notes: Vec<Note> = Vec::new();
         let mut wrapper_field: Option<Field> = None;
         let mut wrapper_summary = String::new();
@@ -524,11 +538,11 @@ impl FlowDecoder for Flow {
             how = why.clone();
         } else if !bufs.is_empty() {
             let here = self
-                .trials(payload, &bufs, given_to_server)
+                .trials(payload, &bufs, given_to_server, false)
                 .iter()
                 .any(Trial::clean);
             let there = self
-                .trials(payload, &bufs, !given_to_server)
+                .trials(payload, &bufs, !given_to_server, false)
                 .iter()
                 .any(Trial::clean);
             // The A5 sync constant is only ever sent by the server.
@@ -570,14 +584,14 @@ impl FlowDecoder for Flow {
         let trials = if bufs.is_empty() {
             Vec::new()
         } else {
-            self.trials(payload, &bufs, to_server)
+            self.trials(payload, &bufs, to_server, dg.detail)
         };
         // The other direction's readings, while the direction is only the plumbing's guess
         // and something is still to be decided from them.
         let undecided = (self.forced_dialect.is_none() && self.dialect.is_none())
             || (self.forced_pos.is_none() && self.pos.is_none());
         let other = if self.server.is_none() && undecided && !bufs.is_empty() {
-            self.trials(payload, &bufs, !to_server)
+            self.trials(payload, &bufs, !to_server, false)
         } else {
             Vec::new()
         };

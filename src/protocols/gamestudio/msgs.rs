@@ -780,11 +780,18 @@ impl<'a> P<'a> {
 }
 
 /// Decodes a buffer of back-to-back messages. Positions are shifted by `base` (the buffer's
-/// offset in the UDP payload).
-pub fn parse(data: &[u8], base: usize, to_server: bool, dialect: Dialect, pos: PosMode) -> Parsed {
+/// offset in the UDP payload). `detail`: keep the field tree (a trial parse that only asks
+/// whether the buffer parses cleanly passes `false`).
+pub fn parse(
+    data: &[u8],
+    base: usize,
+    to_server: bool,
+    dialect: Dialect,
+    pos: PosMode,
+    detail: bool,
+) -> Parsed {
     let mut p = P {
-        // TODO(toolkit): take the detail flag from the datagram.
-        d: Dissector::new(data, true),
+        d: Dissector::new(data, detail),
         dialect,
         pos,
         used_cpos: false,
