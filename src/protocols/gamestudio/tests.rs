@@ -4,7 +4,7 @@ use super::msgs::{self, Dialect, PosMode};
 use super::*;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
-use crate::tree::{Record, Severity, Value};
+use crate::tree::{Pos, Record, Severity, Value};
 
 /// The seed's worked example (seed 000): SVC_UPDATE2 position + pan of entity 7.
 const SEED: [u8; 14] = [
