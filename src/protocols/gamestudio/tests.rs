@@ -6,7 +6,7 @@ use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
 use crate::tree::{Pos, Record, Severity, Value};
 
-/// The seed's worked example (seed 000): SVC_UPDATE2 position + pan of entity 7.
+/// The worked example of the `prog_cserver` page: SVC_UPDATE2 position + pan of entity 7.
 const SEED: [u8; 14] = [
     0x83, 0x07, 0x00, 0x80, 0x00, 0x00, 0x00, 0x01, 0x00, 0x80, 0x01, 0x00, 0x80, 0x00,
 ];
@@ -49,7 +49,7 @@ fn dgram(payload: &[u8], dir: Direction, frame: u64) -> Datagram<'_> {
 }
 
 #[test]
-fn seed_example_field_by_field() {
+fn worked_example_field_by_field() {
     let p = msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     assert!(p.used_cpos);
@@ -291,7 +291,8 @@ fn flow_reverses_a_wrong_direction_and_decides_dialect() {
     assert!(d.iter().any(|(k, _)| k == "server"));
 }
 
-/// The newest page revision (PC-new, reference §1) sends CLS_REMOVE with a Short entity index.
+/// The newest page revision (PC-new, manual.conitec.net/prog_cserver.htm) sends CLS_REMOVE with
+/// a Short entity index.
 /// Before the fix `04 05 00` toward the server parsed only as SVC_REMOVE, so the flow's
 /// direction was locked the wrong way round for the rest of the capture.
 #[test]
@@ -763,7 +764,7 @@ fn dplay4_player_and_system() {
     u.tree.finish_into(p.len(), &mut r);
     assert_eq!(r.worst(), Some(Severity::Warning));
     // System message: 'play', command, version (Wine dplayx DPMSG_SENDENVELOPE, Wireshark
-    // packet-dplay.c, [MC-DPL4CS] §4.1 example: ENUMSESSIONS 0x0002, version 14; only the §2.2.6
+    // packet-dplay.c, [MC-DPL4CS] 4.1 example: ENUMSESSIONS 0x0002, version 14; only the 2.2.6
     // diagram draws the version first).
     let mut q = p[..20].to_vec();
     q.extend_from_slice(b"play");
@@ -800,7 +801,7 @@ fn dplay8_reassembly() {
     );
     assert_eq!(out[1].msg_type, "DP8 fragment");
     assert!(!out[1].has_errors());
-    // NEW_MSG + END_MSG around the seed example, split 5 / 9.
+    // NEW_MSG + END_MSG around the worked example, split 5 / 9.
     let mut first = vec![0x17, 0, 1, 0];
     first.extend_from_slice(&SEED[..5]);
     let mut last = vec![0x27, 0, 2, 0];
