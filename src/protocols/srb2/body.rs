@@ -5,6 +5,7 @@ use crate::tree::{FieldDef, Pos, Record, Value};
 use crate::wire::{Dissector, Step, Stop};
 
 use super::fields as f;
+use super::notes;
 use super::tables::{self, Pt, Release};
 use super::{State, checksum, xd};
 
@@ -15,7 +16,8 @@ pub(crate) fn strn<'a>(d: &mut Dissector<'a>, def: &'static FieldDef, n: usize) 
     let len = d.pos() - at;
     d.tree.add(def, Value::text(s), Pos::bytes(at, len));
     if !terminated && s.len() < n {
-        d.tree.error(
+        d.tree.expert(
+            &notes::STRN_CUT_OFF,
             Some(def),
             Some(Pos::bytes(at, len)),
             format!(
@@ -187,7 +189,8 @@ pub(crate) fn packet(
         d.add(&f::CHECKSUM_COMPUTED, Value::UInt(computed as u64), 0, 4);
         d.add(&f::CHECKSUM_OK, Value::Bool(carried == computed), 0, 4);
         if carried != computed {
-            d.tree.warning(
+            d.tree.expert(
+                &notes::BAD_CHECKSUM,
                 Some(&f::CHECKSUM),
                 Some(Pos::bytes(0, 4)),
                 format!(
@@ -217,7 +220,8 @@ pub(crate) fn packet(
         return format!("{} bytes: shorter than the 8-byte header", p.len());
     };
     let Some(pt) = pt else {
-        d.tree.error(
+        d.tree.expert(
+            &notes::UNKNOWN_TYPE,
             Some(&f::TYPE),
             Some(Pos::bytes(6, 1)),
             format!(
@@ -317,8 +321,8 @@ fn body(
         ClientJoin => join(d, rel, st),
         NodeTimeout => {
             let n = d.u8(&f::NODETIMEOUT_NODE)?;
-            d.tree.note(
-                crate::tree::Severity::Note,
+            d.tree.expert(
+                &notes::NODETIMEOUT_ON_WIRE,
                 None,
                 None,
                 "PT_NODETIMEOUT is only queued locally by the game; it is not expected on the wire",
@@ -418,7 +422,8 @@ fn servertics(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<Strin
     // ticcmds into `netcmds[tic][MAXPLAYERS]` (STJr/SRB2 src/d_clisrv.c, SV_SendTics and the
     // PT_SERVERTICS case of HandlePacketFromPlayer; MAXPLAYERS 32 in src/doomdef.h).
     if numslots as usize > MAX_PLAYERS {
-        d.tree.warning(
+        d.tree.expert(
+            &notes::TOO_MANY_SLOTS,
             Some(&f::TICS_NUMSLOTS),
             Some(Pos::bytes(slots_at, 1)),
             format!(
@@ -430,7 +435,8 @@ fn servertics(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<Strin
     let block = numtics as usize * numslots as usize * ts;
     if block > d.cur.remaining() {
         let at = d.pos();
-        d.tree.error(
+        d.tree.expert(
+            &notes::TICCMDS_CUT_OFF,
             Some(&f::TICS_TIC),
             Some(Pos::bytes(at, d.cur.remaining())),
             format!(
@@ -477,7 +483,8 @@ fn servertics(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<Strin
                     let pl = d.u8(&f::TEXTBUF_PLAYER)?;
                     // SV_SendTics writes player numbers j < MAXPLAYERS only (src/d_clisrv.c).
                     if pl as usize >= MAX_PLAYERS {
-                        d.tree.warning(
+                        d.tree.expert(
+                            &notes::PLAYER_OUT_OF_RANGE,
                             Some(&f::TEXTBUF_PLAYER),
                             Some(Pos::bytes(pl_at, 1)),
                             format!("player {pl} is not below MAXPLAYERS ({MAX_PLAYERS})"),
@@ -896,7 +903,8 @@ fn fragment(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
         let _ = d.cur.skip(data.len());
         d.add(&f::FRAG_DATA, Value::Bytes(data.into()), at, data.len());
         if data.len() > size as usize {
-            d.tree.warning(
+            d.tree.expert(
+                &notes::FRAGMENT_OVERSIZE,
                 Some(&f::FRAG_DATA),
                 Some(Pos::bytes(at, data.len())),
                 format!(
@@ -1043,8 +1051,8 @@ fn untabulated(d: &mut Dissector<'_>, what: &str) -> Step<String> {
     let rest = d.cur.rest();
     let _ = d.cur.skip(rest.len());
     d.add(&f::BODY, Value::Bytes(rest.into()), at, rest.len());
-    d.tree.note(
-        crate::tree::Severity::Note,
+    d.tree.expert(
+        &notes::UNTABULATED,
         Some(&f::BODY),
         Some(Pos::bytes(at, rest.len())),
         format!("the 2.2.0–2.2.8 {what} layout is not tabulated in the reference; shown as bytes"),
@@ -1199,7 +1207,8 @@ fn resynching(d: &mut Dissector<'_>, rel: Release, st: &State) -> Step<String> {
         let n = d.cur.remaining().min(74);
         d.bytes(&f::RS_STALE, n)?;
         if n < 74 {
-            d.tree.error(
+            d.tree.expert(
+                &notes::RESYNCH_CUT_OFF,
                 Some(&f::RS_STALE),
                 Some(Pos::bytes(at, n)),
                 format!("resynch_pak is cut off: 74 object bytes expected, {n} present"),

@@ -9,6 +9,7 @@
 
 mod body;
 pub mod fields;
+pub mod notes;
 pub mod tables;
 mod xd;
 
@@ -18,7 +19,7 @@ use crate::proto::{
     Datagram, Direction, FlowDecoder, PrefDef, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo,
     Role,
 };
-use crate::tree::{Pos, Record, Severity, Value};
+use crate::tree::{Note, Pos, Record, Severity, Value};
 use crate::wire::Dissector;
 
 use fields as f;
@@ -39,7 +40,7 @@ static INFO: ProtocolInfo = ProtocolInfo {
         desc: "Decode with this release's tables instead of detecting the release per flow",
     }],
     fields: &[fields::ALL],
-    notes: &[],
+    notes: notes::ALL,
 };
 
 /// `NetbufferChecksum` (`src/d_net.c`, reference §2.1): 0x01234567 plus every byte after the
@@ -342,15 +343,14 @@ impl Flow {
     fn track_ack(&mut self, rec: &mut Record, ack: u8, dir: Direction) {
         let list = &mut self.recent_acks[(dir == Direction::ToClient) as usize];
         if list.contains(&ack) {
-            rec.notes.push(crate::tree::Note {
-                def: None,
-                severity: Severity::Note,
-                message: format!(
+            rec.notes.push(Note::new(
+                &notes::RETRANSMISSION,
+                Some(&f::ACK),
+                Some(Pos::bytes(4, 1)),
+                format!(
                     "reliable packet #{ack} was already sent in this direction: a retransmission or duplicate (the receiver discards it)"
                 ),
-                field: Some(f::ACK.name),
-                pos: Some(Pos::bytes(4, 1)),
-            });
+            ));
             return;
         }
         if list.len() >= ACK_WINDOW {
@@ -372,8 +372,8 @@ impl FlowDecoder for Flow {
                 Value::None,
                 Pos::bytes(0, 0),
             ));
-            r.note(
-                Severity::Note,
+            r.expert(
+                &notes::EMPTY_DATAGRAM,
                 None,
                 "SRB2 sends a 0-byte datagram to test a new address; receivers drop it",
             );
@@ -428,8 +428,8 @@ impl FlowDecoder for Flow {
             self.track_ack(&mut dec.record, p[4], dg.direction);
         }
         if let Some(bad) = &self.bad_pref {
-            dec.record.note(
-                Severity::Warning,
+            dec.record.expert(
+                &notes::BAD_VERSION_PREF,
                 Some(&f::RELEASE),
                 format!(
                     "--srb2-version {bad:?} is not a tabulated release (2.1.25, 2.2.0 … 2.2.15); detecting instead"

@@ -714,6 +714,16 @@ fn property_no_panic_on_random_and_mutated_payloads() {
             let mut out = Vec::new();
             flow.decode(&dgram(&p, dir, i), &mut out);
             assert!(!out.is_empty());
+            for n in out.iter().flat_map(|r| &r.notes) {
+                let def = n
+                    .def
+                    .unwrap_or_else(|| panic!("unregistered note {:?}", n.message));
+                assert!(
+                    notes::ALL.contains(&def) || crate::wire::NOTES.contains(&def),
+                    "{} is not listed",
+                    def.name
+                );
+            }
             let _ = PROTOCOL.probe(&ProbeInput {
                 payload: &p,
                 src_port: 5029,

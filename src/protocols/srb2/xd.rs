@@ -6,6 +6,7 @@ use crate::wire::{Cursor, Dissector, Step, Stop};
 use super::State;
 use super::body::{netvar, strn};
 use super::fields as f;
+use super::notes;
 use super::tables::{self, Release, Xd};
 
 /// Decodes a text-command buffer of `len` bytes at the cursor, issued by `player` (when known).
@@ -32,8 +33,8 @@ pub(crate) fn buffer(
             if left > 0 {
                 let rest = d.cur.rest();
                 d.add(&f::XD_UNDECODED, Value::Bytes(rest.into()), at, left);
-                d.tree.note(
-                    crate::tree::Severity::Note,
+                d.tree.expert(
+                    &notes::XD_UNDELIMITED,
                     Some(&f::XD_UNDECODED),
                     Some(Pos::bytes(at, left)),
                     format!(
@@ -47,7 +48,8 @@ pub(crate) fn buffer(
     }
     d.cur = Cursor::at(full, end);
     if cut {
-        d.tree.error(
+        d.tree.expert(
+            &notes::TEXTBUF_CUT_OFF,
             Some(&f::TEXTBUF_LEN),
             Some(Pos::bytes(start, avail)),
             format!("text-command buffer claims {len} bytes, only {avail} left"),
@@ -92,7 +94,8 @@ fn command(
     );
     let r = match x {
         None => {
-            d.tree.error(
+            d.tree.expert(
+                &notes::UNKNOWN_XD,
                 Some(&f::XD),
                 Some(Pos::bytes(at, 1)),
                 format!("net command id {id} does not exist in SRB2 {rel}"),
@@ -374,7 +377,8 @@ fn xd_body(
         }
         Xd::Unused13 | Xd::DelFile | Xd::LuaVar => {
             let at = d.pos().saturating_sub(1);
-            d.tree.error(
+            d.tree.expert(
+                &notes::XD_NO_HANDLER,
                 Some(&f::XD),
                 Some(Pos::bytes(at, 1)),
                 format!(
