@@ -6,7 +6,7 @@ use crate::wire::{Dissector, Step, Stop};
 
 use super::fields as f;
 use super::notes;
-use super::tables::{self, Pt, Release};
+use super::tables::{self, GameState, Gametype, Pt, RefuseReason, Release, WillSend, WillSend214};
 use super::{State, checksum, xd};
 
 /// Reads a `STRN(n)` string (reference conventions): bytes up to a NUL (consumed) or `n` bytes.
@@ -55,13 +55,18 @@ fn note_value(d: &mut Dissector<'_>, def: &'static FieldDef, v: Value, at: usize
 fn enum_u8(
     d: &mut Dissector<'_>,
     def: &'static FieldDef,
-    name: fn(u8) -> &'static str,
+    name: impl Fn(u8) -> &'static str,
 ) -> Step<u8> {
     let at = d.pos();
     let v = d.cur.u8().map_err(|e| d.short(def, e))?;
     d.tree
         .add(def, Value::Enum(v as i64, name(v)), Pos::bytes(at, 1));
     Ok(v)
+}
+
+/// A gametype's name, empty for a Lua-defined one.
+pub(crate) fn gametype_name(g: u8) -> &'static str {
+    Gametype(g).name_or("")
 }
 
 fn text(b: &[u8]) -> String {
@@ -139,36 +144,34 @@ pub(crate) fn ticcmd(
 
 /// The group each packet type's body goes in (None: the body is empty).
 fn body_group(pt: Pt) -> Option<&'static FieldDef> {
-    use Pt::*;
     Some(match pt {
-        Nothing => &f::NOTHING,
-        ServerCfg => &f::SERVERCFG,
-        ClientCmd | ClientMis | Client2Cmd | Client2Mis => &f::CLIENTCMD,
-        NodeKeepalive | NodeKeepaliveMis => &f::CLIENTCMD,
-        ServerTics => &f::TICS,
-        ServerRefuse => &f::REFUSE,
-        AskInfo => &f::ASKINFO,
-        ServerInfo => &f::SERVERINFO,
-        PlayerInfo => &f::PLAYERINFO,
-        RequestFile => &f::REQUESTFILE,
-        AskInfoViaMs => &f::VIAMS,
-        ResynchEnd => &f::RESYNCHEND,
-        ResynchGet => &f::RESYNCHGET,
-        Resynching => &f::RESYNCH,
-        FileFragment => &f::FRAGMENT,
-        FileAck => &f::FILEACK,
-        FileReceived => &f::FILERECEIVED,
-        TextCmd | TextCmd2 => &f::TEXTCMD,
-        ClientJoin => &f::JOIN,
-        NodeTimeout => &f::NODETIMEOUT,
-        Login => &f::LOGIN,
-        TellFilesNeeded => &f::TELLFILES,
-        MoreFilesNeeded => &f::MOREFILES,
-        Ping => &f::PING,
-        ServerShutdown | ClientQuit | WillResendGamestate | CanReceiveGamestate
-        | ReceivedGamestate | SendingLuaFile | AskLuaFile | HasLuaFile | BasicKeepalive => {
-            return None;
-        }
+        Pt::NOTHING => &f::NOTHING,
+        Pt::SERVERCFG => &f::SERVERCFG,
+        Pt::CLIENTCMD | Pt::CLIENTMIS | Pt::CLIENT2CMD | Pt::CLIENT2MIS => &f::CLIENTCMD,
+        Pt::NODEKEEPALIVE | Pt::NODEKEEPALIVEMIS => &f::CLIENTCMD,
+        Pt::SERVERTICS => &f::TICS,
+        Pt::SERVERREFUSE => &f::REFUSE,
+        Pt::ASKINFO => &f::ASKINFO,
+        Pt::SERVERINFO => &f::SERVERINFO,
+        Pt::PLAYERINFO => &f::PLAYERINFO,
+        Pt::REQUESTFILE => &f::REQUESTFILE,
+        Pt::ASKINFOVIAMS => &f::VIAMS,
+        Pt::RESYNCHEND => &f::RESYNCHEND,
+        Pt::RESYNCHGET => &f::RESYNCHGET,
+        Pt::RESYNCHING => &f::RESYNCH,
+        Pt::FILEFRAGMENT => &f::FRAGMENT,
+        Pt::FILEACK => &f::FILEACK,
+        Pt::FILERECEIVED => &f::FILERECEIVED,
+        Pt::TEXTCMD | Pt::TEXTCMD2 => &f::TEXTCMD,
+        Pt::CLIENTJOIN => &f::JOIN,
+        Pt::NODETIMEOUT => &f::NODETIMEOUT,
+        Pt::LOGIN => &f::LOGIN,
+        Pt::TELLFILESNEEDED => &f::TELLFILES,
+        Pt::MOREFILESNEEDED => &f::MOREFILES,
+        Pt::PING => &f::PING,
+        // Empty bodies (PT_SERVERSHUTDOWN, PT_CLIENTQUIT, the 2.2.9+ game-state resend, the Lua
+        // file handshake, PT_BASICKEEPALIVE); the release tables yield no other value.
+        _ => return None,
     })
 }
 
@@ -207,7 +210,7 @@ pub(crate) fn packet(
         let pt = tables::packet_type(rel, t);
         d.add(
             &f::TYPE,
-            Value::Enum(t as i64, pt.map_or("", |x| x.name())),
+            Value::Enum(t as i64, pt.map_or("", Pt::label)),
             6,
             1,
         );
@@ -238,7 +241,7 @@ pub(crate) fn packet(
         rec.msg_type = "unknown".into();
         return format!("unknown packet type {t} ({} body bytes)", rest.len());
     };
-    rec.msg_type = pt.name().into();
+    rec.msg_type = pt.label().into();
     let group = body_group(pt);
     if let Some(g) = group {
         d.open(g);
@@ -254,7 +257,7 @@ pub(crate) fn packet(
         }
         Err(Stop) => "[malformed]".to_string(),
     };
-    let mut s = pt.name().to_string();
+    let mut s = pt.label().to_string();
     if ack != 0 {
         s.push_str(&format!(" #{ack}"));
     }
@@ -272,54 +275,53 @@ fn body(
     st: &mut State,
     dir: Direction,
 ) -> Step<String> {
-    use Pt::*;
     match pt {
-        Nothing => nothing(d),
-        ServerCfg => servercfg(d, rel, st),
-        ClientCmd | ClientMis => clientcmd(d, rel, st, 1),
-        Client2Cmd | Client2Mis => clientcmd(d, rel, st, 2),
-        NodeKeepalive | NodeKeepaliveMis => {
+        Pt::NOTHING => nothing(d),
+        Pt::SERVERCFG => servercfg(d, rel, st),
+        Pt::CLIENTCMD | Pt::CLIENTMIS => clientcmd(d, rel, st, 1),
+        Pt::CLIENT2CMD | Pt::CLIENT2MIS => clientcmd(d, rel, st, 2),
+        Pt::NODEKEEPALIVE | Pt::NODEKEEPALIVEMIS => {
             let t = d.u8(&f::CLIENT_TIC)?;
             let r = d.u8(&f::RESENDFROM)?;
             Ok(format!("tic {t} resend from {r}"))
         }
-        ServerTics => servertics(d, rel, st),
-        ServerRefuse => {
+        Pt::SERVERTICS => servertics(d, rel, st),
+        Pt::SERVERREFUSE => {
             let s = d.cstring(&f::REFUSE_REASON, 256)?;
             Ok(format!("\"{}\"", text(s)))
         }
-        AskInfo => {
+        Pt::ASKINFO => {
             let v = d.u8(&f::ASKINFO_VERSION)?;
             let t = d.u32_le(&f::ASKINFO_TIME)?;
             Ok(format!("version {v} time {t}"))
         }
-        ServerInfo => serverinfo(d, rel),
-        PlayerInfo => playerinfo(d, rel, st),
-        RequestFile => requestfile(d, rel),
-        AskInfoViaMs => {
+        Pt::SERVERINFO => serverinfo(d, rel),
+        Pt::PLAYERINFO => playerinfo(d, rel, st),
+        Pt::REQUESTFILE => requestfile(d, rel),
+        Pt::ASKINFOVIAMS => {
             let a = fixed(d, &f::VIAMS_ADDR, 22)?;
             d.u32_le(&f::VIAMS_TIME)?;
             Ok(format!("for {}", text(a)))
         }
-        ResynchEnd => resynchend(d, rel),
-        ResynchGet => {
+        Pt::RESYNCHEND => resynchend(d, rel),
+        Pt::RESYNCHGET => {
             let n = d.u8(&f::RESYNCHGET_PLAYER)?;
             Ok(format!("player {n}"))
         }
-        Resynching => resynching(d, rel, st),
-        FileFragment => fragment(d, rel),
-        FileAck => fileack(d),
-        FileReceived => {
+        Pt::RESYNCHING => resynching(d, rel, st),
+        Pt::FILEFRAGMENT => fragment(d, rel),
+        Pt::FILEACK => fileack(d),
+        Pt::FILERECEIVED => {
             let id = d.u8(&f::FILERECEIVED_ID)?;
             Ok(format!("file {id}"))
         }
-        TextCmd | TextCmd2 => {
-            let second = pt == TextCmd2;
+        Pt::TEXTCMD | Pt::TEXTCMD2 => {
+            let second = pt == Pt::TEXTCMD2;
             let player = st.client_players[second as usize];
             textcmd(d, rel, st, player, dir)
         }
-        ClientJoin => join(d, rel, st),
-        NodeTimeout => {
+        Pt::CLIENTJOIN => join(d, rel, st),
+        Pt::NODETIMEOUT => {
             let n = d.u8(&f::NODETIMEOUT_NODE)?;
             d.tree.expert(
                 &notes::NODETIMEOUT_ON_WIRE,
@@ -329,20 +331,17 @@ fn body(
             );
             Ok(format!("node {n}"))
         }
-        Login => {
+        Pt::LOGIN => {
             d.bytes(&f::LOGIN_HASH, 16)?;
             Ok(String::new())
         }
-        TellFilesNeeded => {
+        Pt::TELLFILESNEEDED => {
             let n = d.i32_le(&f::TELLFILES_FIRST)?;
             Ok(format!("from file {n}"))
         }
-        MoreFilesNeeded => morefiles(d, rel),
-        Ping => ping(d, rel, st),
-        ServerShutdown | ClientQuit | WillResendGamestate | CanReceiveGamestate
-        | ReceivedGamestate | SendingLuaFile | AskLuaFile | HasLuaFile | BasicKeepalive => {
-            Ok(String::new())
-        }
+        Pt::MOREFILESNEEDED => morefiles(d, rel),
+        Pt::PING => ping(d, rel, st),
+        _ => Ok(String::new()),
     }
 }
 
@@ -577,7 +576,7 @@ fn servercfg(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<String
     let gs = d.cur.u8().map_err(|e| d.short(&f::CFG_GAMESTATE, e))?;
     d.add(
         &f::CFG_GAMESTATE,
-        Value::Enum(gs as i64, tables::gamestate(rel, gs)),
+        Value::Enum(gs as i64, GameState::from_wire(rel, gs).name_or("")),
         gs_at,
         1,
     );
@@ -585,7 +584,7 @@ fn servercfg(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<String
     st.client_node = Some(node);
     let gt;
     if v >= 209 {
-        gt = enum_u8(d, &f::CFG_GAMETYPE, tables::gametype)?;
+        gt = enum_u8(d, &f::CFG_GAMETYPE, gametype_name)?;
         d.u8(&f::CFG_MODIFIED)?;
         if v >= 212 {
             d.u8(&f::CFG_USEDCHEATS)?;
@@ -601,7 +600,7 @@ fn servercfg(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<String
         if v >= 200 {
             d.bytes(&f::CFG_AVAILABILITIES, 128)?;
         }
-        gt = enum_u8(d, &f::CFG_GAMETYPE, tables::gametype)?;
+        gt = enum_u8(d, &f::CFG_GAMETYPE, gametype_name)?;
         d.u8(&f::CFG_MODIFIED)?;
         d.bytes(&f::CFG_ADMINS, 32)?;
         fixed(d, &f::CFG_CONTEXT, 8)?;
@@ -624,8 +623,8 @@ fn servercfg(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<String
     }
     Ok(format!(
         "gametic {gametic} client node {node} server player {sp} slots {slots} {} {}",
-        tables::gametype(gt),
-        tables::gamestate(rel, gs)
+        gametype_name(gt),
+        GameState::from_wire(rel, gs).name_or("")
     ))
 }
 
@@ -695,18 +694,10 @@ fn file_entry(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
         let status = d.u8(&f::FILE_STATUS)?;
         let will = status >> 4;
         let m = if rel.0 >= 214 {
-            match will {
-                0 => "will send, or too large",
-                1 => "won't send (downloading disabled)",
-                _ => "too large",
-            }
+            // A 2.2.14+ client reads every value from 2 up as too large.
+            WillSend214(will).name_or("too large")
         } else {
-            match will {
-                0 => "won't send: larger than maxsend",
-                1 => "will send if requested",
-                2 => "won't send (downloading disabled)",
-                _ => "",
-            }
+            WillSend(will).name_or("")
         };
         // Up to 2.2.9 `PutFileNeeded` writes every loaded file and sets the low nibble to 0 for
         // a file holding only music/sound lumps ("unimportant"), which clients never request
@@ -744,8 +735,8 @@ fn serverinfo(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
         d.u8(&f::SI_SUBVERSION)?;
         players = d.u8(&f::SI_PLAYERS)?;
         maxp = d.u8(&f::SI_MAXPLAYERS)?;
-        let g = enum_u8(d, &f::SI_GAMETYPE, tables::gametype)?;
-        gtname = tables::gametype(g).to_string();
+        let g = enum_u8(d, &f::SI_GAMETYPE, gametype_name)?;
+        gtname = gametype_name(g).to_string();
         d.u8(&f::SI_MODIFIED)?;
         d.u8(&f::SI_CHEATS)?;
         d.u8(&f::SI_DEDICATED)?;
@@ -760,13 +751,7 @@ fn serverinfo(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
         players = d.u8(&f::SI_PLAYERS)?;
         maxp = d.u8(&f::SI_MAXPLAYERS)?;
         if v >= 203 {
-            enum_u8(d, &f::SI_REFUSE, |r| match r {
-                0 => "joinable",
-                1 => "joins disabled",
-                2 => "full",
-                3 => "banned",
-                _ => "",
-            })?;
+            enum_u8(d, &f::SI_REFUSE, |r| RefuseReason(r).name_or(""))?;
         }
         gtname = text(fixed(d, &f::SI_GAMETYPENAME, 24)?);
         d.u8(&f::SI_MODIFIED)?;

@@ -69,10 +69,28 @@ impl Protocol for Srb2 {
         if carried_checksum(p) != Some(checksum(p)) {
             return Probe::NO;
         }
-        // Types 0–16 have the same number in every release (reference §3); their sender is known.
-        let role = match p[6] {
-            1 | 8 | 9 | 10 | 13 | 14 => Some(Role::Server),
-            2..=7 | 11 | 12 | 15 => Some(Role::Client),
+        // Types 0–16 mean the same in every release, and each is sent by one side only
+        // (STJr/SRB2 src/d_clisrv.c, the HSendPacket calls of each type).
+        let role = match tables::common_type(p[6]) {
+            Some(
+                Pt::SERVERCFG
+                | Pt::SERVERTICS
+                | Pt::SERVERREFUSE
+                | Pt::SERVERSHUTDOWN
+                | Pt::SERVERINFO
+                | Pt::PLAYERINFO,
+            ) => Some(Role::Server),
+            Some(
+                Pt::CLIENTCMD
+                | Pt::CLIENTMIS
+                | Pt::CLIENT2CMD
+                | Pt::CLIENT2MIS
+                | Pt::NODEKEEPALIVE
+                | Pt::NODEKEEPALIVEMIS
+                | Pt::CLIENTQUIT
+                | Pt::ASKINFO
+                | Pt::REQUESTFILE,
+            ) => Some(Role::Client),
             _ => None,
         };
         Probe::certain(role)
@@ -265,7 +283,7 @@ fn sniff_release(p: &[u8]) -> Option<(Release, String)> {
         )),
         (22 | 25 | 27 | 28, 64) if b[0] == 0xFF && b[18] == 202 => {
             let r = Release(200 + b[19] as u16);
-            (r.supported() && r.0 <= 209 && tables::packet_type(r, t) == Some(Pt::ClientJoin)).then(
+            (r.supported() && r.0 <= 209 && tables::packet_type(r, t) == Some(Pt::CLIENTJOIN)).then(
                 || {
                     (
                         r,
@@ -276,7 +294,7 @@ fn sniff_release(p: &[u8]) -> Option<(Release, String)> {
         }
         (28 | 29, 61) => {
             let r = tables::release_from_modversion(b[0])?;
-            (tables::packet_type(r, t) == Some(Pt::ClientJoin)).then(|| {
+            (tables::packet_type(r, t) == Some(Pt::CLIENTJOIN)).then(|| {
                 (
                     r,
                     format!("PT_CLIENTJOIN carries MODVERSION {} ({r})", b[0]),

@@ -164,7 +164,7 @@ fn packet_type_names_follow_the_release() {
     assert_eq!(errors(&r), 0);
     assert_eq!(
         tables::packet_type(Release(204), 22),
-        Some(Pt::FileFragment)
+        Some(Pt::FILEFRAGMENT)
     );
 }
 
@@ -310,12 +310,12 @@ fn servertics_22_uses_u32_start_and_9_byte_cmds() {
     // Same bytes in 2.1.25 numbering: 10 = XD_ADDPLAYER.
     assert_eq!(
         tables::xd(Release::R2_1_25, 10),
-        Some(tables::Xd::AddPlayer)
+        Some(tables::Xd::ADDPLAYER)
     );
 }
 
 fn textcmd(rel: &str, cmds: &[u8]) -> Record {
-    let t = tables::packet_number(Release::parse(rel).unwrap(), Pt::TextCmd).unwrap();
+    let t = tables::packet_number(Release::parse(rel).unwrap(), Pt::TEXTCMD).unwrap();
     let mut b = vec![cmds.len() as u8];
     b.extend_from_slice(cmds);
     one(rel, TS, pkt(1, 0, t, &b))

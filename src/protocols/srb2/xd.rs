@@ -4,10 +4,10 @@ use crate::tree::{Pos, Value};
 use crate::wire::{Cursor, Dissector, Step, Stop};
 
 use super::State;
-use super::body::{netvar, strn};
+use super::body::{gametype_name, netvar, strn};
 use super::fields as f;
 use super::notes;
-use super::tables::{self, Release, Xd};
+use super::tables::{self, KickMsg, Release, Xd};
 
 /// Decodes a text-command buffer of `len` bytes at the cursor, issued by `player` (when known).
 /// A command that cannot be decoded stops this buffer (with a located note); the cursor then
@@ -89,7 +89,7 @@ fn command(
     let x = tables::xd(rel, id);
     d.tree.open(
         &f::XD,
-        Value::Enum(id as i64, x.map_or("", |x| x.name())),
+        Value::Enum(id as i64, x.map_or("", Xd::label)),
         Pos::bytes(at, 1),
     );
     let r = match x {
@@ -119,7 +119,7 @@ fn xd_body(
     let v = rel.0;
     let by = who(st, player);
     match x {
-        Xd::NameAndColor => {
+        Xd::NAMEANDCOLOR => {
             let name = strn(d, &f::XD_NAME, 21)?;
             if v >= 200 {
                 d.u32_le(&f::XD_AVAILABILITIES)?;
@@ -138,7 +138,7 @@ fn xd_body(
                 st.set_name(p, name);
             }
         }
-        Xd::WeaponPref => {
+        Xd::WEAPONPREF => {
             let p = d.u8(&f::XD_PREFS)?;
             let mut m = Vec::new();
             for (bit, s) in [
@@ -154,7 +154,7 @@ fn xd_body(
             set_meaning(d, m.join(" "));
             said.push(format!("{by} weaponpref {p:#04x}"));
         }
-        Xd::Kick => {
+        Xd::KICK => {
             let target = d.u8(&f::XD_TARGET_PLAYER)?;
             let tname = st.who(target);
             set_meaning(d, tname.clone());
@@ -163,25 +163,25 @@ fn xd_body(
             let base = if v >= 201 { raw & 0x7f } else { raw };
             d.add(
                 &f::XD_KICK_MSG,
-                Value::Enum(raw as i64, tables::kick_msg(base)),
+                Value::Enum(raw as i64, KickMsg(base).name_or("")),
                 mat,
                 1,
             );
             if v >= 201 {
                 d.add(&f::XD_KICK_KEEPBODY, Value::Bool(raw & 0x80 != 0), mat, 1);
             }
-            let mut s = format!("kick {tname}: {}", tables::kick_msg(base));
-            if base == 7 || base == 8 {
+            let mut s = format!("kick {tname}: {}", KickMsg(base).name_or(""));
+            if matches!(KickMsg(base), KickMsg::CUSTOM_KICK | KickMsg::CUSTOM_BAN) {
                 let reason = strn(d, &f::XD_KICK_REASON, 30)?;
                 s.push_str(&format!(" \"{}\"", text(reason)));
             }
             said.push(s);
         }
-        Xd::NetVar => {
+        Xd::NETVAR => {
             let (id, val) = netvar(d)?;
             said.push(format!("netvar {id:#06x} = \"{val}\""));
         }
-        Xd::Say => {
+        Xd::SAY => {
             let target = d.i8(&f::XD_SAY_TARGET)?;
             let tm = match target {
                 0 => "everyone".to_string(),
@@ -212,7 +212,7 @@ fn xd_body(
             };
             said.push(format!("say {speaker}{to}: \"{}\"", text(msg)));
         }
-        Xd::Map => {
+        Xd::MAP => {
             let fl = d.u8(&f::XD_MAP_FLAGS)?;
             let mut m = Vec::new();
             for (bit, s) in [
@@ -230,31 +230,31 @@ fn xd_body(
             let gt = d.cur.u8().map_err(|e| d.short(&f::XD_MAP_GAMETYPE, e))?;
             d.add(
                 &f::XD_MAP_GAMETYPE,
-                Value::Enum(gt as i64, tables::gametype(gt)),
+                Value::Enum(gt as i64, gametype_name(gt)),
                 gat,
                 1,
             );
             let name = strn(d, &f::XD_MAP_NAME, 512)?;
             d.u32_le(&f::XD_MAP_SEED)?;
-            let g = tables::gametype(gt);
+            let g = gametype_name(gt);
             said.push(format!(
                 "map {} {}",
                 text(name),
                 if g.is_empty() { "custom gametype" } else { g }
             ));
         }
-        Xd::ExitLevel => {
+        Xd::EXITLEVEL => {
             if v == 212 || v == 213 {
                 d.u8(&f::XD_CHEAT)?;
             }
             said.push("exitlevel".into());
         }
-        Xd::AddFile | Xd::ReqAddFile => {
+        Xd::ADDFILE | Xd::REQADDFILE => {
             let n = strn(d, &f::XD_FILENAME, 240)?;
             d.bytes(&f::XD_MD5, 16)?;
             said.push(format!(
                 "{} {}",
-                if x == Xd::AddFile {
+                if x == Xd::ADDFILE {
                     "addfile"
                 } else {
                     "reqaddfile"
@@ -262,11 +262,11 @@ fn xd_body(
                 text(n)
             ));
         }
-        Xd::AddFolder | Xd::ReqAddFolder => {
+        Xd::ADDFOLDER | Xd::REQADDFOLDER => {
             let n = strn(d, &f::XD_FILENAME, 240)?;
             said.push(format!(
                 "{} {}",
-                if x == Xd::AddFolder {
+                if x == Xd::ADDFOLDER {
                     "addfolder"
                 } else {
                     "reqaddfolder"
@@ -274,12 +274,12 @@ fn xd_body(
                 text(n)
             ));
         }
-        Xd::Pause => {
+        Xd::PAUSE => {
             let p = d.u8(&f::XD_PAUSED)?;
             d.u8(&f::XD_DEDICATEDPAUSE)?;
             said.push(if p != 0 { "pause" } else { "unpause" }.into());
         }
-        Xd::AddPlayer => {
+        Xd::ADDPLAYER => {
             let node = d.u8(&f::XD_NODE)?;
             let nat = d.pos();
             let raw = d.cur.u8().map_err(|e| d.short(&f::XD_PLAYERNUM, e))?;
@@ -307,7 +307,7 @@ fn xd_body(
                 name.map(|n| format!(" \"{n}\"")).unwrap_or_default()
             ));
         }
-        Xd::TeamChange => {
+        Xd::TEAMCHANGE => {
             let at = d.pos();
             let w = d.cur.u16_le().map_err(|e| d.short(&f::XD_TEAMCHANGE, e))?;
             d.add(&f::XD_TEAMCHANGE, Value::UInt(w as u64), at, 2);
@@ -320,29 +320,29 @@ fn xd_body(
             d.add(&f::XD_TC_SCRAMBLED, Value::Bool(w & 0x1000 != 0), at, 2);
             said.push(format!("teamchange {} to team {team}", st.who(pn)));
         }
-        Xd::ClearScores => said.push("clearscores".into()),
-        Xd::Verified | Xd::Demoted => {
+        Xd::CLEARSCORES => said.push("clearscores".into()),
+        Xd::VERIFIED | Xd::DEMOTED => {
             let p = d.u8(&f::XD_TARGET_PLAYER)?;
             let n = st.who(p);
             set_meaning(d, n.clone());
             said.push(format!(
                 "{} {n}",
-                if x == Xd::Verified {
+                if x == Xd::VERIFIED {
                     "verified"
                 } else {
                     "demoted"
                 }
             ));
         }
-        Xd::RandomSeed => {
+        Xd::RANDOMSEED => {
             d.u32_le(&f::XD_SEED)?;
             said.push("randomseed".into());
         }
-        Xd::RunSoc => {
+        Xd::RUNSOC => {
             let n = d.cstring(&f::XD_FILENAME, 256)?;
             said.push(format!("runsoc {}", text(n)));
         }
-        Xd::SetMotd => {
+        Xd::SETMOTD => {
             // No terminator on the wire: the text runs to a NUL, 254 characters or the buffer end.
             let at = d.pos();
             let (s, _) = d.cur.cstring(254);
@@ -350,11 +350,11 @@ fn xd_body(
             d.add(&f::XD_MOTD, Value::text(s), at, n);
             said.push(format!("motd \"{}\"", text(s)));
         }
-        Xd::Suicide => {
+        Xd::SUICIDE => {
             let p = d.i32_le(&f::XD_SUICIDE_PLAYER)?;
             said.push(format!("suicide {by} (player {p})"));
         }
-        Xd::LuaCmd => {
+        Xd::LUACMD => {
             let argc = d.u8(&f::XD_ARGC)?;
             let mut args = Vec::new();
             for _ in 0..argc {
@@ -362,11 +362,11 @@ fn xd_body(
             }
             said.push(format!("{by} lua {}", args.join(" ")));
         }
-        Xd::LuaFile => {
+        Xd::LUAFILE => {
             let s = d.u8(&f::XD_SUCCESS)?;
             said.push(format!("luafile {}", if s != 0 { "ok" } else { "failed" }));
         }
-        Xd::MutePlayer => {
+        Xd::MUTEPLAYER => {
             let p = d.u8(&f::XD_TARGET_PLAYER)?;
             let m = d.u8(&f::XD_MUTED)?;
             said.push(format!(
@@ -375,7 +375,8 @@ fn xd_body(
                 st.who(p)
             ));
         }
-        Xd::Unused13 | Xd::DelFile | Xd::LuaVar => {
+        // XD_UNUSED13 and XD_DELFILE (2.1.25–2.2.9), XD_LUAVAR: never sent, no handler.
+        _ => {
             let at = d.pos().saturating_sub(1);
             d.tree.expert(
                 &notes::XD_NO_HANDLER,
@@ -383,7 +384,7 @@ fn xd_body(
                 Some(Pos::bytes(at, 1)),
                 format!(
                     "{} has no handler in SRB2 {rel} (never sent), so its body is unknown",
-                    x.name()
+                    x.label()
                 ),
             );
             return Err(Stop);
