@@ -79,6 +79,11 @@ pub const CANDIDATES: [Release; 10] = [
     Release(212),
 ];
 
+/// VERSION of every 2.1.x release.
+pub const VERSION_2_1: u8 = 201;
+/// VERSION of every 2.2.x release.
+pub const VERSION_2_2: u8 = 202;
+
 /// Release for a 2.2.10+ PT_CLIENTJOIN `modversion` (reference §3.1: 51…56 = 2.2.10…2.2.15).
 pub fn release_from_modversion(m: u8) -> Option<Release> {
     match m {

@@ -1,10 +1,12 @@
 //! Unit tests: byte-exact vectors for the primitives and bodies, detection, and a property test.
 
+use super::detect::sniff_release;
+use super::state::expand_tic;
 use super::tables::{self, Pt, Release};
 use super::*;
 use crate::capture::Timestamp;
-use crate::proto::RoleSource;
-use crate::tree::Field;
+use crate::proto::{Datagram, Direction, RoleSource};
+use crate::tree::{Field, Pos, Record, Severity, Value};
 
 /// Builds a datagram with a correct checksum (header per reference §2).
 fn pkt(ack: u8, ackret: u8, t: u8, body: &[u8]) -> Vec<u8> {
@@ -222,11 +224,11 @@ fn clientcmd_sizes_differ_by_release() {
 
 #[test]
 fn expand_tic_follows_expandtics() {
-    assert_eq!(body::expand_tic(0x88, 5000), 5000);
-    assert_eq!(body::expand_tic(0x8a, 5000), 5002);
-    assert_eq!(body::expand_tic(0x02, 0x1FE), 0x202);
-    assert_eq!(body::expand_tic(0xFE, 0x202), 0x1FE);
-    assert_eq!(body::expand_tic(0xF0, 0x10), 0xF0);
+    assert_eq!(expand_tic(0x88, 5000), 5000);
+    assert_eq!(expand_tic(0x8a, 5000), 5002);
+    assert_eq!(expand_tic(0x02, 0x1FE), 0x202);
+    assert_eq!(expand_tic(0xFE, 0x202), 0x1FE);
+    assert_eq!(expand_tic(0xF0, 0x10), 0xF0);
 }
 
 /// PT_SERVERTICS body 2.1.25: start u8, numtics, numslots, 8-byte ticcmds, text section.
