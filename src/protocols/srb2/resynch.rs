@@ -12,7 +12,7 @@ use super::notes;
 use super::state::State;
 use super::tables::Release;
 
-/// 2.1.25 `resynchend_pak` (reference §5.14); later layouts are not tabulated.
+/// 2.1.25 `resynchend_pak` (594 bytes): seed, CTF flag state, then per-player arrays.
 pub(crate) fn resynchend(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
     if !rel.is_2_1() {
         return untabulated(d, "resynchend_pak");
@@ -71,7 +71,8 @@ fn untabulated(d: &mut Dissector<'_>, what: &str) -> Step<String> {
 /// One member of a fixed layout: field and width (negative = signed).
 type Member = (&'static FieldDef, i8);
 
-/// 2.1.25 `resynch_pak` (reference §5.14), in wire order up to `hasmo`.
+/// 2.1.25 `resynch_pak` (NUMPOWERS = 23), in wire order up to `hasmo`; the `player_t` members
+/// `resynch_write_player` copies.
 const RESYNCH_HEAD: &[Member] = &[
     (&f::RS_PLAYERSTATE, 1),
     (&f::RS_PFLAGS, 4),
@@ -196,7 +197,8 @@ fn members(d: &mut Dissector<'_>, list: &[Member]) -> Step<()> {
     Ok(())
 }
 
-/// PT_RESYNCHING (2.1.25 `resynch_pak`, 334 bytes, reference §5.14).
+/// PT_RESYNCHING (2.1.25 `resynch_pak`, 334 bytes): the player, then the `mobj_t` part when
+/// `hasmo` is set (else 74 stale bytes).
 pub(crate) fn resynching(d: &mut Dissector<'_>, rel: Release, st: &State) -> Step<String> {
     if !rel.is_2_1() {
         return untabulated(d, "resynch_pak");

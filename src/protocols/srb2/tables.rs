@@ -1,10 +1,11 @@
 //! Release tables: packet-type numbers, net-command (XD) ids, version identifiers.
 //!
-//! Sources (restated from /work/shared/protocols/srb2.md, which cites STJr/SRB2):
+//! Sources, all STJr/SRB2 at each `SRB2_release_*` tag (2.2.14: commit 8664705cdaef):
 //! * packet types: the `packettype_t` enum of `src/d_clisrv.h` (≤ 2.2.13) and
-//!   `src/netcode/protocol.h` (2.2.14+) at each `SRB2_release_*` tag (reference §3);
-//! * XD ids: the `netxcmd_t` enum of `src/d_netcmd.h` / `src/netcode/d_netcmd.h` (reference §7.2);
-//! * MODVERSION / VERSION / SUBVERSION: `src/doomdef.h`, `src/version.h` (reference §3.1).
+//!   `src/netcode/protocol.h` (2.2.14+);
+//! * XD ids: the `netxcmd_t` enum of `src/d_netcmd.h` / `src/netcode/d_netcmd.h`;
+//! * MODVERSION / VERSION / SUBVERSION: `src/doomdef.h` (≤ 2.2.6), `src/version.h` (2.2.7+);
+//! * gametypes `src/doomstat.h`, game states `src/g_state.h`, KICK_MSG_* `src/d_clisrv.h`.
 
 use std::fmt;
 
@@ -38,7 +39,7 @@ impl Release {
         self.0 < 200
     }
 
-    /// The range of releases sharing this release's packet-type column (reference §3).
+    /// The range of releases whose `packettype_t` numbers this release shares.
     pub fn pt_column(self) -> &'static str {
         match self.0 {
             0..=199 => "2.1.25",
@@ -52,7 +53,7 @@ impl Release {
         }
     }
 
-    /// Size of a `ticcmd_t` (reference §4.1): 9 bytes from 2.2.10 (the `latency` byte).
+    /// Size of a `ticcmd_t` (`src/d_ticcmd.h`): 9 bytes from 2.2.10 (the `latency` byte).
     pub fn ticcmd_size(self) -> usize {
         if self.0 >= 210 { 9 } else { 8 }
     }
@@ -84,7 +85,8 @@ pub const VERSION_2_1: u8 = 201;
 /// VERSION of every 2.2.x release.
 pub const VERSION_2_2: u8 = 202;
 
-/// Release for a 2.2.10+ PT_CLIENTJOIN `modversion` (reference §3.1: 51…56 = 2.2.10…2.2.15).
+/// Release for a 2.2.10+ PT_CLIENTJOIN `modversion` (MODVERSION 51…56 = 2.2.10…2.2.15 in
+/// `src/version.h`).
 pub fn release_from_modversion(m: u8) -> Option<Release> {
     match m {
         51..=56 => Some(Release(210 + (m as u16 - 51))),

@@ -8,7 +8,8 @@ use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
 use crate::tree::{Field, Pos, Record, Severity, Value};
 
-/// Builds a datagram with a correct checksum (header per reference §2).
+/// Builds a datagram with a correct checksum (the `doomdata_t` header of STJr/SRB2
+/// `src/d_clisrv.h`).
 fn pkt(ack: u8, ackret: u8, t: u8, body: &[u8]) -> Vec<u8> {
     let mut p = vec![0, 0, 0, 0, ack, ackret, t, 0];
     p.extend_from_slice(body);
@@ -80,7 +81,8 @@ const TC: Direction = Direction::ToClient;
 
 #[test]
 fn checksum_matches_the_worked_example() {
-    // Reference §2.1: 2.2.13 and 2.1.25 PT_ASKINFO, ack 0, time 1000.
+    // `NetbufferChecksum` (STJr/SRB2 src/d_net.c) of a 2.2.13 and a 2.1.25 PT_ASKINFO, ack 0,
+    // time 1000.
     let a = [
         0x02, 0x4f, 0x23, 0x01, 0x00, 0x00, 0x0c, 0x00, 0xca, 0xe8, 0x03, 0x00, 0x00,
     ];
