@@ -9,7 +9,7 @@ use crate::wire::{Dissector, Step, Stop};
 
 use super::fields as f;
 use super::notes;
-use super::state::State;
+use super::state::{MAX_PLAYERS, State};
 use super::tables::Release;
 
 /// 2.1.25 `resynchend_pak` (594 bytes): seed, CTF flag state, then per-player arrays.
@@ -33,27 +33,28 @@ pub(crate) fn resynchend(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
         }
     }
     let ingame = d.u32_le(&f::RE_INGAME)?;
-    for _ in 0..32 {
+    for _ in 0..MAX_PLAYERS {
         d.i32_le(&f::RE_CTFTEAM)?;
     }
-    for _ in 0..32 {
+    for _ in 0..MAX_PLAYERS {
         d.u32_le(&f::RE_SCORE)?;
     }
-    for _ in 0..32 {
+    for _ in 0..MAX_PLAYERS {
         d.i16_le(&f::RE_NUMBOXES)?;
     }
-    for _ in 0..32 {
+    for _ in 0..MAX_PLAYERS {
         d.i16_le(&f::RE_TOTALRING)?;
     }
-    for _ in 0..32 {
+    for _ in 0..MAX_PLAYERS {
         d.u32_le(&f::RE_REALTIME)?;
     }
-    for _ in 0..32 {
+    for _ in 0..MAX_PLAYERS {
         d.u8(&f::RE_LAPS)?;
     }
     Ok(format!("seed {seed:#010x} in game {ingame:#010x}"))
 }
 
+/// A 2.2.0–2.2.8 resynch body: kept as bytes with a note.
 fn untabulated(d: &mut Dissector<'_>, what: &str) -> Step<String> {
     let at = d.pos();
     let rest = d.cur.rest();
@@ -171,6 +172,7 @@ const RESYNCH_MOBJ: &[Member] = &[
     (&f::RS_SCALESPEED, -4),
 ];
 
+/// Reads the members of a fixed layout in order.
 fn members(d: &mut Dissector<'_>, list: &[Member]) -> Step<()> {
     for &(def, w) in list {
         match w {
