@@ -11,6 +11,7 @@ pub mod builder;
 pub mod fields;
 pub mod geo;
 pub mod msg;
+pub mod notes;
 pub mod props;
 
 use crate::proto::{Datagram, FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo};
@@ -27,7 +28,7 @@ static INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "the FGFS/SFGF magic followed by the version word 0x00010001",
     prefs: &[],
     fields: &[fields::ALL],
-    notes: &[],
+    notes: notes::ALL,
 };
 
 /// Content probe (reference §2.2): the magic alone is four fixed ASCII bytes; with the version

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use super::fields as f;
 use super::geo;
+use super::notes;
 use super::props::{self, PropDef, PropType, Tx};
 use super::{Aircraft, Flow};
 use crate::tree::{Field, FieldDef, Pos, Record, Severity, TreeBuilder, Value};
@@ -157,7 +158,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
             .into(),
         );
         if name.is_empty() {
-            tree.error(
+            tree.expert(
+                &notes::BAD_MAGIC,
                 Some(&f::MAGIC),
                 Some(Pos::bytes(0, 4)),
                 format!("magic 0x{m:08x} is neither FGFS nor SFGF"),
@@ -172,7 +174,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
             format!("{}.{}", v >> 16, v & 0xffff),
         );
         if v != PROTO_VER {
-            tree.warning(
+            tree.expert(
+                &notes::BAD_VERSION,
                 Some(&f::VERSION),
                 Some(Pos::bytes(4, 4)),
                 format!("version 0x{v:08x}: FlightGear accepts only 0x00010001"),
@@ -202,7 +205,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
         callsign = String::from_utf8_lossy(text).into_owned();
         tree.add(&f::CALLSIGN, Value::text(text), Pos::bytes(24, 8));
         if n.is_none() {
-            tree.warning(
+            tree.expert(
+                &notes::CALLSIGN_UNTERMINATED,
                 Some(&f::CALLSIGN),
                 Some(Pos::bytes(24, 8)),
                 "callsign fills all 8 bytes without a NUL (FlightGear keeps the first 7)",
@@ -211,7 +215,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
     }
 
     if payload.len() < HEADER_LEN {
-        tree.error(
+        tree.expert(
+            &notes::HEADER_CUT,
             None,
             Some(Pos::bytes(0, payload.len())),
             format!(
@@ -232,7 +237,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
 
     // The message ends at MsgLen when that is inside the datagram.
     let end = if msg_len < HEADER_LEN {
-        tree.error(
+        tree.expert(
+            &notes::MSG_LEN_BELOW_HEADER,
             Some(&f::MSG_LEN),
             Some(Pos::bytes(12, 4)),
             format!("message length {msg_len} is shorter than the {HEADER_LEN}-byte header"),
@@ -240,8 +246,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
         payload.len()
     } else if msg_len > payload.len() {
         if truncated {
-            tree.note(
-                Severity::Note,
+            tree.expert(
+                &notes::MSG_LEN_SNAPLEN,
                 Some(&f::MSG_LEN),
                 Some(Pos::bytes(12, 4)),
                 format!(
@@ -250,7 +256,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
                 ),
             );
         } else {
-            tree.error(
+            tree.expert(
+                &notes::MSG_LEN_LONGER,
                 Some(&f::MSG_LEN),
                 Some(Pos::bytes(12, 4)),
                 format!(
@@ -262,7 +269,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
         payload.len()
     } else {
         if msg_len < payload.len() {
-            tree.warning(
+            tree.expert(
+                &notes::MSG_LEN_SHORTER,
                 Some(&f::MSG_LEN),
                 Some(Pos::bytes(12, 4)),
                 format!(
@@ -274,7 +282,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
         msg_len
     };
     if payload.len() > MAX_PACKET_SIZE {
-        tree.warning(
+        tree.expert(
+            &notes::OVERSIZE,
             None,
             None,
             format!(
@@ -307,8 +316,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
         }
         2..=6 | 8 => {
             msg_type = Cow::Borrowed("obsolete");
-            tree.note(
-                Severity::Note,
+            tree.expert(
+                &notes::OBSOLETE_MSG_ID,
                 Some(&f::MSG_ID),
                 Some(Pos::bytes(8, 4)),
                 format!(
@@ -320,7 +329,8 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
         }
         _ => {
             msg_type = Cow::Borrowed("unknown");
-            tree.warning(
+            tree.expert(
+                &notes::UNKNOWN_MSG_ID,
                 Some(&f::MSG_ID),
                 Some(Pos::bytes(8, 4)),
                 format!("unknown message id {msg_id}: FlightGear logs and ignores it"),
@@ -410,7 +420,8 @@ fn data_rest(tree: &mut TreeBuilder, body: &[u8], from: usize) {
 fn chat(tree: &mut TreeBuilder, body: &[u8], facts: &mut Facts) {
     let text = body.get(HEADER_LEN..).unwrap_or_default();
     if text.is_empty() {
-        tree.error(
+        tree.expert(
+            &notes::CHAT_EMPTY,
             Some(&f::CHAT),
             Some(Pos::bytes(HEADER_LEN, 0)),
             "chat message without text (FlightGear needs at least 33 bytes)",
@@ -420,8 +431,8 @@ fn chat(tree: &mut TreeBuilder, body: &[u8], facts: &mut Facts) {
     let n = text.iter().position(|&b| b == 0).unwrap_or(text.len());
     tree.add(&f::CHAT, Value::text(&text[..n]), Pos::bytes(HEADER_LEN, n));
     if n == text.len() {
-        tree.note(
-            Severity::Note,
+        tree.expert(
+            &notes::CHAT_NO_NUL,
             Some(&f::CHAT),
             Some(Pos::bytes(HEADER_LEN, n)),
             "chat text has no NUL: FlightGear replaces its last byte by one",
@@ -459,7 +470,8 @@ fn position(tree: &mut TreeBuilder, body: &[u8], facts: &mut Facts) {
     };
     let full = body.len() >= HEADER_LEN + POSITION_LEN;
     if !full {
-        d.tree.error(
+        d.tree.expert(
+            &notes::POSITION_SHORT,
             Some(&f::POSITION),
             Some(Pos::bytes(
                 HEADER_LEN,
@@ -499,7 +511,8 @@ fn position_fields<'a>(d: &mut Dissector<'a>, body: &'a [u8], facts: &mut Facts)
     let model = &raw[..n.unwrap_or(MODEL_LEN)];
     d.add(&f::MODEL, Value::text(model), at, MODEL_LEN);
     if n.is_none() {
-        d.tree.warning(
+        d.tree.expert(
+            &notes::MODEL_UNTERMINATED,
             Some(&f::MODEL),
             Some(Pos::bytes(at, MODEL_LEN)),
             "model path fills all 96 bytes without a NUL",
@@ -531,7 +544,8 @@ fn position_fields<'a>(d: &mut Dissector<'a>, body: &'a [u8], facts: &mut Facts)
         sane &= v.iter().all(|x| !x.is_nan());
     }
     if !sane {
-        d.tree.warning(
+        d.tree.expert(
+            &notes::NAN,
             Some(&f::POSITION),
             Some(Pos::bytes(128, 96)),
             "a time, position, orientation or motion value is NaN: FlightGear drops this message",
@@ -592,16 +606,16 @@ fn position_fields<'a>(d: &mut Dissector<'a>, body: &'a [u8], facts: &mut Facts)
         _ => {
             let legacy = pad_at;
             if verify_v1(body, legacy) {
-                d.tree.note(
-                    Severity::Note,
+                d.tree.expert(
+                    &notes::LEGACY_PROPS_228,
                     Some(&f::PAD),
                     Some(Pos::bytes(pad_at, 4)),
                     "legacy 32-bit client: the properties start at the pad word (offset 228)",
                 );
                 Some(legacy)
             } else if verify_v1(body, HEADER_LEN + POSITION_LEN) {
-                d.tree.note(
-                    Severity::Note,
+                d.tree.expert(
+                    &notes::LEGACY_PROPS_232,
                     Some(&f::PAD),
                     Some(Pos::bytes(pad_at, 4)),
                     "legacy 64-bit client: the pad word is stack garbage, properties at offset 232",
@@ -628,7 +642,8 @@ fn position_fields<'a>(d: &mut Dissector<'a>, body: &'a [u8], facts: &mut Facts)
                     Pos::bytes(from, body.len() - from),
                 );
                 d.tree.close_as_is();
-                d.tree.warning(
+                d.tree.expert(
+                    &notes::LEGACY_NO_PROPS,
                     Some(&f::PROPS_UNDECODED),
                     Some(Pos::bytes(from, body.len() - from)),
                     "legacy pad word and no valid v1 property list at 228 or 232: FlightGear ignores the properties",
@@ -756,7 +771,8 @@ fn properties<'a>(d: &mut Dissector<'a>, body: &'a [u8], start: usize, facts: &m
     while d.cur.remaining() >= 4 {
         if items >= MAX_ITEMS {
             let at = d.pos();
-            d.tree.warning(
+            d.tree.expert(
+                &notes::TOO_MANY_ITEMS,
                 Some(&f::PROPERTIES),
                 Some(Pos::bytes(at, body.len() - at)),
                 format!("more than {MAX_ITEMS} property values: the rest is not shown"),
@@ -780,7 +796,8 @@ fn properties<'a>(d: &mut Dissector<'a>, body: &'a [u8], start: usize, facts: &m
             Value::Bytes(body[at..].into()),
             Pos::bytes(at, left),
         );
-        d.tree.warning(
+        d.tree.expert(
+            &notes::PROPS_TRAILING,
             Some(&f::TRAILING),
             Some(Pos::bytes(at, left)),
             format!("{left} byte(s) after the last property element, too short for another"),
@@ -816,7 +833,8 @@ fn element<'a>(
             Value::Bytes(body[at..].into()),
             Pos::bytes(at, rest),
         );
-        d.tree.warning(
+        d.tree.expert(
+            &notes::UNKNOWN_ID,
             Some(&f::PROPS_UNDECODED),
             Some(Pos::bytes(at, 4)),
             format!(
@@ -827,8 +845,8 @@ fn element<'a>(
         return Err(());
     };
     if props::is_later(def) {
-        d.tree.note(
-            Severity::Note,
+        d.tree.expert(
+            &notes::LATER_ID,
             Some(&f::PROP_ID),
             Some(Pos::bytes(at, 4)),
             format!("property id {id} is newer than FlightGear 2020.3 (which stops at it)"),
@@ -851,7 +869,8 @@ fn element<'a>(
         match def.ty {
             PropType::Str => {
                 if raw < 0 {
-                    d.tree.error(
+                    d.tree.expert(
+                        &notes::STRING_NEGATIVE_LENGTH,
                         Some(&f::PROP_VALUE),
                         Some(val_pos),
                         format!("compact string of id {id} has a negative length {raw}"),
@@ -862,7 +881,8 @@ fn element<'a>(
                 let text = match d.cur.bytes(len) {
                     Ok(t) => t,
                     Err(e) => {
-                        d.tree.error(
+                        d.tree.expert(
+                            &notes::STRING_CUT,
                             Some(&f::PROP_VALUE),
                             Some(Pos::bytes(at + 4, e.have)),
                             format!("string of property {id} ({}) is cut off: {e}", def.path),
@@ -871,7 +891,8 @@ fn element<'a>(
                     }
                 };
                 if len as u32 >= MAX_TEXT_SIZE {
-                    d.tree.warning(
+                    d.tree.expert(
+                        &notes::STRING_TOO_LONG,
                         Some(&f::PROP_VALUE),
                         Some(val_pos),
                         format!("string length {len} exceeds what FlightGear sends (767)"),
@@ -899,8 +920,8 @@ fn element<'a>(
                 if id == 10 {
                     facts.protocol = u8::try_from(raw).ok().or(facts.protocol);
                     if !first {
-                        d.tree.note(
-                            Severity::Note,
+                        d.tree.expert(
+                            &notes::PROTOCOL_NOT_FIRST,
                             Some(&f::PROP_ID),
                             Some(id_pos),
                             "protocol-version is not the first property",
@@ -926,7 +947,8 @@ fn element<'a>(
                 None => {
                     item.value = Value::F32(0.0);
                     item.meaning = Some(format!("raw {raw}, not a scaled property"));
-                    d.tree.warning(
+                    d.tree.expert(
+                        &notes::FLOAT_AS_SHORT,
                         Some(&f::PROP_VALUE),
                         Some(val_pos),
                         format!(
@@ -1000,7 +1022,8 @@ fn element<'a>(
             let mut n = len;
             if len > MAX_TEXT_SIZE {
                 n = MAX_TEXT_SIZE;
-                d.tree.warning(
+                d.tree.expert(
+                    &notes::V1_STRING_CAPPED,
                     Some(&f::PROP_VALUE),
                     Some(Pos::bytes(val_at, 4)),
                     format!("v1 string length {len} over {MAX_TEXT_SIZE}: FlightGear reads {MAX_TEXT_SIZE} characters"),
@@ -1011,7 +1034,8 @@ fn element<'a>(
             let data = match d.cur.bytes(words * 4) {
                 Ok(b) => b,
                 Err(e) => {
-                    d.tree.error(
+                    d.tree.expert(
+                        &notes::V1_STRING_CUT,
                         Some(&f::PROP_VALUE),
                         Some(Pos::bytes(e.at, e.have)),
                         format!(
@@ -1040,8 +1064,8 @@ fn element<'a>(
                 }
             }
             if odd > 0 {
-                d.tree.note(
-                    Severity::Note,
+                d.tree.expert(
+                    &notes::V1_STRING_ODD_WORDS,
                     Some(&f::PROP_VALUE),
                     Some(Pos::bytes(val_at + 4, words * 4)),
                     format!("{odd} character or pad word(s) of property {id} hold more than a sign-extended byte; the low byte is used"),
@@ -1083,8 +1107,8 @@ fn bool_block(d: &mut Dissector<'_>, _body: &[u8], at: usize, id: u32) -> Result
     );
     d.tree.close_as_is();
     if ![11000, 11040, 11080].contains(&id) {
-        d.tree.note(
-            Severity::Note,
+        d.tree.expert(
+            &notes::BOOL_BLOCK_ID,
             Some(&f::BOOL_BLOCK_ID),
             Some(Pos::bytes(at, 4)),
             format!(
@@ -1093,8 +1117,8 @@ fn bool_block(d: &mut Dissector<'_>, _body: &[u8], at: usize, id: u32) -> Result
         );
     }
     if mask & 0x8000_0000 != 0 {
-        d.tree.note(
-            Severity::Note,
+        d.tree.expert(
+            &notes::BOOL_BLOCK_BIT31,
             Some(&f::BOOL_BLOCK_MASK),
             Some(Pos::bytes(at + 4, 4)),
             "bit 31 of a bool block is set; it is never used",
