@@ -39,9 +39,8 @@ pub fn probe_payload(p: &[u8]) -> Probe {
         p.get(o..o + 4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     };
-    match word(0) {
-        Some(msg::MAGIC_FGFS | msg::MAGIC_SFGF) => {}
-        _ => return Probe::NO,
+    if word(0).is_none_or(|m| msg::Magic(m).name().is_none()) {
+        return Probe::NO;
     }
     match word(4) {
         Some(msg::PROTO_VER) => Probe::certain(None),

@@ -16,11 +16,31 @@ use super::{Aircraft, Flow};
 use crate::tree::{Field, FieldDef, Pos, Record, Severity, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector};
 
-/// "FGFS" (`MSG_MAGIC`, mpmessages.hxx).
-pub const MAGIC_FGFS: u32 = 0x4647_4653;
-/// "SFGF" (`RELAY_MAGIC`, fgms fg_server.hxx).
-pub const MAGIC_SFGF: u32 = 0x5346_4746;
-/// `PROTO_VER` 1.1.
+crate::open_enum! {
+    /// The header's `Magic`: FlightGear `src/MultiPlayer/mpmessages.hxx` `MSG_MAGIC`, fgms
+    /// `src/server/fg_server.hxx` `RELAY_MAGIC`.
+    pub struct Magic(u32) {
+        FGFS = 0x4647_4653 => "FGFS",
+        SFGF = 0x5346_4746 => "SFGF",
+    }
+}
+
+impl Magic {
+    /// Who sends it (fgms rewrites the magic of what it relays to other servers).
+    fn meaning(self) -> &'static str {
+        match self {
+            Magic::FGFS => "FlightGear client data",
+            Magic::SFGF => "fgms relay/crossfeed data",
+            _ => "not a FlightGear magic",
+        }
+    }
+}
+
+/// "FGFS" as a number, for packet builders.
+pub const MAGIC_FGFS: u32 = Magic::FGFS.0;
+/// "SFGF" as a number, for packet builders.
+pub const MAGIC_SFGF: u32 = Magic::SFGF.0;
+/// `PROTO_VER` 1.1 (mpmessages.hxx).
 pub const PROTO_VER: u32 = 0x0001_0001;
 /// `V2_PAD_MAGIC` (multiplaymgr.cxx, 2017.2+).
 pub const V2_PAD_MAGIC: u32 = 0x1FAC_E002;
@@ -37,72 +57,66 @@ const MODEL_LEN: usize = 96;
 /// Bool blocks (`BOOLARRAY_BASE_1..3`); a receiver takes any v1 BOOL id in this range as a block.
 const BOOLARRAY_START: u32 = 11000;
 const BOOLARRAY_END: u32 = 11080;
-/// Launchbar state codes carried by id 120 (`decode_received_launchbar_state`).
-const LAUNCHBAR: [&str; 4] = ["Engaged", "Launching", "Completed", "Disengaged"];
 /// Most property items emitted per message (a 1200-byte packet holds far fewer; this bounds
 /// the tree of a hostile 64 KiB datagram full of bool blocks).
 const MAX_ITEMS: usize = 4096;
 
-/// `MsgId` names (mpmessages.hxx; 9/10 from fgms mpmessages.hxx).
-pub fn msg_id_name(id: u32) -> &'static str {
-    match id {
-        1 => "CHAT_MSG",
-        2 => "UNUSABLE_POS_DATA",
-        3 => "OLD_OLD_POS_DATA",
-        4 => "OLD_POS_DATA",
-        5 => "OLD_PROP_MSG",
-        6 => "RESET_DATA",
-        7 => "POS_DATA",
-        8 => "MP_2017_DATA",
-        9 => "PING",
-        10 => "PONG",
-        _ => "",
+crate::open_enum! {
+    /// The header's `MsgId`: FlightGear `src/MultiPlayer/mpmessages.hxx` (`*_ID`), 9 and 10
+    /// from fgms `src/flightgear/MultiPlayer/mpmessages.hxx`.
+    pub struct MsgId(u32) {
+        CHAT = 1 => "CHAT_MSG",
+        UNUSABLE_POS_DATA = 2 => "UNUSABLE_POS_DATA",
+        OLD_OLD_POS_DATA = 3 => "OLD_OLD_POS_DATA",
+        OLD_POS_DATA = 4 => "OLD_POS_DATA",
+        OLD_PROP_MSG = 5 => "OLD_PROP_MSG",
+        RESET_DATA = 6 => "RESET_DATA",
+        POS_DATA = 7 => "POS_DATA",
+        MP_2017_DATA = 8 => "MP_2017_DATA",
+        PING = 9 => "PING",
+        PONG = 10 => "PONG",
     }
 }
 
-/// Wire form of a property element (the `encoding` enum; numbers are this decoder's own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    V1Int = 1,
-    V1Bool = 2,
-    V1Float = 3,
-    V1String = 4,
-    ShortInt = 5,
-    ShortFloatNorm = 6,
-    ShortFloat1 = 7,
-    ShortFloat2 = 8,
-    ShortFloat3 = 9,
-    ShortFloat4 = 10,
-    V2String = 11,
-    BoolArray = 12,
+crate::open_enum! {
+    /// Launchbar state codes carried by id 120: FlightGear `multiplaymgr.cxx`
+    /// `decode_received_launchbar_state`.
+    pub struct Launchbar(i16) {
+        ENGAGED = 0 => "Engaged",
+        LAUNCHING = 1 => "Launching",
+        COMPLETED = 2 => "Completed",
+        DISENGAGED = 3 => "Disengaged",
+    }
+}
+
+crate::open_enum! {
+    /// Wire form of a property element (the `encoding` field; the numbers are this decoder's
+    /// own, only the names are shown).
+    pub struct Encoding(u8) {
+        V1_INT = 1 => "V1_INT",
+        V1_BOOL = 2 => "V1_BOOL",
+        V1_FLOAT = 3 => "V1_FLOAT",
+        V1_STRING = 4 => "V1_STRING",
+        SHORTINT = 5 => "SHORTINT",
+        SHORT_FLOAT_NORM = 6 => "SHORT_FLOAT_NORM",
+        SHORT_FLOAT_1 = 7 => "SHORT_FLOAT_1",
+        SHORT_FLOAT_2 = 8 => "SHORT_FLOAT_2",
+        SHORT_FLOAT_3 = 9 => "SHORT_FLOAT_3",
+        SHORT_FLOAT_4 = 10 => "SHORT_FLOAT_4",
+        V2_STRING = 11 => "V2_STRING",
+        BOOLARRAY = 12 => "BOOLARRAY",
+    }
 }
 
 impl Encoding {
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::V1Int => "V1_INT",
-            Encoding::V1Bool => "V1_BOOL",
-            Encoding::V1Float => "V1_FLOAT",
-            Encoding::V1String => "V1_STRING",
-            Encoding::ShortInt => "SHORTINT",
-            Encoding::ShortFloatNorm => "SHORT_FLOAT_NORM",
-            Encoding::ShortFloat1 => "SHORT_FLOAT_1",
-            Encoding::ShortFloat2 => "SHORT_FLOAT_2",
-            Encoding::ShortFloat3 => "SHORT_FLOAT_3",
-            Encoding::ShortFloat4 => "SHORT_FLOAT_4",
-            Encoding::V2String => "V2_STRING",
-            Encoding::BoolArray => "BOOLARRAY",
-        }
-    }
-
     fn for_short_float(tx: Tx) -> Encoding {
         match tx {
-            Tx::ShortFloatNorm => Encoding::ShortFloatNorm,
-            Tx::ShortFloat1 => Encoding::ShortFloat1,
-            Tx::ShortFloat2 => Encoding::ShortFloat2,
-            Tx::ShortFloat3 => Encoding::ShortFloat3,
-            Tx::ShortFloat4 => Encoding::ShortFloat4,
-            _ => Encoding::ShortInt,
+            Tx::SHORT_FLOAT_NORM => Encoding::SHORT_FLOAT_NORM,
+            Tx::SHORT_FLOAT_1 => Encoding::SHORT_FLOAT_1,
+            Tx::SHORT_FLOAT_2 => Encoding::SHORT_FLOAT_2,
+            Tx::SHORT_FLOAT_3 => Encoding::SHORT_FLOAT_3,
+            Tx::SHORT_FLOAT_4 => Encoding::SHORT_FLOAT_4,
+            _ => Encoding::SHORTINT,
         }
     }
 }
@@ -142,27 +156,19 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
     let range = be32(payload, 16);
     let reply_port = be32(payload, 20);
 
-    if let Some(m) = magic {
-        let name = match m {
-            MAGIC_FGFS => "FGFS",
-            MAGIC_SFGF => "SFGF",
-            _ => "",
-        };
-        tree.add(&f::MAGIC, Value::Enum(m as i64, name), Pos::bytes(0, 4))
-            .meaning = Some(
-            match m {
-                MAGIC_FGFS => "FlightGear client data",
-                MAGIC_SFGF => "fgms relay/crossfeed data",
-                _ => "not a FlightGear magic",
-            }
-            .into(),
-        );
-        if name.is_empty() {
+    if let Some(m) = magic.map(Magic) {
+        tree.add(
+            &f::MAGIC,
+            Value::Enum(m.0 as i64, m.name_or("")),
+            Pos::bytes(0, 4),
+        )
+        .meaning = Some(m.meaning().into());
+        if m.name().is_none() {
             tree.expert(
                 &notes::BAD_MAGIC,
                 Some(&f::MAGIC),
                 Some(Pos::bytes(0, 4)),
-                format!("magic 0x{m:08x} is neither FGFS nor SFGF"),
+                format!("magic 0x{:08x} is neither FGFS nor SFGF", m.0),
             );
         }
     }
@@ -185,7 +191,7 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
     if let Some(id) = msg_id {
         tree.add(
             &f::MSG_ID,
-            Value::Enum(id as i64, msg_id_name(id)),
+            Value::Enum(id as i64, MsgId(id).name_or("")),
             Pos::bytes(8, 4),
         );
     }
@@ -322,7 +328,7 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
                 Some(Pos::bytes(8, 4)),
                 format!(
                     "message id {msg_id} ({}) is obsolete: FlightGear 2020.3 ignores it",
-                    msg_id_name(msg_id)
+                    MsgId(msg_id).name_or("")
                 ),
             );
             data_rest(&mut tree, body, HEADER_LEN);
@@ -353,7 +359,7 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
     rec.summary = summary(
         flow,
         &callsign,
-        magic == Some(MAGIC_SFGF),
+        magic == Some(Magic::SFGF.0),
         msg_id,
         end - HEADER_LEN.min(end),
         &facts,
@@ -680,16 +686,16 @@ pub fn verify_v1(body: &[u8], start: usize) -> bool {
             return false;
         }
         match def.ty {
-            PropType::Int | PropType::Bool => {
+            PropType::INT | PropType::BOOL => {
                 if c.skip(4).is_err() {
                     return false;
                 }
             }
-            PropType::Float => match c.f32_be() {
+            PropType::FLOAT => match c.f32_be() {
                 Ok(v) if !v.is_nan() => {}
                 _ => return false,
             },
-            PropType::Str => {
+            _ => {
                 let Ok(len) = c.u32_be() else { return false };
                 if len > MAX_TEXT_SIZE {
                     return false;
@@ -741,12 +747,12 @@ fn push_item(tree: &mut TreeBuilder, it: Item<'_>) {
     ));
     g.children.push(Field::new(
         &f::PROP_TYPE,
-        Value::Str(it.def.ty.name().into()),
+        Value::Str(it.def.ty.name_or("").into()),
         it.id_pos,
     ));
     g.children.push(Field::new(
         &f::PROP_ENCODING,
-        Value::Str(it.enc.name().into()),
+        Value::Str(it.enc.name_or("").into()),
         it.id_pos,
     ));
     let mut v = Field::new(&f::PROP_VALUE, it.value, it.value_pos);
@@ -859,7 +865,7 @@ fn element<'a>(
         let mut item = Item {
             def,
             id,
-            enc: Encoding::ShortInt,
+            enc: Encoding::SHORTINT,
             value: Value::Int(raw as i64),
             meaning: None,
             id_pos,
@@ -867,7 +873,7 @@ fn element<'a>(
             whole: Pos::bytes(at, 4),
         };
         match def.ty {
-            PropType::Str => {
+            PropType::STRING => {
                 if raw < 0 {
                     d.tree.expert(
                         &notes::STRING_NEGATIVE_LENGTH,
@@ -898,7 +904,7 @@ fn element<'a>(
                         format!("string length {len} exceeds what FlightGear sends (767)"),
                     );
                 }
-                item.enc = Encoding::V2String;
+                item.enc = Encoding::V2_STRING;
                 item.value = Value::text(text);
                 item.value_pos = Pos::bytes(at + 4, len);
                 item.whole = Pos::bytes(at, 4 + len);
@@ -906,14 +912,14 @@ fn element<'a>(
                     facts.chat = Some(String::from_utf8_lossy(text).into_owned());
                 }
             }
-            PropType::Int => {
+            PropType::INT => {
                 if id == 120 {
-                    let state = usize::try_from(raw).ok().and_then(|i| LAUNCHBAR.get(i));
+                    let state = Launchbar(raw).name();
                     item.meaning = Some(match state {
                         Some(s) => format!("{s} (gear/launchbar/state)"),
                         None => "no launchbar state (FlightGear sets an empty string)".into(),
                     });
-                } else if def.tx == Tx::ShortFloatNorm {
+                } else if def.tx == Tx::SHORT_FLOAT_NORM {
                     item.meaning =
                         Some("raw int16: FlightGear stores it unscaled (declared INT)".into());
                 }
@@ -929,13 +935,13 @@ fn element<'a>(
                     }
                 }
             }
-            PropType::Bool => {
+            PropType::BOOL => {
                 item.value = Value::Bool(raw != 0);
                 if raw != 0 && raw != 1 {
                     item.meaning = Some(format!("raw {raw}"));
                 }
             }
-            PropType::Float => match scale_short(raw, def.tx) {
+            PropType::FLOAT => match scale_short(raw, def.tx) {
                 Some(v) => {
                     item.enc = Encoding::for_short_float(def.tx);
                     item.value = Value::F32(v);
@@ -958,6 +964,8 @@ fn element<'a>(
                     );
                 }
             },
+            // The table declares no other type; the raw int16 stands.
+            _ => {}
         }
         push_item(&mut d.tree, item);
         return Ok(1);
@@ -967,20 +975,20 @@ fn element<'a>(
     let id_pos = Pos::bytes(at, 4);
     let val_at = at + 4;
     match def.ty {
-        PropType::Bool if (BOOLARRAY_START..=BOOLARRAY_END).contains(&id) => {
+        PropType::BOOL if (BOOLARRAY_START..=BOOLARRAY_END).contains(&id) => {
             bool_block(d, body, at, id)
         }
-        PropType::Int | PropType::Bool => {
+        PropType::INT | PropType::BOOL => {
             let v = d.cur.i32_be().map_err(|e| {
                 d.short(&f::PROP_VALUE, e);
             })?;
-            let (enc, value) = if def.ty == PropType::Bool {
-                (Encoding::V1Bool, Value::Bool(v != 0))
+            let (enc, value) = if def.ty == PropType::BOOL {
+                (Encoding::V1_BOOL, Value::Bool(v != 0))
             } else {
-                (Encoding::V1Int, Value::Int(v as i64))
+                (Encoding::V1_INT, Value::Int(v as i64))
             };
             let meaning =
-                (def.ty == PropType::Bool && v != 0 && v != 1).then(|| format!("raw {v}"));
+                (def.ty == PropType::BOOL && v != 0 && v != 1).then(|| format!("raw {v}"));
             push_item(
                 &mut d.tree,
                 Item {
@@ -996,7 +1004,7 @@ fn element<'a>(
             );
             Ok(1)
         }
-        PropType::Float => {
+        PropType::FLOAT => {
             let v = d.cur.f32_be().map_err(|e| {
                 d.short(&f::PROP_VALUE, e);
             })?;
@@ -1005,7 +1013,7 @@ fn element<'a>(
                 Item {
                     def,
                     id,
-                    enc: Encoding::V1Float,
+                    enc: Encoding::V1_FLOAT,
                     value: Value::F32(v),
                     meaning: None,
                     id_pos,
@@ -1015,7 +1023,7 @@ fn element<'a>(
             );
             Ok(1)
         }
-        PropType::Str => {
+        _ => {
             let len = d.cur.u32_be().map_err(|e| {
                 d.short(&f::PROP_VALUE, e);
             })?;
@@ -1079,7 +1087,7 @@ fn element<'a>(
                 Item {
                     def,
                     id,
-                    enc: Encoding::V1String,
+                    enc: Encoding::V1_STRING,
                     value: Value::text(&text),
                     meaning: Some(format!("{len} character(s), one per word")),
                     id_pos,
@@ -1136,7 +1144,7 @@ fn bool_block(d: &mut Dissector<'_>, _body: &[u8], at: usize, id: u32) -> Result
             Item {
                 def,
                 id: pid,
-                enc: Encoding::BoolArray,
+                enc: Encoding::BOOLARRAY,
                 value: Value::Bool(mask >> i & 1 == 1),
                 meaning: None,
                 id_pos: Pos::bytes(at, 4),
@@ -1228,10 +1236,10 @@ fn summary(
             return s;
         }
         7 | 9 | 10 => {
-            let _ = write!(s, " {} ({body_len} bytes)", msg_id_name(msg_id));
+            let _ = write!(s, " {} ({body_len} bytes)", MsgId(msg_id).name_or(""));
         }
         _ => {
-            let name = msg_id_name(msg_id);
+            let name = MsgId(msg_id).name_or("");
             if name.is_empty() {
                 let _ = write!(s, " message id {msg_id} ({body_len} bytes)");
             } else {

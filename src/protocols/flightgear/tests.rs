@@ -189,12 +189,12 @@ fn v2_short_elements_of_the_reference() {
 
 #[test]
 fn every_short_float_scaling() {
-    assert_eq!(scale_short(-16383, Tx::ShortFloatNorm), Some(-0.49998474));
-    assert_eq!(scale_short(24003, Tx::ShortFloat1), Some(2400.3));
-    assert_eq!(scale_short(-12345, Tx::ShortFloat2), Some(-123.45));
-    assert_eq!(scale_short(32767, Tx::ShortFloat3), Some(32.767));
-    assert_eq!(scale_short(2500, Tx::ShortFloat4), Some(0.25));
-    assert_eq!(scale_short(5, Tx::ShortInt), None);
+    assert_eq!(scale_short(-16383, Tx::SHORT_FLOAT_NORM), Some(-0.49998474));
+    assert_eq!(scale_short(24003, Tx::SHORT_FLOAT_1), Some(2400.3));
+    assert_eq!(scale_short(-12345, Tx::SHORT_FLOAT_2), Some(-123.45));
+    assert_eq!(scale_short(32767, Tx::SHORT_FLOAT_3), Some(32.767));
+    assert_eq!(scale_short(2500, Tx::SHORT_FLOAT_4), Some(0.25));
+    assert_eq!(scale_short(5, Tx::SHORTINT), None);
     // On the wire: 302 rpm (/10), 810 blade position (/1000), 1001 slats (/10000).
     let bytes = [
         0x01, 0x2E, 0x5D, 0xC3, // 302 = 24003
