@@ -12,6 +12,8 @@ pub mod fields;
 pub mod geo;
 pub mod msg;
 pub mod notes;
+pub mod position;
+pub mod property;
 pub mod props;
 
 use crate::proto::{Datagram, FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo};
@@ -101,6 +103,41 @@ impl Flow {
             ..Aircraft::default()
         });
         self.aircraft.last_mut()
+    }
+}
+
+impl Flow {
+    /// Records what a message told about its sender; returns the chat line when it is new or
+    /// changed for that callsign (every position packet repeats the current line).
+    fn observe(&mut self, callsign: &str, facts: &msg::Facts<'_>) -> Option<String> {
+        let new_chat = self.aircraft_mut(callsign)?.update(facts);
+        if new_chat.is_some() {
+            self.chat_lines += 1;
+        }
+        new_chat
+    }
+}
+
+impl Aircraft {
+    fn update(&mut self, facts: &msg::Facts<'_>) -> Option<String> {
+        self.messages += 1;
+        if let Some(m) = &facts.model
+            && self.model != msg::model_short(m)
+        {
+            self.model = msg::model_short(m).chars().take(96).collect();
+        }
+        if let Some(p) = facts.protocol {
+            self.protocol = Some(p);
+        }
+        // An empty value (FGData clears the line ~10 s after it was typed) is remembered, so
+        // the same line typed again shows again, but is not itself shown.
+        let c = facts.chat.as_deref()?;
+        if self.chat.as_deref() == Some(c) {
+            return None;
+        }
+        let c: String = c.chars().take(msg::MAX_TEXT_SIZE as usize).collect();
+        self.chat = Some(c.clone());
+        (!c.is_empty()).then_some(c)
     }
 }
 
