@@ -1,11 +1,16 @@
 //! FlightGear multiplayer protocol (fgfs ↔ fgms, UDP, default port 5000).
 //!
-//! Layers: [`msg`] decodes one datagram (header, legacy chat, position block, property section),
-//! [`props`] is the 420-entry property table of FlightGear 2020.3, [`geo`] derives the geodetic
-//! position and attitude. Per-flow state ([`Flow`]) remembers the aircraft seen (callsign,
-//! model, last chat line) so that a chat line is shown once, when it changes, and `stats` can
-//! list the aircraft. Reference: `flightgear.md` (restating FlightGear 2020.3
-//! `src/MultiPlayer/` and fgms).
+//! Layers: [`msg`] decodes one datagram (header, legacy chat, dispatch), [`position`] the
+//! position block, [`property`] the property section in both encodings, [`props`] is the
+//! 420-entry property table of FlightGear 2020.3, [`geo`] derives the geodetic position and
+//! attitude, [`notes`] registers the expert notes. Per-flow state ([`Flow`]) remembers the
+//! aircraft seen (callsign, model, last chat line) so that a chat line is shown once, when it
+//! changes, and `stats` can list the aircraft.
+//!
+//! Sources: FlightGear 2020.3 (github.com/FlightGear/flightgear, tag `version/2020.3.11`)
+//! `src/MultiPlayer/mpmessages.hxx` and `multiplaymgr.cxx`; SimGear `simgear/props/props.hxx`
+//! and `simgear/math/SGQuat.hxx`; fgms (github.com/FlightGear/fgms) `src/server/fg_server.cxx`
+//! and `src/flightgear/MultiPlayer/mpmessages.hxx`.
 
 pub mod builder;
 pub mod fields;
@@ -33,7 +38,8 @@ static INFO: ProtocolInfo = ProtocolInfo {
     notes: notes::ALL,
 };
 
-/// Content probe (reference §2.2): the magic alone is four fixed ASCII bytes; with the version
+/// Content probe, after the receivers' own checks (FlightGear `FGMultiplayMgr::update`, fgms
+/// `FG_SERVER::PacketIsValid`): the magic alone is four fixed ASCII bytes; with the version
 /// word 0x00010001 behind it the datagram is FlightGear MP on any port. Content does not tell
 /// the sender's role (fgms forwards client datagrams unchanged), so no role is claimed.
 pub fn probe_payload(p: &[u8]) -> Probe {

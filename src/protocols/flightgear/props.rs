@@ -2,13 +2,13 @@
 //!
 //! Source: FlightGear `src/MultiPlayer/multiplaymgr.cxx`, array `sIdPropertyList`, tag
 //! `version/2020.3.11` (commit c060800fed65ce9502a9dfad46cccf59c941362b; byte-identical on the
-//! `release/2020.3` head and on `next` of 2021-09), as restated in the reference notes
-//! (`flightgear.md` §8). Columns: id, property path (relative to the sender's property root),
-//! declared SimGear type, and the `TransmitAs` encoding a protocol-2 sender uses. The one id
-//! added after 2020.3 (13003, FlightGear `next`) is kept apart in [`LATER`].
+//! `release/2020.3` head and on `next` of 2021-09). Columns: id, property path (relative to the
+//! sender's property root), declared SimGear type, and the `TransmitAs` encoding a protocol-2
+//! sender uses. The one id added after 2020.3 (13003, FlightGear `next`) is kept apart in
+//! [`LATER`].
 //!
 //! The size of a property element on the wire is known only from this table, so the walk of the
-//! property section depends on it entirely (`flightgear.md` §5.1).
+//! property section depends on it entirely (`FGMultiplayMgr::ProcessPosMsg`).
 
 crate::open_enum! {
     /// Declared property type: SimGear `simgear/props/props.hxx`, enum `simgear::props::Type`
@@ -94,7 +94,7 @@ pub fn is_later(def: &PropDef) -> bool {
     LATER.iter().any(|d| d.id == def.id)
 }
 
-/// Ids added to FlightGear after 2020.3 (`next`, 2024-era copy; reference §9): decoded so that a
+/// Ids added to FlightGear after 2020.3 (`next`, 2024-era copy of `multiplaymgr.cxx`): decoded so that a
 /// newer sender's packets do not stop the walk, flagged with a note.
 pub static LATER: [PropDef; 1] = [p(
     13003,
@@ -929,8 +929,8 @@ mod tests {
     }
 
     #[test]
-    fn counts_match_the_reference() {
-        // flightgear.md §8: counts by (type, TransmitAs).
+    fn counts_match_the_source_table() {
+        // Counts by (type, TransmitAs) of `sIdPropertyList` in 2020.3.
         let count =
             |ty: PropType, tx: Tx| TABLE.iter().filter(|d| d.ty == ty && d.tx == tx).count();
         assert_eq!(count(INT, TT_SHORTINT), 118);
