@@ -140,7 +140,7 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
             let rest = &payload[end..];
             d.add(&f::TRAILING, Value::Bytes(rest.into()), end, rest.len());
         }
-        let line = summary(flow, &hdr, id, end - HEADER_LEN, &facts);
+        let line = summary(flow, &hdr, id, end.saturating_sub(HEADER_LEN), &facts);
         (msg_type, line)
     };
     d.tree.finish_into(payload.len(), &mut rec);
