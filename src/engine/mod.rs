@@ -94,6 +94,7 @@ fn udp_record(payload: &[u8], declared: usize) -> Record {
 }
 
 /// The notes the UDP and lower layers owe every record of this datagram.
+#[inline]
 fn layer_notes(a: &Arrival<'_, '_>) -> Vec<Note> {
     let u = a.udp;
     let mut notes: Vec<Note> = Vec::new();
@@ -137,6 +138,7 @@ fn layer_notes(a: &Arrival<'_, '_>) -> Vec<Note> {
 
 /// Runs the flow's decoder on the datagram into `records`; a plain UDP record when the flow has
 /// none, when it made nothing, or when it panicked (a bug: the flow is plain UDP from then on).
+#[inline]
 fn decode_into(
     records: &mut Vec<Record>,
     f: &mut Flow,
@@ -379,6 +381,7 @@ impl Engine {
     /// Adds the layers' notes to each record, and counts and hands on those the filters select.
     /// The datagram's payload bytes are split evenly between its records, the remainder to the
     /// first.
+#[inline]
     fn deliver<E>(
         records: &mut [Record],
         config: &Config,
