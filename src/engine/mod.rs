@@ -381,7 +381,7 @@ impl Engine {
     /// Adds the layers' notes to each record, and counts and hands on those the filters select.
     /// The datagram's payload bytes are split evenly between its records, the remainder to the
     /// first.
-#[inline]
+    #[inline]
     fn deliver<E>(
         records: &mut [Record],
         config: &Config,
