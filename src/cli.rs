@@ -383,4 +383,46 @@ mod tests {
         assert!(parse_range("9-3").is_err());
         assert!(parse_range("x").is_err());
     }
+
+    fn settings(args: &[&str]) -> Result<Settings, UsageError> {
+        let argv = std::iter::once("gamedissect").chain(args.iter().copied());
+        let cli = Cli::try_parse_from(argv).expect("arguments parse");
+        settings_from(cli, &protocols::all())
+    }
+
+    #[test]
+    fn settings_are_checked_and_resolved() {
+        let args = [
+            "dissect",
+            "-f",
+            "tree",
+            "--hex",
+            "--color",
+            "never",
+            "--threads",
+            "2",
+            "x",
+        ];
+        let Ok(Settings::Dissect(d)) = settings(&args) else {
+            panic!("dissect settings expected");
+        };
+        assert_eq!(d.decode.input, "x");
+        assert_eq!(
+            d.rendering,
+            Rendering {
+                format: OutputFormat::Tree,
+                color: false,
+                hex: true
+            }
+        );
+        assert_eq!(d.threads, Some(2));
+        assert!(settings(&["stats", "--protocol", "doom", "-"]).is_err());
+        assert!(settings(&["fields", "doom"]).is_err());
+        assert!(matches!(
+            settings(&["fields", "udp"]),
+            Ok(Settings::Fields { .. })
+        ));
+        // The markdown reference is whole whatever the name.
+        assert!(settings(&["fields", "doom", "--markdown"]).is_ok());
+    }
 }
