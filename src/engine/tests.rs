@@ -7,6 +7,10 @@ static ROOT: FieldDef = FieldDef::group("echo", "Echo");
 static COUNT: FieldDef = FieldDef::uint("echo.count", "Datagrams seen in this flow");
 static DIR: FieldDef = FieldDef::string("echo.direction", "Direction");
 
+// The test protocols implement the decoder interface themselves.
+use crate::proto::{FlowDecoder, Prefs, ProbeInput, Role};
+use crate::tree::Severity;
+
 /// A test protocol: content "ECHO" is certain and comes from a client; port 7777 is its port.
 /// Its state counts datagrams per flow; content "PANIC" makes it panic.
 struct Echo;
