@@ -5,6 +5,7 @@ use super::State;
 use super::connectionless::tokenize;
 use super::fields::*;
 use super::msg::{Bad, BitReader};
+use super::notes;
 use super::server::{Loc, Summary, push_hex, push_int, push_uint};
 use crate::tree::{TreeBuilder, Value};
 
@@ -160,12 +161,9 @@ impl State {
         let mut r = BitReader::new(body);
         t.open(&CLC, Value::None, loc.bits(0, body.len() * 8));
         if let Err((what, bad)) = self.client_ops(&mut r, key_text, loc, t, sum, new_cmds) {
-            let msg = match bad {
-                Bad::Overread => format!("{what}: read past the end of the message"),
-                Bad::Nyt => format!("{what}: Huffman code of NYT (corrupt stream)"),
-            };
+            let (note, msg) = bad.note(what);
             let p = r.pos().min(body.len() * 8);
-            t.error(None, Some(loc.bits(p, body.len() * 8)), msg);
+            t.expert(note, None, Some(loc.bits(p, body.len() * 8)), msg);
         }
         t.close_as_is();
     }
@@ -213,7 +211,8 @@ impl State {
                     let a = r.pos();
                     match r.byte() {
                         Ok(5) => {}
-                        _ => t.warning(
+                        _ => t.expert(
+                            &notes::NO_CLC_EOF,
                             None,
                             Some(loc.since(a, r)),
                             "no clc_EOF after the move (the server ignores the rest)",
@@ -259,7 +258,8 @@ impl State {
                     self.client_voip(r, s, op, loc, t, sum)?;
                 }
                 _ => {
-                    t.error(
+                    t.expert(
+                        &notes::CLC_UNKNOWN,
                         None,
                         Some(loc.bits(s, r.pos())),
                         format!("unknown clc opcode {op}"),
@@ -298,7 +298,8 @@ impl State {
             loc.bits(s, r.pos()),
         );
         if count == 0 || count > MAX_USERCMDS {
-            t.error(
+            t.expert(
+                &notes::USERCMD_COUNT,
                 Some(&CLC_MOVE_COUNT),
                 Some(loc.bits(s, r.pos())),
                 format!("usercmd count {count} outside 1…32"),
@@ -314,7 +315,7 @@ impl State {
         if let Some(k) = key {
             t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), loc.bits(s, r.pos()));
         } else {
-            t.note(crate::tree::Severity::Note, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured): angles, moves, buttons and weapon are shown still keyed");
+            t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured): angles, moves, buttons and weapon are shown still keyed");
         }
         let mut from = UserCmd::default();
         let mut last = from;

@@ -4,6 +4,7 @@
 
 use super::fields::*;
 use super::huffman::decompress_adaptive;
+use super::notes;
 use crate::proto::Role;
 use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
 
@@ -235,7 +236,8 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
     let rest = text.get(line_end + 1..).unwrap_or(&[]);
     let Some((name, _role)) = classify(text) else {
         t.add_text(&OOB_TEXT, line, Pos::bytes(4, line.len()));
-        t.warning(
+        t.expert(
+            &notes::OOB_UNKNOWN,
             Some(&OOB_COMMAND),
             Some(Pos::bytes(4, line.len())),
             "unknown connectionless command",
@@ -428,7 +430,8 @@ fn decode_connect(p: &[u8], t: &mut TreeBuilder, res: &mut OobResult) {
     res.msg_type = "connect";
     t.add(&OOB_COMMAND, Value::Str("connect".into()), Pos::bytes(4, 7));
     let Some(region) = p.get(12..).filter(|r| r.len() >= 2) else {
-        t.error(
+        t.expert(
+            &notes::CONNECT_SHORT,
             Some(&OOB_CONNECT_LENGTH),
             Some(Pos::bytes(12, p.len().saturating_sub(12))),
             "connect packet too short for the compressed userinfo length",
@@ -445,7 +448,8 @@ fn decode_connect(p: &[u8], t: &mut TreeBuilder, res: &mut OobResult) {
     // The engine clamps N to its receive buffer (MAX_MSGLEN − 12).
     let (text, complete) = decompress_adaptive(region, 16384 - 12);
     if !complete {
-        t.error(
+        t.expert(
+            &notes::USERINFO_CUT,
             Some(&OOB_USERINFO),
             Some(Pos::bytes(14, region.len() - 2)),
             format!(
@@ -542,7 +546,8 @@ fn decode_server_list(p: &[u8], start: usize, t: &mut TreeBuilder) -> (usize, bo
                 n += 1;
             }
             _ => {
-                t.error(
+                t.expert(
+                    &notes::SERVER_LIST_ENTRY,
                     None,
                     Some(Pos::bytes(i, p.len() - i)),
                     "server list entry cut short or of unknown kind",

@@ -14,6 +14,7 @@ pub mod fields;
 pub mod huffman;
 pub mod msg;
 pub mod netchan;
+pub mod notes;
 pub mod server;
 pub mod tables;
 
@@ -39,7 +40,7 @@ static INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "the connectionless marker 0xffffffff followed by a known command (certain, with the sender's role); a netchan header on a Quake III port (likely)",
     prefs: &[],
     fields: &[fields::ALL],
-    notes: &[],
+    notes: notes::ALL,
 };
 
 fn is_q3_port(p: u16) -> bool {
@@ -277,8 +278,8 @@ impl Flow {
                 }
             }
         };
-        t.note(
-            Severity::Note,
+        t.expert(
+            &notes::FLAVOUR,
             Some(&NC_FLAVOUR),
             None,
             format!("netchan flavour {}: {}", decided.0.name(), decided.1),
@@ -297,7 +298,8 @@ impl Flow {
         let flavour = self.decide_flavour(p, to_server, &mut t);
         let dir = if to_server { "C→S" } else { "S→C" };
         let Some(h) = netchan::parse_header(p, to_server, flavour) else {
-            t.error(
+            t.expert(
+                &notes::RUNT,
                 Some(&NC_SEQUENCE),
                 Some(Pos::bytes(0, p.len())),
                 format!("{} bytes are too short for a netchan header", p.len()),
@@ -327,7 +329,8 @@ impl Flow {
                 }
                 Some(_) => {
                     f.meaning = Some("wrong".into());
-                    t.warning(
+                    t.expert(
+                        &notes::CHECKSUM_WRONG,
                         Some(&NC_CHECKSUM),
                         Some(Pos::bytes(o, 4)),
                         "checksum does not match the challenge (the engine drops such packets)",
@@ -367,10 +370,10 @@ impl Flow {
             let last = &mut self.st.last_seq[usize::from(to_server)];
             if let Some(l) = *last {
                 if h.sequence <= l {
-                    t.note(Severity::Note, Some(&NC_SEQUENCE), Some(Pos::bytes(0, 4)), format!("sequence {} is not newer than {l}: duplicate or out of order (the engine drops it)", h.sequence));
+                    t.expert(&notes::SEQUENCE_OLD, Some(&NC_SEQUENCE), Some(Pos::bytes(0, 4)), format!("sequence {} is not newer than {l}: duplicate or out of order (the engine drops it)", h.sequence));
                 } else if h.sequence - l > 1 {
-                    t.note(
-                        Severity::Note,
+                    t.expert(
+                        &notes::SEQUENCE_GAP,
                         Some(&NC_SEQUENCE),
                         Some(Pos::bytes(0, 4)),
                         format!(
@@ -389,7 +392,8 @@ impl Flow {
         if h.fragmented {
             let fl = h.frag_len as usize;
             if fl > data.len() {
-                t.error(
+                t.expert(
+                    &notes::FRAGMENT_LENGTH,
                     Some(&NC_FRAG_LEN),
                     Some(Pos::bytes(o + 2, 2)),
                     format!("fragment length {fl} but only {} bytes follow", data.len()),
@@ -421,8 +425,8 @@ impl Flow {
                         Value::Bytes(data[..fl].into()),
                         Pos::bytes(h.len, fl),
                     );
-                    t.note(
-                        Severity::Note,
+                    t.expert(
+                        &notes::FRAGMENT_DROPPED,
                         Some(&NC_FRAG_START),
                         Some(Pos::bytes(o, 2)),
                         why,
@@ -473,7 +477,7 @@ impl Flow {
             match self.st.challenge {
                 None => {
                     keyed_ok = false;
-                    t.note(Severity::Note, None, None, "legacy XOR key material not captured (no challenge seen: the capture starts mid-connection); only the unkeyed acknowledgements are decoded");
+                    t.expert(&notes::XOR_NO_CHALLENGE, None, None, "legacy XOR key material not captured (no challenge seen: the capture starts mid-connection); only the unkeyed acknowledgements are decoded");
                 }
                 Some(ch) => {
                     if to_server {
@@ -506,7 +510,7 @@ impl Flow {
                             }
                             None => {
                                 keyed_ok = false;
-                                t.note(Severity::Note, None, None, format!("legacy XOR key string not captured (client command {} was not seen); only the reliable acknowledge is decoded", ack.unwrap_or(0)));
+                                t.expert(&notes::XOR_KEY_UNKNOWN, None, None, format!("legacy XOR key string not captured (client command {} was not seen); only the reliable acknowledge is decoded", ack.unwrap_or(0)));
                             }
                         }
                     }
@@ -699,8 +703,8 @@ impl FlowDecoder for Flow {
             r.fields.push(root_field(d.payload.len()));
         }
         if d.truncated && r.has_errors() {
-            r.note(
-                Severity::Note,
+            r.expert(
+                &notes::SNAPLEN,
                 None,
                 "the capture's snaplen cut this datagram",
             );

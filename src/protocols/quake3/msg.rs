@@ -2,6 +2,8 @@
 //! Huffman table. Never panics; a read past the end sets `overread` and returns an error.
 
 use super::huffman::{MAX_CODE_BITS, NYT, StaticTable, static_table};
+use super::notes;
+use crate::tree::NoteDef;
 
 /// A read ran past the end of the message (or hit the NYT code, which the encoder never sends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,6 +13,22 @@ pub enum Bad {
 }
 
 pub type R<T> = Result<T, Bad>;
+
+impl Bad {
+    /// The registered note and its text for a failed read of `what`.
+    pub fn note(self, what: &str) -> (&'static NoteDef, String) {
+        match self {
+            Bad::Overread => (
+                &notes::OVERREAD,
+                format!("{what}: read past the end of the message"),
+            ),
+            Bad::Nyt => (
+                &notes::NYT,
+                format!("{what}: Huffman code of NYT (corrupt stream)"),
+            ),
+        }
+    }
+}
 
 pub struct BitReader<'a> {
     data: &'a [u8],

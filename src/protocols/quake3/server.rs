@@ -5,6 +5,7 @@ use super::connectionless::{InfoDefs, add_info, info_value, tokenize};
 use super::delta::{self, EntDelta, EntState, PlayerState};
 use super::fields::*;
 use super::msg::{Bad, BitReader};
+use super::notes;
 use super::tables::{configstring_is_info, configstring_name};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -186,12 +187,10 @@ impl State {
         t.open(&SVC, Value::None, loc.bits(0, body.len() * 8));
         let res = self.server_ops(&mut r, sequence, loc, t, sum);
         if let Err((what, bad)) = res {
-            let msg = match bad {
-                Bad::Overread => format!("{what}: read past the end of the message"),
-                Bad::Nyt => format!("{what}: Huffman code of NYT (corrupt stream)"),
-            };
+            let (note, msg) = bad.note(what);
             let p = r.pos();
-            t.error(
+            t.expert(
+                note,
                 None,
                 Some(loc.bits(p.min(body.len() * 8), body.len() * 8)),
                 msg,
@@ -227,7 +226,8 @@ impl State {
                     nop_pos.get_or_insert(loc.bits(s, r.pos()));
                 }
                 2 | 7 if seen & (1 << op) != 0 => {
-                    t.error(
+                    t.expert(
+                        &notes::SVC_REPEATED,
                         None,
                         Some(loc.bits(s, r.pos())),
                         format!(
@@ -262,7 +262,8 @@ impl State {
                 }
                 9 | 10 => self.voip(r, s, op, loc, t, sum)?,
                 _ => {
-                    t.error(
+                    t.expert(
+                        &notes::SVC_UNKNOWN,
                         None,
                         Some(loc.bits(s, r.pos())),
                         format!("unknown svc opcode {op}"),
@@ -271,7 +272,12 @@ impl State {
                 }
             }
         }
-        t.error(None, None, "more than 4096 operations in one message");
+        t.expert(
+            &notes::TOO_MANY_OPS,
+            None,
+            None,
+            "more than 4096 operations in one message",
+        );
         Ok(())
     }
 
@@ -303,7 +309,8 @@ impl State {
                     r.string(8192, &mut buf).map_err(|e| ("configstring", e))?;
                     let p = loc.since(a, r);
                     if !(0..MAX_CONFIGSTRINGS as i16).contains(&idx) {
-                        t.error(
+                        t.expert(
+                            &notes::CONFIGSTRING_INDEX,
                             Some(&GS_CS_INDEX),
                             Some(p),
                             format!("configstring index {idx} out of range"),
@@ -348,7 +355,8 @@ impl State {
                     t.close_as_is();
                 }
                 _ => {
-                    t.error(
+                    t.expert(
+                        &notes::GAMESTATE_ENTRY_UNKNOWN,
                         None,
                         Some(loc.since(a, r)),
                         format!("unknown gamestate entry {cmd}"),
@@ -606,7 +614,8 @@ impl State {
         let a = r.pos();
         let alen = r.byte().map_err(e)? as usize;
         if alen > MAX_AREA_BYTES {
-            t.error(
+            t.expert(
+                &notes::AREAMASK_LENGTH,
                 Some(&SNAP_AREAMASK),
                 Some(loc.since(a, r)),
                 format!("area mask length {alen} exceeds 32"),
@@ -623,7 +632,7 @@ impl State {
         } else {
             let found = self.snaps.find(from_seq);
             if found.is_none() {
-                t.note(crate::tree::Severity::Note, Some(&SNAP_DELTA_FROM), Some(loc.since(a, r)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
+                t.expert(&notes::DELTA_REFERENCE_MISSING, Some(&SNAP_DELTA_FROM), Some(loc.since(a, r)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
             }
             found
         };
@@ -681,7 +690,8 @@ impl State {
                 break;
             }
             if (num as i32) <= last {
-                t.warning(
+                t.expert(
+                    &notes::ENTITY_ORDER,
                     Some(&ENT_NUMBER),
                     Some(loc.since(a, r)),
                     format!("entity {num} out of order"),

@@ -24,7 +24,12 @@ fn run(flow: &mut dyn FlowDecoder, p: &[u8], dir: Direction) -> Record {
     let mut out = Vec::new();
     flow.decode(&dgram(p, dir, 0), &mut out);
     assert_eq!(out.len(), 1);
-    out.pop().unwrap()
+    let r = out.pop().unwrap();
+    for n in &r.notes {
+        let def = n.def.expect("every note is registered");
+        assert!(notes::ALL.contains(&def), "{} is not listed", def.name);
+    }
+    r
 }
 
 #[test]
