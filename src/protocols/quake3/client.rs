@@ -3,15 +3,12 @@
 
 use super::State;
 use super::connectionless::tokenize;
+use super::constants::{Clc, MAX_OPS, MAX_PACKET_USERCMDS};
 use super::fields::*;
 use super::msg::{Bad, BitReader};
 use super::notes;
 use super::server::{Loc, Summary, push_hex, push_int, push_uint};
 use crate::tree::{TreeBuilder, Value};
-
-const MAX_OPS: usize = 4096;
-/// MAX_PACKET_USERCMDS.
-const MAX_USERCMDS: u8 = 32;
 
 /// `MSG_HashKey(text, 32)` with `%` and bytes > 127 mapped to `.` (reference §11.3).
 pub fn hash_key(text: &[u8]) -> u32 {
@@ -201,16 +198,17 @@ impl State {
         );
         for _ in 0..MAX_OPS {
             let s = r.pos();
-            let op = r.byte().map_err(|e| ("clc opcode", e))?;
+            let op = Clc(r.byte().map_err(|e| ("clc opcode", e))?);
             match op {
-                1 => {}
-                2 | 3 => {
-                    self.moves(r, s, op == 3, key_text, msg_ack, rel_ack, loc, t, sum)?;
+                Clc::NOP => {}
+                Clc::MOVE | Clc::MOVE_NO_DELTA => {
+                    let no_delta = op == Clc::MOVE_NO_DELTA;
+                    self.moves(r, s, no_delta, key_text, msg_ack, rel_ack, loc, t, sum)?;
                     // The server stops parsing after the move (sv_client.c
                     // SV_ExecuteClientMessage); the client always ends with clc_EOF.
                     let a = r.pos();
                     match r.byte() {
-                        Ok(5) => {}
+                        Ok(b) if Clc(b) == Clc::EOF => {}
                         _ => t.expert(
                             &notes::NO_CLC_EOF,
                             None,
@@ -220,7 +218,7 @@ impl State {
                     }
                     return Ok(());
                 }
-                4 => {
+                Clc::CLIENT_COMMAND => {
                     let num = r.ulong().map_err(|e| ("client command", e))?;
                     let mut text = Vec::new();
                     r.string(1024, &mut text)
@@ -248,13 +246,13 @@ impl State {
                     }
                     new_cmds.push((num, text));
                 }
-                5 => {
+                Clc::EOF => {
                     if sum.msg_type.is_empty() {
                         sum.msg_type = "client";
                     }
                     return Ok(());
                 }
-                6 | 7 => {
+                Clc::VOIP_SPEEX | Clc::VOIP_OPUS => {
                     self.client_voip(r, s, op, loc, t, sum)?;
                 }
                 _ => {
@@ -262,7 +260,7 @@ impl State {
                         &notes::CLC_UNKNOWN,
                         None,
                         Some(loc.bits(s, r.pos())),
-                        format!("unknown clc opcode {op}"),
+                        format!("unknown clc opcode {}", op.0),
                     );
                     return Ok(());
                 }
@@ -297,7 +295,7 @@ impl State {
             Value::UInt(count as u64),
             loc.bits(s, r.pos()),
         );
-        if count == 0 || count > MAX_USERCMDS {
+        if count == 0 || count > MAX_PACKET_USERCMDS {
             t.expert(
                 &notes::USERCMD_COUNT,
                 Some(&CLC_MOVE_COUNT),
@@ -383,7 +381,7 @@ impl State {
         &self,
         r: &mut BitReader<'_>,
         s: usize,
-        op: u8,
+        op: Clc,
         loc: Loc,
         t: &mut TreeBuilder,
         sum: &mut Summary,
@@ -398,18 +396,7 @@ impl State {
         let a = r.pos();
         let data = r.bytes(size).map_err(e)?;
         let p = loc.bits(s, r.pos());
-        t.open(
-            &CLC_VOIP,
-            Value::Enum(
-                op as i64,
-                if op == 6 {
-                    "clc_voipSpeex"
-                } else {
-                    "clc_voipOpus"
-                },
-            ),
-            p,
-        );
+        t.open(&CLC_VOIP, Value::Enum(op.0 as i64, op.name_or("")), p);
         t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
         t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
         t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);

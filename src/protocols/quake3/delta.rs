@@ -1,5 +1,6 @@
 //! Delta-coded entity and player states (reference §10) and their rendering.
 
+use super::constants::{FLOAT_INT_BIAS, FLOAT_INT_BITS};
 use super::fields::*;
 use super::msg::{BitReader, R};
 use super::tables::{ENTITY_FIELDS, PLAYER_FIELDS, WireField};
@@ -7,9 +8,6 @@ use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
 
 pub const ENT_FIELDS: usize = 51;
 pub const PS_FIELDS: usize = 48;
-/// FLOAT_INT_BITS / FLOAT_INT_BIAS (ioq3 msg.c).
-const FLOAT_INT_BITS: i32 = 13;
-const FLOAT_INT_BIAS: i64 = 4096;
 
 pub type EntState = [u32; ENT_FIELDS];
 

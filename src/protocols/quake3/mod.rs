@@ -9,6 +9,7 @@
 
 pub mod client;
 pub mod connectionless;
+pub mod constants;
 pub mod delta;
 pub mod fields;
 pub mod huffman;
@@ -24,6 +25,7 @@ use crate::proto::{
     Datagram, Direction, FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role,
 };
 use crate::tree::{Field, Pos, Record, Severity, Source, TreeBuilder, Value};
+use constants::MAX_RELIABLE_COMMANDS;
 use delta::EntState;
 use fields::*;
 use netchan::{Flavour, FragResult, Reassembly};
@@ -80,7 +82,7 @@ impl Protocol for Quake3 {
     }
 }
 
-/// 64 reliable commands indexed by number & 63 (MAX_RELIABLE_COMMANDS).
+/// The reliable commands of one side, indexed by number modulo MAX_RELIABLE_COMMANDS.
 pub struct Ring {
     slots: Vec<(u32, Vec<u8>)>,
 }
@@ -88,7 +90,7 @@ pub struct Ring {
 impl Default for Ring {
     fn default() -> Self {
         Ring {
-            slots: vec![(u32::MAX, Vec::new()); 64],
+            slots: vec![(u32::MAX, Vec::new()); MAX_RELIABLE_COMMANDS],
         }
     }
 }
@@ -96,7 +98,7 @@ impl Default for Ring {
 impl Ring {
     /// Stores a command; returns whether it was new.
     pub fn put(&mut self, num: u32, text: &[u8]) -> bool {
-        let slot = &mut self.slots[(num & 63) as usize];
+        let slot = &mut self.slots[num as usize % MAX_RELIABLE_COMMANDS];
         if slot.0 == num {
             return false;
         }
@@ -107,7 +109,7 @@ impl Ring {
     }
     /// The text of command `num` when it was captured (number 0 = nothing yet: empty).
     pub fn get(&self, num: u32) -> Option<&[u8]> {
-        let slot = &self.slots[(num & 63) as usize];
+        let slot = &self.slots[num as usize % MAX_RELIABLE_COMMANDS];
         if slot.0 == num {
             Some(&slot.1)
         } else if num == 0 {
@@ -118,7 +120,7 @@ impl Ring {
     }
     /// Whatever the slot of `num` holds (what a client that missed `num` would use).
     pub fn slot(&self, num: u32) -> &[u8] {
-        &self.slots[(num & 63) as usize].1
+        &self.slots[num as usize % MAX_RELIABLE_COMMANDS].1
     }
     fn bytes(&self) -> usize {
         self.slots.iter().map(|s| s.1.capacity() + 32).sum()

@@ -1,12 +1,7 @@
 //! Netchan header (reference §3), fragment reassembly (§3.3), the ioquake3 checksum (§3.1) and
 //! the legacy XOR keying (§8).
 
-/// Bit 31 of the sequence: this datagram is one fragment of a larger message.
-pub const FRAGMENT_BIT: u32 = 0x8000_0000;
-/// Fragments carry up to this many bytes; a shorter one is the last (§3.3).
-pub const FRAGMENT_SIZE: usize = 1300;
-/// Largest reassembled message (MAX_MSGLEN).
-pub const MAX_MSGLEN: usize = 16384;
+pub use super::constants::{FRAGMENT_BIT, FRAGMENT_SIZE, MAX_MSGLEN};
 
 /// Which netchan wire format a connection uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

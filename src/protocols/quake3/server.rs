@@ -2,23 +2,18 @@
 
 use super::State;
 use super::connectionless::{InfoDefs, add_info, info_value, tokenize};
+use super::constants::{
+    Cs, ENTITYNUM_NONE, EntBase, GENTITYNUM_BITS, MAX_AREA_BYTES, MAX_CONFIGSTRINGS, MAX_GENTITIES,
+    MAX_OPS, PACKET_BACKUP, Svc,
+};
 use super::delta::{self, EntDelta, EntState, PlayerState};
 use super::fields::*;
 use super::msg::{Bad, BitReader};
 use super::notes;
-use super::tables::{configstring_is_info, configstring_name};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::tree::{Pos, TreeBuilder, Value};
-
-/// Caps on loop counts (the engine's own limits).
-const MAX_OPS: usize = 4096;
-const MAX_CONFIGSTRINGS: u32 = 1024;
-const MAX_AREA_BYTES: usize = 32;
-const MAX_ENTITY_RECORDS: usize = 1024;
-/// How many snapshots a flow keeps (PACKET_BACKUP).
-pub const PACKET_BACKUP: usize = 32;
 
 pub static CS_INFO_DEFS: InfoDefs = InfoDefs {
     group: &GS_CS_INFO,
@@ -219,35 +214,39 @@ impl State {
         let mut seen = 0u32;
         for _ in 0..MAX_OPS {
             let s = r.pos();
-            let op = r.byte().map_err(|e| ("svc opcode", e))?;
+            let op = Svc(r.byte().map_err(|e| ("svc opcode", e))?);
             match op {
-                1 => {
+                Svc::NOP => {
                     nops += 1;
                     nop_pos.get_or_insert(loc.bits(s, r.pos()));
                 }
-                2 | 7 if seen & (1 << op) != 0 => {
+                Svc::GAMESTATE | Svc::SNAPSHOT if seen & (1 << op.0) != 0 => {
                     t.expert(
                         &notes::SVC_REPEATED,
                         None,
                         Some(loc.bits(s, r.pos())),
                         format!(
                             "a second {} in one message",
-                            if op == 2 { "gamestate" } else { "snapshot" }
+                            if op == Svc::GAMESTATE {
+                                "gamestate"
+                            } else {
+                                "snapshot"
+                            }
                         ),
                     );
                     return Ok(());
                 }
-                2 => {
-                    seen |= 1 << 2;
+                Svc::GAMESTATE => {
+                    seen |= 1 << op.0;
                     self.gamestate(r, s, loc, t, sum)?
                 }
-                5 => self.server_command(r, s, loc, t, sum)?,
-                6 => self.download(r, s, loc, t, sum)?,
-                7 => {
-                    seen |= 1 << 7;
+                Svc::SERVER_COMMAND => self.server_command(r, s, loc, t, sum)?,
+                Svc::DOWNLOAD => self.download(r, s, loc, t, sum)?,
+                Svc::SNAPSHOT => {
+                    seen |= 1 << op.0;
                     self.snapshot(r, s, sequence, loc, t, sum)?
                 }
-                8 => {
+                Svc::EOF => {
                     if nops > 0 {
                         t.add(
                             &SVC_NOP,
@@ -260,13 +259,13 @@ impl State {
                     }
                     return Ok(());
                 }
-                9 | 10 => self.voip(r, s, op, loc, t, sum)?,
+                Svc::VOIP_SPEEX | Svc::VOIP_OPUS => self.voip(r, s, op, loc, t, sum)?,
                 _ => {
                     t.expert(
                         &notes::SVC_UNKNOWN,
                         None,
                         Some(loc.bits(s, r.pos())),
-                        format!("unknown svc opcode {op}"),
+                        format!("unknown svc opcode {}", op.0),
                     );
                     return Ok(());
                 }
@@ -301,10 +300,10 @@ impl State {
         let mut buf = Vec::new();
         loop {
             let a = r.pos();
-            let cmd = r.byte().map_err(|e| ("gamestate entry", e))?;
+            let cmd = Svc(r.byte().map_err(|e| ("gamestate entry", e))?);
             match cmd {
-                8 => break,
-                3 => {
+                Svc::EOF => break,
+                Svc::CONFIGSTRING => {
                     let idx = r.short().map_err(|e| ("configstring index", e))?;
                     r.string(8192, &mut buf).map_err(|e| ("configstring", e))?;
                     let p = loc.since(a, r);
@@ -322,18 +321,20 @@ impl State {
                     self.configstring_set(idx as u32, &buf, sum);
                     t.open(&GS_CONFIGSTRING, Value::None, p);
                     t.add(&GS_CS_INDEX, Value::UInt(idx as u64), p);
-                    let name = configstring_name(idx as u32);
+                    let name = Cs::name_of(idx as u32);
                     if !name.is_empty() {
                         t.add(&GS_CS_NAME, Value::Str(name.into()), p);
                     }
                     t.add_text(&GS_CS_VALUE, &buf, p);
-                    if configstring_is_info(idx as u32) {
+                    if Cs::is_info(idx as u32) {
                         add_info(t, &CS_INFO_DEFS, &buf, p, None);
                     }
                     t.close_as_is();
                 }
-                4 => {
-                    let num = r.bits(10).map_err(|e| ("baseline number", e))? as u16;
+                Svc::BASELINE => {
+                    let num = r
+                        .bits(GENTITYNUM_BITS)
+                        .map_err(|e| ("baseline number", e))? as u16;
                     let zero = [0u32; delta::ENT_FIELDS];
                     let (mut st, mut ch) = ([0u32; delta::ENT_FIELDS], delta::Changes::new());
                     let d = delta::read_entity(r, &zero, &mut st, &mut ch)
@@ -359,7 +360,7 @@ impl State {
                         &notes::GAMESTATE_ENTRY_UNKNOWN,
                         None,
                         Some(loc.since(a, r)),
-                        format!("unknown gamestate entry {cmd}"),
+                        format!("unknown gamestate entry {}", cmd.0),
                     );
                     t.close(loc.base + r.pos());
                     return Ok(());
@@ -414,7 +415,7 @@ impl State {
                 let idx: u32 = lossy(arg(1)).parse().unwrap_or(u32::MAX);
                 if idx < MAX_CONFIGSTRINGS {
                     self.cs_command(t, p, idx, arg(2), fresh, sum);
-                    line = format!("cs {idx} {}", configstring_name(idx));
+                    line = format!("cs {idx} {}", Cs::name_of(idx));
                 }
             }
             b"bcs0" | b"bcs1" | b"bcs2" => {
@@ -461,12 +462,12 @@ impl State {
         sum: &mut Summary,
     ) {
         t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
-        let name = configstring_name(idx);
+        let name = Cs::name_of(idx);
         if !name.is_empty() {
             t.add(&SVC_CMD_CS_NAME, Value::Str(name.into()), p);
         }
         t.add_text(&SVC_CMD_CS_VALUE, value, p);
-        if configstring_is_info(idx) {
+        if Cs::is_info(idx) {
             add_info(t, &CMD_INFO_DEFS, value, p, None);
         }
         if fresh {
@@ -476,18 +477,18 @@ impl State {
 
     /// Learns what matters from a configstring (map, serverId, player names).
     fn configstring_set(&mut self, idx: u32, value: &[u8], _sum: &mut Summary) {
-        match idx {
-            0 => {
+        match Cs::block(idx) {
+            Cs::SERVERINFO => {
                 if let Some(m) = info_value(value, b"mapname") {
                     self.map = Some(lossy(m));
                 }
             }
-            1 => {
+            Cs::SYSTEMINFO => {
                 if let Some(id) = info_value(value, b"sv_serverid") {
                     self.server_id = lossy(id).parse().ok();
                 }
             }
-            544..=607 => {
+            Cs::PLAYERS => {
                 if let Some(n) = info_value(value, b"n")
                     && self.players.len() < 64
                     && !self.players.iter().any(|p| p.as_bytes() == n)
@@ -540,7 +541,7 @@ impl State {
         &mut self,
         r: &mut BitReader<'_>,
         s: usize,
-        op: u8,
+        op: Svc,
         loc: Loc,
         t: &mut TreeBuilder,
         sum: &mut Summary,
@@ -555,18 +556,7 @@ impl State {
         let a = r.pos();
         let data = r.bytes(size).map_err(e)?;
         let p = loc.bits(s, r.pos());
-        t.open(
-            &VOIP,
-            Value::Enum(
-                op as i64,
-                if op == 9 {
-                    "svc_voipSpeex"
-                } else {
-                    "svc_voipOpus"
-                },
-            ),
-            p,
-        );
+        t.open(&VOIP, Value::Enum(op.0 as i64, op.name_or("")), p);
         t.add(&VOIP_CLIENT, Value::UInt(client as u64), p);
         t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
         t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
@@ -683,10 +673,10 @@ impl State {
         let mut sent = 0usize;
         let mut removed = Vec::new();
         let mut last: i32 = -1;
-        for _ in 0..MAX_ENTITY_RECORDS + 1 {
+        for _ in 0..MAX_GENTITIES + 1 {
             let a = r.pos();
-            let num = r.bits(10).map_err(|e| ("entity number", e))? as u16;
-            if num == 1023 {
+            let num = r.bits(GENTITYNUM_BITS).map_err(|e| ("entity number", e))? as u16;
+            if num == ENTITYNUM_NONE {
                 break;
             }
             if (num as i32) <= last {
@@ -725,12 +715,11 @@ impl State {
                 None
             };
             let zero = [0u32; delta::ENT_FIELDS];
-            let (from, base): (&EntState, (i64, &'static str)) = match (&prev, &baseline) {
-                (Some(rc), _) => (rc, (0, "previous snapshot")),
-                (None, Some(b)) => (b, (1, "baseline")),
-                // The gamestate sent no baseline for it: the client's baseline is all zero.
-                (None, None) if self.have_gamestate => (&zero, (2, "zero baseline")),
-                (None, None) => (&zero, (3, "baseline not captured")),
+            let (from, base): (&EntState, EntBase) = match (&prev, &baseline) {
+                (Some(rc), _) => (rc, EntBase::PREVIOUS),
+                (None, Some(b)) => (b, EntBase::BASELINE),
+                (None, None) if self.have_gamestate => (&zero, EntBase::ZERO),
+                (None, None) => (&zero, EntBase::NOT_CAPTURED),
             };
             let mut st = [0u32; delta::ENT_FIELDS];
             let ch = &mut self.scratch_changes;
@@ -756,13 +745,13 @@ impl State {
                     removed.push(num);
                 }
                 EntDelta::Unchanged => {
-                    t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
+                    t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
                     delta::render_entity(t, from, None, loc.source, p);
                     ents.push(num);
                     states.push(unchanged());
                 }
                 EntDelta::Changed => {
-                    t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
+                    t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
                     delta::render_entity(t, &st, Some(ch), loc.source, p);
                     ents.push(num);
                     states.push(Arc::new(st));
