@@ -28,8 +28,9 @@ use crate::tree::{Field, Pos, Record, Severity, Source, TreeBuilder, Value};
 use constants::MAX_RELIABLE_COMMANDS;
 use delta::EntState;
 use fields::*;
+use msg::Loc;
 use netchan::{Flavour, FragResult, Reassembly};
-use server::{Loc, SnapRing, Summary};
+use server::{SnapRing, Summary};
 
 pub struct Quake3;
 

@@ -3,7 +3,8 @@
 
 use super::huffman::{MAX_CODE_BITS, NYT, StaticTable, static_table};
 use super::notes;
-use crate::tree::NoteDef;
+use crate::tree::{NoteDef, Pos, TreeBuilder};
+use crate::wire::{Step, Stop};
 
 /// A read ran past the end of the message (or hit the NYT code, which the encoder never sends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,101 @@ impl Bad {
                 format!("{what}: Huffman code of NYT (corrupt stream)"),
             ),
         }
+    }
+}
+
+/// Where fields point: bit offsets in the message are shifted by `base` bits in `source`.
+#[derive(Clone, Copy)]
+pub struct Loc {
+    pub source: u8,
+    pub base: usize,
+}
+
+impl Loc {
+    pub fn bits(&self, start: usize, end: usize) -> Pos {
+        Pos::bits(self.base + start, end.saturating_sub(start)).in_source(self.source)
+    }
+}
+
+/// The message bit stream paired with the tree it is dissected into, the bit-level sibling of
+/// the toolkit's `Dissector`: a read that fails adds its located note (`<what>: read past the
+/// end of the message`, from where the read stopped to the end of the message) and returns
+/// [`Stop`]; callers propagate it with `?`. `what` names the part being read, for the note.
+pub struct BitDissector<'a, 't> {
+    pub r: BitReader<'a>,
+    pub t: &'t mut TreeBuilder,
+    pub loc: Loc,
+}
+
+macro_rules! step_reads {
+    ($($name:ident($($arg:ident: $at:ty),*) -> $t:ty;)*) => {
+        $(
+            #[inline]
+            pub fn $name(&mut self, what: &'static str $(, $arg: $at)*) -> Step<$t> {
+                match self.r.$name($($arg),*) {
+                    Ok(v) => Ok(v),
+                    Err(bad) => Err(self.fail(what, bad)),
+                }
+            }
+        )*
+    };
+}
+
+impl<'a, 't> BitDissector<'a, 't> {
+    pub fn new(data: &'a [u8], t: &'t mut TreeBuilder, loc: Loc) -> BitDissector<'a, 't> {
+        BitDissector {
+            r: BitReader::new(data),
+            t,
+            loc,
+        }
+    }
+
+    /// Current bit position in the message.
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.r.pos()
+    }
+
+    /// The bits from `start` to `end` of the message, where a field points.
+    #[inline]
+    pub fn bits_pos(&self, start: usize, end: usize) -> Pos {
+        self.loc.bits(start, end)
+    }
+
+    /// The bits read since `start`: where the field just read sits.
+    #[inline]
+    pub fn since(&self, start: usize) -> Pos {
+        self.loc.bits(start, self.r.pos())
+    }
+
+    /// The end of what was read, in the unit a group opened at a bit position is closed with.
+    #[inline]
+    pub fn end(&self) -> usize {
+        self.loc.base + self.r.pos()
+    }
+
+    /// Records a failed read of `what` as a located error note and returns [`Stop`].
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&mut self, what: &'static str, bad: Bad) -> Stop {
+        let (note, msg) = bad.note(what);
+        let total = self.r.total_bits();
+        let at = self.r.pos().min(total);
+        self.t
+            .expert(note, None, Some(self.loc.bits(at, total)), msg);
+        Stop
+    }
+
+    step_reads! {
+        bit() -> u32;
+        raw(n: u32) -> u32;
+        bits(n: i32) -> i64;
+        byte() -> u8;
+        short() -> i16;
+        long() -> i32;
+        ulong() -> u32;
+        bytes(n: usize) -> Vec<u8>;
+        string(max: usize, out: &mut Vec<u8>) -> ();
     }
 }
 

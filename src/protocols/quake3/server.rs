@@ -8,12 +8,13 @@ use super::constants::{
 };
 use super::delta::{self, EntDelta, EntState, PlayerState};
 use super::fields::*;
-use super::msg::{Bad, BitReader};
+use super::msg::{BitDissector, Loc};
 use super::notes;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::tree::{Pos, TreeBuilder, Value};
+use crate::wire::Step;
 
 pub static CS_INFO_DEFS: InfoDefs = InfoDefs {
     group: &GS_CS_INFO,
@@ -72,24 +73,6 @@ impl SnapRing {
 
     pub fn slots(&self) -> &[Snap] {
         &self.slots
-    }
-}
-
-/// Where fields point: bit offsets in the message are shifted by `base` bits in `source`.
-#[derive(Clone, Copy)]
-pub struct Loc {
-    pub source: u8,
-    pub base: usize,
-}
-
-impl Loc {
-    pub fn bits(&self, start: usize, end: usize) -> Pos {
-        Pos::bits(self.base + start, end.saturating_sub(start)).in_source(self.source)
-    }
-
-    /// The bits read since `start`: where the field just read sits.
-    pub fn since(&self, start: usize, r: &BitReader<'_>) -> Pos {
-        self.bits(start, r.pos())
     }
 }
 
@@ -178,53 +161,42 @@ impl State {
         t: &mut TreeBuilder,
         sum: &mut Summary,
     ) {
-        let mut r = BitReader::new(body);
         t.open(&SVC, Value::None, loc.bits(0, body.len() * 8));
-        let res = self.server_ops(&mut r, sequence, loc, t, sum);
-        if let Err((what, bad)) = res {
-            let (note, msg) = bad.note(what);
-            let p = r.pos();
-            t.expert(
-                note,
-                None,
-                Some(loc.bits(p.min(body.len() * 8), body.len() * 8)),
-                msg,
-            );
-        }
+        let mut d = BitDissector::new(body, t, loc);
+        // A failed read has recorded its note; the message ends there.
+        let _ = self.server_ops(&mut d, sequence, sum);
         t.close_as_is();
     }
 
     fn server_ops(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         sequence: u32,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let s = r.pos();
-        let ack = r.ulong().map_err(|e| ("reliable acknowledge", e))?;
-        t.add(
+    ) -> Step<()> {
+        let s = d.pos();
+        let ack = d.ulong("reliable acknowledge")?;
+        d.t.add(
             &SVC_RELIABLE_ACK,
             Value::UInt(ack as u64),
-            loc.bits(s, r.pos()),
+            d.loc.bits(s, d.pos()),
         );
         let mut nops = 0u64;
         let mut nop_pos = None;
         let mut seen = 0u32;
         for _ in 0..MAX_OPS {
-            let s = r.pos();
-            let op = Svc(r.byte().map_err(|e| ("svc opcode", e))?);
+            let s = d.pos();
+            let op = Svc(d.byte("svc opcode")?);
             match op {
                 Svc::NOP => {
                     nops += 1;
-                    nop_pos.get_or_insert(loc.bits(s, r.pos()));
+                    nop_pos.get_or_insert(d.loc.bits(s, d.pos()));
                 }
                 Svc::GAMESTATE | Svc::SNAPSHOT if seen & (1 << op.0) != 0 => {
-                    t.expert(
+                    d.t.expert(
                         &notes::SVC_REPEATED,
                         None,
-                        Some(loc.bits(s, r.pos())),
+                        Some(d.loc.bits(s, d.pos())),
                         format!(
                             "a second {} in one message",
                             if op == Svc::GAMESTATE {
@@ -238,20 +210,20 @@ impl State {
                 }
                 Svc::GAMESTATE => {
                     seen |= 1 << op.0;
-                    self.gamestate(r, s, loc, t, sum)?
+                    self.gamestate(d, s, sum)?
                 }
-                Svc::SERVER_COMMAND => self.server_command(r, s, loc, t, sum)?,
-                Svc::DOWNLOAD => self.download(r, s, loc, t, sum)?,
+                Svc::SERVER_COMMAND => self.server_command(d, s, sum)?,
+                Svc::DOWNLOAD => self.download(d, s, sum)?,
                 Svc::SNAPSHOT => {
                     seen |= 1 << op.0;
-                    self.snapshot(r, s, sequence, loc, t, sum)?
+                    self.snapshot(d, s, sequence, sum)?
                 }
                 Svc::EOF => {
                     if nops > 0 {
-                        t.add(
+                        d.t.add(
                             &SVC_NOP,
                             Value::UInt(nops),
-                            nop_pos.unwrap_or(loc.bits(s, s)),
+                            nop_pos.unwrap_or(d.loc.bits(s, s)),
                         );
                     }
                     if sum.msg_type.is_empty() {
@@ -259,19 +231,19 @@ impl State {
                     }
                     return Ok(());
                 }
-                Svc::VOIP_SPEEX | Svc::VOIP_OPUS => self.voip(r, s, op, loc, t, sum)?,
+                Svc::VOIP_SPEEX | Svc::VOIP_OPUS => self.voip(d, s, op, sum)?,
                 _ => {
-                    t.expert(
+                    d.t.expert(
                         &notes::SVC_UNKNOWN,
                         None,
-                        Some(loc.bits(s, r.pos())),
+                        Some(d.loc.bits(s, d.pos())),
                         format!("unknown svc opcode {}", op.0),
                     );
                     return Ok(());
                 }
             }
         }
-        t.expert(
+        d.t.expert(
             &notes::TOO_MANY_OPS,
             None,
             None,
@@ -280,103 +252,93 @@ impl State {
         Ok(())
     }
 
-    fn gamestate(
-        &mut self,
-        r: &mut BitReader<'_>,
-        s: usize,
-        loc: Loc,
-        t: &mut TreeBuilder,
-        sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
+    fn gamestate(&mut self, d: &mut BitDissector<'_, '_>, s: usize, sum: &mut Summary) -> Step<()> {
         sum.msg_type = "gamestate";
-        t.open(&GAMESTATE, Value::None, loc.bits(s, s));
-        let a = r.pos();
-        let seq = r.ulong().map_err(|e| ("gamestate command sequence", e))?;
-        t.add(&GS_COMMAND_SEQ, Value::UInt(seq as u64), loc.since(a, r));
+        d.t.open(&GAMESTATE, Value::None, d.loc.bits(s, s));
+        let a = d.pos();
+        let seq = d.ulong("gamestate command sequence")?;
+        d.t.add(&GS_COMMAND_SEQ, Value::UInt(seq as u64), d.since(a));
         self.gamestate_seen(seq);
         self.have_gamestate = true;
         let mut n_cs = 0u32;
         let mut n_bl = 0u64;
         let mut buf = Vec::new();
         loop {
-            let a = r.pos();
-            let cmd = Svc(r.byte().map_err(|e| ("gamestate entry", e))?);
+            let a = d.pos();
+            let cmd = Svc(d.byte("gamestate entry")?);
             match cmd {
                 Svc::EOF => break,
                 Svc::CONFIGSTRING => {
-                    let idx = r.short().map_err(|e| ("configstring index", e))?;
-                    r.string(8192, &mut buf).map_err(|e| ("configstring", e))?;
-                    let p = loc.since(a, r);
+                    let idx = d.short("configstring index")?;
+                    d.string("configstring", 8192, &mut buf)?;
+                    let p = d.since(a);
                     if !(0..MAX_CONFIGSTRINGS as i16).contains(&idx) {
-                        t.expert(
+                        d.t.expert(
                             &notes::CONFIGSTRING_INDEX,
                             Some(&GS_CS_INDEX),
                             Some(p),
                             format!("configstring index {idx} out of range"),
                         );
-                        t.close(loc.base + r.pos());
+                        d.t.close(d.end());
                         return Ok(());
                     }
                     n_cs += 1;
                     self.configstring_set(idx as u32, &buf, sum);
-                    t.open(&GS_CONFIGSTRING, Value::None, p);
-                    t.add(&GS_CS_INDEX, Value::UInt(idx as u64), p);
+                    d.t.open(&GS_CONFIGSTRING, Value::None, p);
+                    d.t.add(&GS_CS_INDEX, Value::UInt(idx as u64), p);
                     let name = Cs::name_of(idx as u32);
                     if !name.is_empty() {
-                        t.add(&GS_CS_NAME, Value::Str(name.into()), p);
+                        d.t.add(&GS_CS_NAME, Value::Str(name.into()), p);
                     }
-                    t.add_text(&GS_CS_VALUE, &buf, p);
+                    d.t.add_text(&GS_CS_VALUE, &buf, p);
                     if Cs::is_info(idx as u32) {
-                        add_info(t, &CS_INFO_DEFS, &buf, p, None);
+                        add_info(d.t, &CS_INFO_DEFS, &buf, p, None);
                     }
-                    t.close_as_is();
+                    d.t.close_as_is();
                 }
                 Svc::BASELINE => {
-                    let num = r
-                        .bits(GENTITYNUM_BITS)
-                        .map_err(|e| ("baseline number", e))? as u16;
+                    let num = d.bits("baseline number", GENTITYNUM_BITS)? as u16;
                     let zero = [0u32; delta::ENT_FIELDS];
                     let (mut st, mut ch) = ([0u32; delta::ENT_FIELDS], delta::Changes::new());
-                    let d = delta::read_entity(r, &zero, &mut st, &mut ch)
-                        .map_err(|e| ("baseline", e))?;
-                    let p = loc.since(a, r);
+                    let delta = delta::read_entity(d, "baseline", &zero, &mut st, &mut ch)?;
+                    let p = d.since(a);
                     n_bl += 1;
-                    t.open(&ENTITY, Value::None, p);
-                    t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
-                    match d {
+                    d.t.open(&ENTITY, Value::None, p);
+                    d.t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
+                    match delta {
                         EntDelta::Changed => {
-                            delta::render_entity(t, &st, Some(&ch), loc.source, p);
+                            delta::render_entity(d.t, &st, Some(&ch), d.loc.source, p);
                             self.set_baseline(num, st);
                         }
                         EntDelta::Removed => {
-                            t.add(&ENT_REMOVED, Value::Bool(true), p);
+                            d.t.add(&ENT_REMOVED, Value::Bool(true), p);
                         }
                         EntDelta::Unchanged => self.set_baseline(num, zero),
                     }
-                    t.close_as_is();
+                    d.t.close_as_is();
                 }
                 _ => {
-                    t.expert(
+                    d.t.expert(
                         &notes::GAMESTATE_ENTRY_UNKNOWN,
                         None,
-                        Some(loc.since(a, r)),
+                        Some(d.since(a)),
                         format!("unknown gamestate entry {}", cmd.0),
                     );
-                    t.close(loc.base + r.pos());
+                    d.t.close(d.end());
                     return Ok(());
                 }
             }
         }
-        t.add(&GS_BASELINES, Value::UInt(n_bl), loc.bits(s, r.pos()));
-        let a = r.pos();
-        let cn = r.ulong().map_err(|e| ("clientNum", e))?;
-        t.add(&GS_CLIENT_NUM, Value::UInt(cn as u64), loc.since(a, r));
-        let a = r.pos();
-        let feed = r.long().map_err(|e| ("checksumFeed", e))?;
-        t.add(&GS_CHECKSUM_FEED, Value::Int(feed as i64), loc.since(a, r));
+        d.t.add(&GS_BASELINES, Value::UInt(n_bl), d.loc.bits(s, d.pos()));
+        let a = d.pos();
+        let cn = d.ulong("clientNum")?;
+        d.t.add(&GS_CLIENT_NUM, Value::UInt(cn as u64), d.since(a));
+        let a = d.pos();
+        let feed = d.long("checksumFeed")?;
+        d.t.add(&GS_CHECKSUM_FEED, Value::Int(feed as i64), d.since(a));
         self.checksum_feed = Some(feed);
         self.client_num = Some(cn);
-        t.close(loc.base + r.pos());
+        d.t.close(d.end());
         let map = self.map.clone().unwrap_or_default();
         sum.add(format_args!(
             "gamestate map {map} {n_cs} configstrings {n_bl} baselines client {cn}"
@@ -386,42 +348,39 @@ impl State {
 
     fn server_command(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let num = r.ulong().map_err(|e| ("server command number", e))?;
+    ) -> Step<()> {
+        let num = d.ulong("server command number")?;
         let mut text = Vec::new();
-        r.string(1024, &mut text)
-            .map_err(|e| ("server command", e))?;
-        let p = loc.bits(s, r.pos());
+        d.string("server command", 1024, &mut text)?;
+        let p = d.loc.bits(s, d.pos());
         let fresh = self.server_cmds.put(num, &text);
-        t.open(&SVC_COMMAND, Value::None, p);
-        t.add(&SVC_CMD_SEQUENCE, Value::UInt(num as u64), p);
-        t.add_text(&SVC_CMD_TEXT, &text, p);
+        d.t.open(&SVC_COMMAND, Value::None, p);
+        d.t.add(&SVC_CMD_SEQUENCE, Value::UInt(num as u64), p);
+        d.t.add_text(&SVC_CMD_TEXT, &text, p);
         let toks = tokenize(&text);
         let name = toks.first().copied().unwrap_or(b"");
-        t.add_text(&SVC_CMD_NAME, name, p);
+        d.t.add_text(&SVC_CMD_NAME, name, p);
         let arg = |i: usize| toks.get(i).copied().unwrap_or(b"");
         let mut line = format!("cmd {num} {}", lossy(name));
         match name {
             b"print" | b"chat" | b"tchat" | b"cp" | b"disconnect" => {
-                t.add_text(&SVC_CMD_MESSAGE, arg(1), p);
+                d.t.add_text(&SVC_CMD_MESSAGE, arg(1), p);
                 line = format!("{} \"{}\"", lossy(name), short_text(arg(1), 60));
             }
             b"cs" => {
                 let idx: u32 = lossy(arg(1)).parse().unwrap_or(u32::MAX);
                 if idx < MAX_CONFIGSTRINGS {
-                    self.cs_command(t, p, idx, arg(2), fresh, sum);
+                    self.cs_command(d.t, p, idx, arg(2), fresh, sum);
                     line = format!("cs {idx} {}", Cs::name_of(idx));
                 }
             }
             b"bcs0" | b"bcs1" | b"bcs2" => {
                 let idx: u32 = lossy(arg(1)).parse().unwrap_or(u32::MAX);
                 if idx < MAX_CONFIGSTRINGS {
-                    t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
+                    d.t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
                     if name == b"bcs0" || self.bcs.as_ref().is_none_or(|b| b.0 != idx) {
                         self.bcs = Some((idx, Vec::new()));
                     }
@@ -433,18 +392,18 @@ impl State {
                     if name == b"bcs2"
                         && let Some((_, full)) = self.bcs.take()
                     {
-                        self.cs_command(t, p, idx, &full, fresh, sum);
+                        self.cs_command(d.t, p, idx, &full, fresh, sum);
                     }
                     line = format!("{} {idx}", lossy(name));
                 }
             }
             _ => {
                 for a in toks.iter().skip(1).take(64) {
-                    t.add_text(&SVC_CMD_ARG, a, p);
+                    d.t.add_text(&SVC_CMD_ARG, a, p);
                 }
             }
         }
-        t.close_as_is();
+        d.t.close_as_is();
         sum.add_str(&line);
         if sum.msg_type.is_empty() {
             sum.msg_type = "serverCommand";
@@ -500,36 +459,28 @@ impl State {
         }
     }
 
-    fn download(
-        &mut self,
-        r: &mut BitReader<'_>,
-        s: usize,
-        loc: Loc,
-        t: &mut TreeBuilder,
-        sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let e = |e| ("download", e);
-        let block = r.bits(16).map_err(e)? as u16;
-        t.open(&DOWNLOAD, Value::None, loc.bits(s, s));
-        t.add(&DL_BLOCK, Value::UInt(block as u64), loc.bits(s, r.pos()));
+    fn download(&mut self, d: &mut BitDissector<'_, '_>, s: usize, sum: &mut Summary) -> Step<()> {
+        let block = d.bits("download", 16)? as u16;
+        d.t.open(&DOWNLOAD, Value::None, d.loc.bits(s, s));
+        d.t.add(&DL_BLOCK, Value::UInt(block as u64), d.loc.bits(s, d.pos()));
         if block == 0 {
-            let size = r.long().map_err(e)?;
-            t.add(&DL_SIZE, Value::Int(size as i64), loc.bits(s, r.pos()));
+            let size = d.long("download")?;
+            d.t.add(&DL_SIZE, Value::Int(size as i64), d.loc.bits(s, d.pos()));
             if size < 0 {
                 let mut text = Vec::new();
-                r.string(1024, &mut text).map_err(e)?;
-                t.add_text(&DL_ERROR, &text, loc.bits(s, r.pos()));
-                t.close(loc.base + r.pos());
+                d.string("download", 1024, &mut text)?;
+                d.t.add_text(&DL_ERROR, &text, d.loc.bits(s, d.pos()));
+                d.t.close(d.end());
                 sum.add(format_args!("download error {}", short_text(&text, 60)));
                 return Ok(());
             }
         }
-        let len = r.bits(16).map_err(e)? as u16 as usize;
-        t.add(&DL_LENGTH, Value::UInt(len as u64), loc.bits(s, r.pos()));
-        let a = r.pos();
-        let data = r.bytes(len).map_err(e)?;
-        t.add(&DL_DATA, Value::Bytes(data.into()), loc.since(a, r));
-        t.close(loc.base + r.pos());
+        let len = d.bits("download", 16)? as u16 as usize;
+        d.t.add(&DL_LENGTH, Value::UInt(len as u64), d.loc.bits(s, d.pos()));
+        let a = d.pos();
+        let data = d.bytes("download", len)?;
+        d.t.add(&DL_DATA, Value::Bytes(data.into()), d.since(a));
+        d.t.close(d.end());
         sum.add(format_args!("download block {block} {len} bytes"));
         if sum.msg_type.is_empty() {
             sum.msg_type = "download";
@@ -539,82 +490,68 @@ impl State {
 
     fn voip(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
         op: Svc,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let e = |e| ("voip", e);
-        let client = r.bits(16).map_err(e)?;
-        let generation = r.byte().map_err(e)?;
-        let seq = r.ulong().map_err(e)?;
-        let frames = r.byte().map_err(e)?;
-        let size = r.bits(16).map_err(e)? as usize;
-        let flags = r.raw(2).map_err(e)?;
-        let a = r.pos();
-        let data = r.bytes(size).map_err(e)?;
-        let p = loc.bits(s, r.pos());
-        t.open(&VOIP, Value::Enum(op.0 as i64, op.name_or("")), p);
-        t.add(&VOIP_CLIENT, Value::UInt(client as u64), p);
-        t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
-        t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
-        t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
-        t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
-        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.since(a, r));
-        t.close_as_is();
+    ) -> Step<()> {
+        let client = d.bits("voip", 16)?;
+        let generation = d.byte("voip")?;
+        let seq = d.ulong("voip")?;
+        let frames = d.byte("voip")?;
+        let size = d.bits("voip", 16)? as usize;
+        let flags = d.raw("voip", 2)?;
+        let a = d.pos();
+        let data = d.bytes("voip", size)?;
+        let p = d.loc.bits(s, d.pos());
+        d.t.open(&VOIP, Value::Enum(op.0 as i64, op.name_or("")), p);
+        d.t.add(&VOIP_CLIENT, Value::UInt(client as u64), p);
+        d.t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
+        d.t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
+        d.t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
+        d.t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
+        d.t.add(&VOIP_DATA, Value::Bytes(data.into()), d.since(a));
+        d.t.close_as_is();
         sum.add(format_args!("voip client {client} {size} bytes"));
         Ok(())
     }
 
     fn snapshot(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
         sequence: u32,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
+    ) -> Step<()> {
         sum.msg_type = "snapshot";
-        t.open(&SNAPSHOT, Value::None, loc.bits(s, s));
-        let e = |e| ("snapshot", e);
-        let a = r.pos();
-        let time = r.long().map_err(e)?;
-        t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), loc.since(a, r));
-        let a = r.pos();
-        let delta_num = r.byte().map_err(e)?;
-        t.add(
-            &SNAP_DELTA_NUM,
-            Value::UInt(delta_num as u64),
-            loc.since(a, r),
-        );
+        d.t.open(&SNAPSHOT, Value::None, d.loc.bits(s, s));
+        let a = d.pos();
+        let time = d.long("snapshot")?;
+        d.t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), d.since(a));
+        let a = d.pos();
+        let delta_num = d.byte("snapshot")?;
+        d.t.add(&SNAP_DELTA_NUM, Value::UInt(delta_num as u64), d.since(a));
         let from_seq = sequence.wrapping_sub(delta_num as u32);
         if delta_num != 0 {
-            t.add(
-                &SNAP_DELTA_FROM,
-                Value::UInt(from_seq as u64),
-                loc.since(a, r),
-            );
+            d.t.add(&SNAP_DELTA_FROM, Value::UInt(from_seq as u64), d.since(a));
         }
-        let a = r.pos();
-        let flags = r.byte().map_err(e)?;
-        t.add(&SNAP_FLAGS, Value::UInt(flags as u64), loc.since(a, r));
-        let a = r.pos();
-        let alen = r.byte().map_err(e)? as usize;
+        let a = d.pos();
+        let flags = d.byte("snapshot")?;
+        d.t.add(&SNAP_FLAGS, Value::UInt(flags as u64), d.since(a));
+        let a = d.pos();
+        let alen = d.byte("snapshot")? as usize;
         if alen > MAX_AREA_BYTES {
-            t.expert(
+            d.t.expert(
                 &notes::AREAMASK_LENGTH,
                 Some(&SNAP_AREAMASK),
-                Some(loc.since(a, r)),
+                Some(d.since(a)),
                 format!("area mask length {alen} exceeds 32"),
             );
-            t.close(loc.base + r.pos());
+            d.t.close(d.end());
             return Ok(());
         }
-        let mask = r.bytes(alen).map_err(e)?;
-        t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), loc.since(a, r));
+        let mask = d.bytes("snapshot", alen)?;
+        d.t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), d.since(a));
 
         // The reference snapshot (§9.3).
         let reference = if delta_num == 0 {
@@ -622,7 +559,7 @@ impl State {
         } else {
             let found = self.snaps.find(from_seq);
             if found.is_none() {
-                t.expert(&notes::DELTA_REFERENCE_MISSING, Some(&SNAP_DELTA_FROM), Some(loc.since(a, r)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
+                d.t.expert(&notes::DELTA_REFERENCE_MISSING, Some(&SNAP_DELTA_FROM), Some(d.since(a)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
             }
             found
         };
@@ -639,17 +576,17 @@ impl State {
         target.sequence = sequence;
         let zero_ps = PlayerState::default();
         let from_ps = from_snap.map_or(&zero_ps, |sn| &sn.ps);
-        let a = r.pos();
+        let a = d.pos();
         let ch = &mut self.scratch_changes;
-        delta::read_player(r, from_ps, &mut target.ps, ch).map_err(|e| ("player state", e))?;
+        delta::read_player(d, from_ps, &mut target.ps, ch)?;
         let ps = &target.ps;
-        let pp = loc.since(a, r);
-        t.open(&PS, Value::None, pp);
-        delta::render_player(t, ps, ch, loc.source, pp);
+        let pp = d.since(a);
+        d.t.open(&PS, Value::None, pp);
+        delta::render_player(d.t, ps, ch, d.loc.source, pp);
         if delta_num != 0 && reference.is_none() {
-            t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
+            d.t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
         }
-        t.close_as_is();
+        d.t.close_as_is();
 
         // Packet entities: merge the reference's list with the transmitted records. The
         // target slot's own list (of the message PACKET_BACKUP ago) is reused: no allocation.
@@ -668,22 +605,22 @@ impl State {
                 .cloned()
                 .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
         };
-        let detail = t.detail();
+        let detail = d.t.detail();
         let mut oi = 0usize;
         let mut sent = 0usize;
         let mut removed = Vec::new();
         let mut last: i32 = -1;
         for _ in 0..MAX_GENTITIES + 1 {
-            let a = r.pos();
-            let num = r.bits(GENTITYNUM_BITS).map_err(|e| ("entity number", e))? as u16;
+            let a = d.pos();
+            let num = d.bits("entity number", GENTITYNUM_BITS)? as u16;
             if num == ENTITYNUM_NONE {
                 break;
             }
             if (num as i32) <= last {
-                t.expert(
+                d.t.expert(
                     &notes::ENTITY_ORDER,
                     Some(&ENT_NUMBER),
-                    Some(loc.since(a, r)),
+                    Some(d.since(a)),
                     format!("entity {num} out of order"),
                 );
             }
@@ -723,10 +660,10 @@ impl State {
             };
             let mut st = [0u32; delta::ENT_FIELDS];
             let ch = &mut self.scratch_changes;
-            let d = delta::read_entity(r, from, &mut st, ch).map_err(|e| ("entity", e))?;
+            let delta = delta::read_entity(d, "entity", from, &mut st, ch)?;
             sent += 1;
             if !detail {
-                match d {
+                match delta {
                     EntDelta::Removed => removed.push(num),
                     _ => ents.push(num),
                 }
@@ -736,28 +673,28 @@ impl State {
                 Some(rc) => Arc::clone(rc),
                 None => Arc::new(*from),
             };
-            let p = loc.since(a, r);
-            t.open(&ENTITY, Value::None, p);
-            t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
-            match d {
+            let p = d.since(a);
+            d.t.open(&ENTITY, Value::None, p);
+            d.t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
+            match delta {
                 EntDelta::Removed => {
-                    t.add(&ENT_REMOVED, Value::Bool(true), p);
+                    d.t.add(&ENT_REMOVED, Value::Bool(true), p);
                     removed.push(num);
                 }
                 EntDelta::Unchanged => {
-                    t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
-                    delta::render_entity(t, from, None, loc.source, p);
+                    d.t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
+                    delta::render_entity(d.t, from, None, d.loc.source, p);
                     ents.push(num);
                     states.push(unchanged());
                 }
                 EntDelta::Changed => {
-                    t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
-                    delta::render_entity(t, &st, Some(ch), loc.source, p);
+                    d.t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
+                    delta::render_entity(d.t, &st, Some(ch), d.loc.source, p);
                     ents.push(num);
                     states.push(Arc::new(st));
                 }
             }
-            t.close_as_is();
+            d.t.close_as_is();
         }
         let rest = oi.min(old.len());
         ents.extend_from_slice(&old[rest..]);
@@ -765,14 +702,18 @@ impl State {
             states.extend((rest..old.len()).map(old_state));
         }
         for n in &removed {
-            t.add(&SNAP_REMOVED, Value::UInt(*n as u64), loc.bits(s, r.pos()));
+            d.t.add(
+                &SNAP_REMOVED,
+                Value::UInt(*n as u64),
+                d.loc.bits(s, d.pos()),
+            );
         }
-        t.add(
+        d.t.add(
             &SNAP_ENTITIES,
             Value::UInt(ents.len() as u64),
-            loc.bits(s, r.pos()),
+            d.loc.bits(s, d.pos()),
         );
-        t.close(loc.base + r.pos());
+        d.t.close(d.end());
         let weapon = ps.f[41];
         let health = ps.arrays[0][0];
         // "snapshot {time} delta {delta_num} ents {sent}/{total} {health}hp[ removed {n}] w{weapon}"
