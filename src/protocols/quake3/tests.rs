@@ -4,6 +4,7 @@ use super::msg::tests::{BitWriter, hex};
 use super::*;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
+use crate::tree::{Field, Record, Value};
 
 fn dgram(p: &[u8], dir: Direction, i: u64) -> Datagram<'_> {
     Datagram {
