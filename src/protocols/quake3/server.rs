@@ -516,6 +516,8 @@ impl State {
         Ok(())
     }
 
+    /// A snapshot (ioquake3 code/client/cl_parse.c `CL_ParseSnapshot`), decoded straight into
+    /// its slot of the ring.
     fn snapshot(
         &mut self,
         d: &mut BitDissector<'_, '_>,
@@ -525,41 +527,15 @@ impl State {
     ) -> Step<()> {
         sum.msg_type = "snapshot";
         d.t.open(&SNAPSHOT, Value::None, d.loc.bits(s, s));
-        let a = d.pos();
-        let time = d.long("snapshot")?;
-        d.t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), d.since(a));
-        let a = d.pos();
-        let delta_num = d.byte("snapshot")?;
-        d.t.add(&SNAP_DELTA_NUM, Value::UInt(delta_num as u64), d.since(a));
-        let from_seq = sequence.wrapping_sub(delta_num as u32);
-        if delta_num != 0 {
-            d.t.add(&SNAP_DELTA_FROM, Value::UInt(from_seq as u64), d.since(a));
-        }
-        let a = d.pos();
-        let flags = d.byte("snapshot")?;
-        d.t.add(&SNAP_FLAGS, Value::UInt(flags as u64), d.since(a));
-        let a = d.pos();
-        let alen = d.byte("snapshot")? as usize;
-        if alen > MAX_AREA_BYTES {
-            d.t.expert(
-                &notes::AREAMASK_LENGTH,
-                Some(&SNAP_AREAMASK),
-                Some(d.since(a)),
-                format!("area mask length {alen} exceeds 32"),
-            );
-            d.t.close(d.end());
+        let Some(hd) = snapshot_header(d, sequence)? else {
             return Ok(());
-        }
-        let mask = d.bytes("snapshot", alen)?;
-        d.t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), d.since(a));
-
-        // The reference snapshot (§9.3).
-        let reference = if delta_num == 0 {
+        };
+        let reference = if hd.delta_num == 0 {
             None
         } else {
-            let found = self.snaps.find(from_seq);
+            let found = self.snaps.find(hd.from_seq);
             if found.is_none() {
-                d.t.expert(&notes::DELTA_REFERENCE_MISSING, Some(&SNAP_DELTA_FROM), Some(d.since(a)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
+                d.t.expert(&notes::DELTA_REFERENCE_MISSING, Some(&SNAP_DELTA_FROM), Some(d.since(hd.mask_at)), format!("reference snapshot {} was not captured: values are relative to zero / baselines", hd.from_seq));
             }
             found
         };
@@ -579,128 +555,19 @@ impl State {
         let a = d.pos();
         let ch = &mut self.scratch_changes;
         delta::read_player(d, from_ps, &mut target.ps, ch)?;
-        let ps = &target.ps;
         let pp = d.since(a);
         d.t.open(&PS, Value::None, pp);
-        delta::render_player(d.t, ps, ch, d.loc.source, pp);
-        if delta_num != 0 && reference.is_none() {
+        delta::render_player(d.t, &target.ps, ch, d.loc.source, pp);
+        if hd.delta_num != 0 && reference.is_none() {
             d.t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
         }
         d.t.close_as_is();
-
-        // Packet entities: merge the reference's list with the transmitted records. The
-        // target slot's own list (of the message PACKET_BACKUP ago) is reused: no allocation.
-        let (old, old_states): (&[u16], &[Arc<EntState>]) =
-            from_snap.map_or((&[], &[]), |sn| (&sn.nums, &sn.states));
-        let Snap {
-            nums: ents, states, ..
-        } = target;
-        ents.clear();
-        states.clear();
-        ents.reserve(old.len() + 8);
-        // The state of the reference's entity `i` (all zero if trees were off when it was read).
-        let old_state = |i: usize| {
-            old_states
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
+        let bases = Bases {
+            baselines: &self.baselines,
+            have_gamestate: self.have_gamestate,
         };
-        let detail = d.t.detail();
-        let mut oi = 0usize;
-        let mut sent = 0usize;
-        let mut removed = Vec::new();
-        let mut last: i32 = -1;
-        for _ in 0..MAX_GENTITIES + 1 {
-            let a = d.pos();
-            let num = d.bits("entity number", GENTITYNUM_BITS)? as u16;
-            if num == ENTITYNUM_NONE {
-                break;
-            }
-            if (num as i32) <= last {
-                d.t.expert(
-                    &notes::ENTITY_ORDER,
-                    Some(&ENT_NUMBER),
-                    Some(d.since(a)),
-                    format!("entity {num} out of order"),
-                );
-            }
-            last = num as i32;
-            while oi < old.len() && old[oi] < num {
-                ents.push(old[oi]);
-                if detail {
-                    states.push(old_state(oi));
-                }
-                oi += 1;
-            }
-            // The state the delta applies to: shared with the reference snapshot, or a baseline.
-            // (Without trees the values are not shown, so they are not looked up.)
-            let in_reference = oi < old.len() && old[oi] == num;
-            if in_reference {
-                oi += 1;
-            }
-            let prev: Option<Arc<EntState>> = if in_reference && detail {
-                old_states.get(oi - 1).cloned()
-            } else {
-                None
-            };
-            // (Not `self.baseline()`: the ring is borrowed.)
-            let baseline = if prev.is_none() && detail {
-                self.baselines
-                    .get(num as usize)
-                    .and_then(|b| b.as_deref().copied())
-            } else {
-                None
-            };
-            let zero = [0u32; delta::ENT_FIELDS];
-            let (from, base): (&EntState, EntBase) = match (&prev, &baseline) {
-                (Some(rc), _) => (rc, EntBase::PREVIOUS),
-                (None, Some(b)) => (b, EntBase::BASELINE),
-                (None, None) if self.have_gamestate => (&zero, EntBase::ZERO),
-                (None, None) => (&zero, EntBase::NOT_CAPTURED),
-            };
-            let mut st = [0u32; delta::ENT_FIELDS];
-            let ch = &mut self.scratch_changes;
-            let delta = delta::read_entity(d, "entity", from, &mut st, ch)?;
-            sent += 1;
-            if !detail {
-                match delta {
-                    EntDelta::Removed => removed.push(num),
-                    _ => ents.push(num),
-                }
-                continue;
-            }
-            let unchanged = || match &prev {
-                Some(rc) => Arc::clone(rc),
-                None => Arc::new(*from),
-            };
-            let p = d.since(a);
-            d.t.open(&ENTITY, Value::None, p);
-            d.t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
-            match delta {
-                EntDelta::Removed => {
-                    d.t.add(&ENT_REMOVED, Value::Bool(true), p);
-                    removed.push(num);
-                }
-                EntDelta::Unchanged => {
-                    d.t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
-                    delta::render_entity(d.t, from, None, d.loc.source, p);
-                    ents.push(num);
-                    states.push(unchanged());
-                }
-                EntDelta::Changed => {
-                    d.t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
-                    delta::render_entity(d.t, &st, Some(ch), d.loc.source, p);
-                    ents.push(num);
-                    states.push(Arc::new(st));
-                }
-            }
-            d.t.close_as_is();
-        }
-        let rest = oi.min(old.len());
-        ents.extend_from_slice(&old[rest..]);
-        if detail {
-            states.extend((rest..old.len()).map(old_state));
-        }
+        let reference = from_snap.map_or((&[][..], &[][..]), |sn| (&sn.nums[..], &sn.states[..]));
+        let (sent, removed) = packet_entities(d, &bases, reference, target, ch)?;
         for n in &removed {
             d.t.add(
                 &SNAP_REMOVED,
@@ -708,36 +575,237 @@ impl State {
                 d.loc.bits(s, d.pos()),
             );
         }
+        let total = target.nums.len();
         d.t.add(
             &SNAP_ENTITIES,
-            Value::UInt(ents.len() as u64),
+            Value::UInt(total as u64),
             d.loc.bits(s, d.pos()),
         );
         d.t.close(d.end());
-        let weapon = ps.f[41];
-        let health = ps.arrays[0][0];
-        // "snapshot {time} delta {delta_num} ents {sent}/{total} {health}hp[ removed {n}] w{weapon}"
-        let o = sum.part();
-        o.push_str("snapshot ");
-        push_int(o, time as i64);
-        o.push_str(" delta ");
-        push_uint(o, delta_num as u64);
-        o.push_str(" ents ");
-        push_uint(o, sent as u64);
-        o.push('/');
-        push_uint(o, ents.len() as u64);
-        o.push(' ');
-        push_int(o, health as i64);
-        o.push_str("hp");
-        if !removed.is_empty() {
-            o.push_str(" removed ");
-            push_uint(o, removed.len() as u64);
-        }
-        o.push_str(" w");
-        push_uint(o, weapon as u64);
+        snapshot_summary(sum, &hd, sent, total, removed.len(), &target.ps);
         target.valid = true;
         Ok(())
     }
+}
+
+/// The fixed part of a snapshot, before the player state.
+struct SnapHeader {
+    time: i32,
+    delta_num: u8,
+    /// The message the snapshot is a delta from.
+    from_seq: u32,
+    /// Where the area mask starts.
+    mask_at: usize,
+}
+
+/// Reads the server time, delta number, flags and area mask (ioquake3 code/client/cl_parse.c
+/// `CL_ParseSnapshot`); `None` when the area mask is too long to follow.
+fn snapshot_header(d: &mut BitDissector<'_, '_>, sequence: u32) -> Step<Option<SnapHeader>> {
+    const WHAT: &str = "snapshot";
+    let a = d.pos();
+    let time = d.long(WHAT)?;
+    d.t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), d.since(a));
+    let a = d.pos();
+    let delta_num = d.byte(WHAT)?;
+    d.t.add(&SNAP_DELTA_NUM, Value::UInt(delta_num as u64), d.since(a));
+    let from_seq = sequence.wrapping_sub(delta_num as u32);
+    if delta_num != 0 {
+        d.t.add(&SNAP_DELTA_FROM, Value::UInt(from_seq as u64), d.since(a));
+    }
+    let a = d.pos();
+    let flags = d.byte(WHAT)?;
+    d.t.add(&SNAP_FLAGS, Value::UInt(flags as u64), d.since(a));
+    let mask_at = d.pos();
+    let alen = d.byte(WHAT)? as usize;
+    if alen > MAX_AREA_BYTES {
+        d.t.expert(
+            &notes::AREAMASK_LENGTH,
+            Some(&SNAP_AREAMASK),
+            Some(d.since(mask_at)),
+            format!("area mask length {alen} exceeds 32"),
+        );
+        d.t.close(d.end());
+        return Ok(None);
+    }
+    let mask = d.bytes(WHAT, alen)?;
+    d.t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), d.since(mask_at));
+    Ok(Some(SnapHeader {
+        time,
+        delta_num,
+        from_seq,
+        mask_at,
+    }))
+}
+
+/// What an entity that is not in the reference snapshot is a delta from.
+struct Bases<'s> {
+    baselines: &'s [Option<Box<EntState>>],
+    /// A gamestate was decoded: an absent baseline is known to be zero.
+    have_gamestate: bool,
+}
+
+/// The entity records of a snapshot, merged with the reference's entity list into the target
+/// slot (ioquake3 code/client/cl_parse.c `CL_ParsePacketEntities`). The target slot's own
+/// lists (of the message PACKET_BACKUP ago) are reused: no allocation. Returns how many
+/// records were sent and the entities removed.
+fn packet_entities(
+    d: &mut BitDissector<'_, '_>,
+    bases: &Bases<'_>,
+    (old, old_states): (&[u16], &[Arc<EntState>]),
+    target: &mut Snap,
+    ch: &mut delta::Changes,
+) -> Step<(usize, Vec<u16>)> {
+    let Snap {
+        nums: ents, states, ..
+    } = target;
+    ents.clear();
+    states.clear();
+    ents.reserve(old.len() + 8);
+    // The state of the reference's entity `i` (all zero if trees were off when it was read).
+    let old_state = |i: usize| {
+        old_states
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
+    };
+    let detail = d.t.detail();
+    let mut oi = 0usize;
+    let mut sent = 0usize;
+    let mut removed = Vec::new();
+    let mut last: i32 = -1;
+    for _ in 0..MAX_GENTITIES + 1 {
+        let a = d.pos();
+        let num = d.bits("entity number", GENTITYNUM_BITS)? as u16;
+        if num == ENTITYNUM_NONE {
+            break;
+        }
+        if (num as i32) <= last {
+            d.t.expert(
+                &notes::ENTITY_ORDER,
+                Some(&ENT_NUMBER),
+                Some(d.since(a)),
+                format!("entity {num} out of order"),
+            );
+        }
+        last = num as i32;
+        while oi < old.len() && old[oi] < num {
+            ents.push(old[oi]);
+            if detail {
+                states.push(old_state(oi));
+            }
+            oi += 1;
+        }
+        // The state the delta applies to: shared with the reference snapshot, or a baseline.
+        // (Without trees the values are not shown, so they are not looked up.)
+        let in_reference = oi < old.len() && old[oi] == num;
+        if in_reference {
+            oi += 1;
+        }
+        let prev: Option<Arc<EntState>> = if in_reference && detail {
+            old_states.get(oi - 1).cloned()
+        } else {
+            None
+        };
+        let baseline = if prev.is_none() && detail {
+            bases
+                .baselines
+                .get(num as usize)
+                .and_then(|b| b.as_deref().copied())
+        } else {
+            None
+        };
+        let zero = [0u32; delta::ENT_FIELDS];
+        let (from, base): (&EntState, EntBase) = match (&prev, &baseline) {
+            (Some(rc), _) => (rc, EntBase::PREVIOUS),
+            (None, Some(b)) => (b, EntBase::BASELINE),
+            (None, None) if bases.have_gamestate => (&zero, EntBase::ZERO),
+            (None, None) => (&zero, EntBase::NOT_CAPTURED),
+        };
+        let mut st = [0u32; delta::ENT_FIELDS];
+        let delta = delta::read_entity(d, "entity", from, &mut st, ch)?;
+        sent += 1;
+        match delta {
+            EntDelta::Removed => removed.push(num),
+            _ => ents.push(num),
+        }
+        if !detail {
+            continue;
+        }
+        let state = match delta {
+            EntDelta::Removed => None,
+            EntDelta::Unchanged => Some(match &prev {
+                Some(rc) => Arc::clone(rc),
+                None => Arc::new(*from),
+            }),
+            EntDelta::Changed => Some(Arc::new(st)),
+        };
+        let changes = (delta == EntDelta::Changed).then_some(&*ch);
+        entity_record(d, a, num, base, state.as_deref(), changes);
+        states.extend(state);
+    }
+    let rest = oi.min(old.len());
+    ents.extend_from_slice(&old[rest..]);
+    if detail {
+        states.extend((rest..old.len()).map(old_state));
+    }
+    Ok((sent, removed))
+}
+
+/// The tree of one entity record read since `a`: removed, or its state after the delta
+/// (`changes` locating the fields the delta carried).
+fn entity_record(
+    d: &mut BitDissector<'_, '_>,
+    a: usize,
+    num: u16,
+    base: EntBase,
+    state: Option<&EntState>,
+    changes: Option<&delta::Changes>,
+) {
+    let p = d.since(a);
+    d.t.open(&ENTITY, Value::None, p);
+    d.t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
+    match state {
+        None => {
+            d.t.add(&ENT_REMOVED, Value::Bool(true), p);
+        }
+        Some(st) => {
+            d.t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
+            delta::render_entity(d.t, st, changes, d.loc.source, p);
+        }
+    }
+    d.t.close_as_is();
+}
+
+/// "snapshot {time} delta {delta_num} ents {sent}/{total} {health}hp[ removed {n}] w{weapon}",
+/// written without `format!` (one per snapshot).
+fn snapshot_summary(
+    sum: &mut Summary,
+    hd: &SnapHeader,
+    sent: usize,
+    total: usize,
+    removed: usize,
+    ps: &PlayerState,
+) {
+    let weapon = ps.f[41];
+    let health = ps.arrays[0][0];
+    let o = sum.part();
+    o.push_str("snapshot ");
+    push_int(o, hd.time as i64);
+    o.push_str(" delta ");
+    push_uint(o, hd.delta_num as u64);
+    o.push_str(" ents ");
+    push_uint(o, sent as u64);
+    o.push('/');
+    push_uint(o, total as u64);
+    o.push(' ');
+    push_int(o, health as i64);
+    o.push_str("hp");
+    if removed > 0 {
+        o.push_str(" removed ");
+        push_uint(o, removed as u64);
+    }
+    o.push_str(" w");
+    push_uint(o, weapon as u64);
 }
 
 /// The slot a snapshot is decoded into and, when it is another slot, its reference.
