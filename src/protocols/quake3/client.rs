@@ -1,5 +1,6 @@
-//! Client → server messages (reference §11): serverId, acknowledgements, client commands,
-//! usercmds decoded through their key.
+//! Client → server messages: serverId, acknowledgements, client commands, usercmds decoded
+//! through their key (ioquake3 code/client/cl_input.c `CL_WritePacket`, code/server/sv_client.c
+//! `SV_ExecuteClientMessage`, `SV_UserMove`, `SV_UserVoip`).
 
 use super::State;
 use super::connectionless::tokenize;
@@ -11,7 +12,8 @@ use super::server::{Summary, push_hex, push_int, push_uint};
 use crate::tree::{TreeBuilder, Value};
 use crate::wire::Step;
 
-/// `MSG_HashKey(text, 32)` with `%` and bytes > 127 mapped to `.` (reference §11.3).
+/// `MSG_HashKey(text, 32)` with `%` and bytes > 127 mapped to `.` (ioquake3 code/qcommon/msg.c
+/// `MSG_HashKey`; id 1.32 code/qcommon/common.c `Com_HashKey`).
 pub fn hash_key(text: &[u8]) -> u32 {
     let mut h: i32 = 0;
     for (i, &c) in text.iter().take(32).enumerate() {
@@ -25,7 +27,7 @@ pub fn hash_key(text: &[u8]) -> u32 {
     h ^ (h >> 10) ^ (h >> 20)
 }
 
-/// One usercmd (q_shared.h `usercmd_t`).
+/// One usercmd (ioquake3 code/qcommon/q_shared.h `usercmd_t`).
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 pub struct UserCmd {
     pub server_time: i32,

@@ -1,5 +1,5 @@
 //! Connectionless (out-of-band) packets: the 0xffffffff marker and one text command
-//! (reference §2; ioq3 code/server/sv_main.c `SV_ConnectionlessPacket`, code/client/cl_main.c
+//! (ioquake3 code/server/sv_main.c `SV_ConnectionlessPacket`, code/client/cl_main.c
 //! `CL_ConnectionlessPacket`; dpmaster doc/techinfo.txt for the master lists).
 
 use super::fields::*;
@@ -8,7 +8,8 @@ use super::notes;
 use crate::proto::Role;
 use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
 
-/// Every command the reference lists, with the role of its sender and its canonical spelling.
+/// Every command the engines and master servers answer, with the role of its sender and its
+/// canonical spelling (the two functions above; dpmaster doc/techinfo.txt).
 /// Matching is case-insensitive (the engine uses Q_stricmp); the two list responses match by
 /// prefix.
 pub static COMMANDS: &[(&str, Role)] = &[
@@ -552,7 +553,8 @@ fn decode_connect(p: &[u8], t: &mut TreeBuilder, res: &mut OobResult) {
     res.source = Some(text);
 }
 
-/// `\` + IPv4 + port or `/` + IPv6 + port entries up to `\EOT` (§2.5). Returns (count, eot).
+/// `\` + IPv4 + port or `/` + IPv6 + port entries up to `\EOT` (dpmaster doc/techinfo.txt;
+/// ioquake3 code/client/cl_main.c `CL_ServersResponsePacket`). Returns (count, eot).
 fn decode_server_list(p: &[u8], start: usize, t: &mut TreeBuilder) -> (usize, bool) {
     let mut i = start;
     let mut n = 0;

@@ -1,4 +1,5 @@
-//! Delta-coded entity and player states (reference §10) and their rendering.
+//! Delta-coded entity and player states and their rendering (ioquake3 code/qcommon/msg.c
+//! `MSG_ReadDeltaEntity`, `MSG_ReadDeltaPlayerstate`; the same in id 1.32).
 
 use super::constants::{FLOAT_INT_BIAS, FLOAT_INT_BITS};
 use super::fields::*;
@@ -75,7 +76,7 @@ fn read_float(d: &mut BitDissector<'_, '_>, what: &'static str) -> Step<u32> {
     }
 }
 
-/// Reads an entity delta (§10.1) from `from`; a changed state goes to `to`, with `ch`. The
+/// Reads an entity delta (`MSG_ReadDeltaEntity`, after the entity number) from `from`; a changed state goes to `to`, with `ch`. The
 /// caller's buffers are reused: states and change lists are hundreds of bytes, and copying them
 /// around per entity was a fifth of a summary run.
 pub fn read_entity(
@@ -119,7 +120,7 @@ pub fn read_entity(
     Ok(EntDelta::Changed)
 }
 
-/// Reads a player-state delta (§10.2) from `from` into `to`, with what changed in `ch`.
+/// Reads a player-state delta (`MSG_ReadDeltaPlayerstate`) from `from` into `to`, with what changed in `ch`.
 pub fn read_player(
     d: &mut BitDissector<'_, '_>,
     from: &PlayerState,

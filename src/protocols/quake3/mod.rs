@@ -3,9 +3,9 @@
 //! Layers: connectionless text commands ([`connectionless`]); the netchan header, fragments,
 //! checksum and legacy XOR keying ([`netchan`]); the Huffman bit stream ([`huffman`],
 //! [`msg`]); server messages ([`server`]) with delta-coded states ([`delta`]); client messages
-//! with keyed usercmds ([`client`]). The reference is /work/shared/protocols/quake3.md (it cites
-//! ioquake/ioq3 and id-Software/Quake-III-Arena for every table); docs/protocols/quake3.md
-//! records the decisions.
+//! with keyed usercmds ([`client`]); the per-flow decoder ([`flow`]). Upstream sources: GitHub
+//! ioquake/ioq3 (code/qcommon, code/server, code/client), id-Software/Quake-III-Arena (the
+//! 1.32 GPL release) and OpenArena/engine; docs/protocols/quake3.md records the decisions.
 
 pub mod client;
 pub mod connectionless;
@@ -122,7 +122,8 @@ impl Ring {
     }
 }
 
-/// Per-flow protocol state (reference §16).
+/// Per-flow protocol state: what a client and a server keep about each other (ioquake3
+/// code/client/client.h `clientConnection_t`, code/server/server.h `client_t`).
 #[derive(Default)]
 pub struct State {
     pub flavour: Option<(Flavour, &'static str)>,

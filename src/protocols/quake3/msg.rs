@@ -1,4 +1,4 @@
-//! The message bit stream (reference §5): raw bits LSB first, whole bytes through the static
+//! The message bit stream (ioquake3 code/qcommon/msg.c `MSG_ReadBits`): raw bits LSB first, whole bytes through the static
 //! Huffman table. Never panics; a read past the end sets `overread` and returns an error.
 
 use super::huffman::{MAX_CODE_BITS, NYT, StaticTable, static_table};
@@ -235,7 +235,7 @@ impl<'a> BitReader<'a> {
         Ok(sym as u8)
     }
 
-    /// An n-bit field (reference §5.2); negative `n` = signed. The raw low bits and up to four
+    /// An n-bit field (`MSG_ReadBits`); negative `n` = signed. The raw low bits and up to four
     /// Huffman symbols are all decoded from one 57-bit window (7 + 3 × 11 + 11 bits at most).
     pub fn bits(&mut self, n: i32) -> R<i64> {
         let m = n.unsigned_abs().min(32);
@@ -287,7 +287,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// A NUL-terminated string (the NUL is read, not stored); at most `max` bytes are kept, the
-    /// rest consumed up to the NUL as ioquake3 does (reference §5.4). Bytes are kept as sent.
+    /// rest consumed up to the NUL as ioquake3 does (`MSG_ReadString`). Bytes are kept as sent.
     pub fn string(&mut self, max: usize, out: &mut Vec<u8>) -> R<()> {
         out.clear();
         loop {
@@ -314,7 +314,7 @@ impl<'a> BitReader<'a> {
 pub(crate) mod tests {
     use super::*;
 
-    /// Test-side writer mirroring reference §5.2.
+    /// Test-side writer mirroring `MSG_WriteBits`.
     #[derive(Default)]
     pub struct BitWriter {
         pub data: Vec<u8>,

@@ -1,4 +1,6 @@
-//! Server → client messages (reference §9): reliable acknowledge, then svc operations.
+//! Server → client messages: reliable acknowledge, then svc operations (ioquake3
+//! code/client/cl_parse.c `CL_ParseServerMessage`, `CL_ParseGamestate`, `CL_ParseSnapshot`,
+//! `CL_ParseDownload`, `CL_ParseCommandString`, `CL_ParseVoip`).
 
 use super::State;
 use super::connectionless::{InfoDefs, add_info, info_value, tokenize};

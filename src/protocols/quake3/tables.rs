@@ -1,10 +1,10 @@
 //! Static tables of the Quake III protocol.
 //!
 //! Sources: ioquake/ioq3 code/qcommon/msg.c (`msg_hData`, `entityStateFields`,
-//! `playerStateFields`), identical in id-Software/Quake-III-Arena code/qcommon/msg.c; reference
-//! notes /work/shared/protocols/quake3.md Appendix A, §10.3 and §10.4.
+//! `playerStateFields`), identical in id-Software/Quake-III-Arena code/qcommon/msg.c; the static
+//! codes are what code/qcommon/huffman.c builds from `msg_hData`.
 
-/// The code of the NYT leaf in the static tree (Appendix A), never sent by the encoder.
+/// The code of the NYT leaf in the static tree, never sent by the encoder.
 pub static NYT_CODE: &str = "00000000100";
 
 /// Symbol frequencies the static message Huffman tree is built from (`msg_hData`, ioq3 msg.c).
@@ -32,8 +32,8 @@ pub static MSG_HDATA: [u32; 256] = [
 1127, 956, 1159, 950, 7791, 954, 1289, 933, 1127, 3207, 1020, 927, 
 1355, 768, 1040, 745, 952, 805, 1073, 740, 1013, 805, 1008, 796, 
 996, 1057, 11457, 13504, ];
-/// The static code of every byte (first bit sent first), reference Appendix A (computed there
-/// with ioquake3's huffman.c from `MSG_HDATA`). The decoder builds its lookup table from these;
+/// The static code of every byte (first bit sent first), as ioquake3's code/qcommon/huffman.c
+/// builds it from `MSG_HDATA` (`MSG_initHuffman`). The decoder builds its lookup table from these;
 /// a test rebuilds them with the adaptive model fed `MSG_HDATA` and checks they agree.
 #[rustfmt::skip]
 pub static STATIC_CODES: [&str; 256] = [
@@ -75,7 +75,7 @@ pub struct WireField {
     pub bits: i32,
 }
 
-/// `entityStateFields` in wire order (ioq3 code/qcommon/msg.c; reference §10.3).
+/// `entityStateFields` in wire order (ioquake3 code/qcommon/msg.c).
 #[rustfmt::skip]
 pub static ENTITY_FIELDS: [WireField; 51] = [
     WireField { def: &ENT_POS_TR_TIME, name: "pos.trTime", bits: 32 },
@@ -131,7 +131,7 @@ pub static ENTITY_FIELDS: [WireField; 51] = [
     WireField { def: &ENT_FRAME, name: "frame", bits: 16 },
 ];
 
-/// `playerStateFields` in wire order (ioq3 code/qcommon/msg.c; reference §10.4).
+/// `playerStateFields` in wire order (ioquake3 code/qcommon/msg.c).
 #[rustfmt::skip]
 pub static PLAYER_FIELDS: [WireField; 48] = [
     WireField { def: &PS_COMMAND_TIME, name: "commandTime", bits: 32 },

@@ -1,4 +1,5 @@
-//! Flow-level tests: the reference's datagram vectors through `decode`, and the property test.
+//! Flow-level tests: datagram vectors made with ioquake3's own routines (code/qcommon/msg.c,
+//! huffman.c, net_chan.c) through `decode`, and the property tests.
 
 use super::msg::tests::{BitWriter, hex};
 use super::*;
@@ -293,7 +294,7 @@ fn lost_fragment_is_a_note() {
 #[test]
 fn fragments_reassemble_across_datagrams() {
     // An ioq3-flavour S→C message of 1300 + 2 bytes: reliable ack 3, svc_serverCommand 1
-    // "print \"...\"" padded with nops, EOF. Built with the test writer (reference §5, §9).
+    // "print \"...\"" padded with nops, EOF. Built with the test writer.
     let mut w = BitWriter::default();
     w.long(3);
     for _ in 0..700 {
@@ -345,7 +346,7 @@ fn ioq3_s2c(seq: u32, body: &[u8]) -> Vec<u8> {
     p
 }
 
-/// Entity delta writing only field `i` (integer of `bits`) = v (reference §10.1).
+/// Entity delta writing only field `i` (integer of `bits`) = v (`MSG_WriteDeltaEntity`).
 fn write_entity_field(w: &mut BitWriter, num: u16, i: usize, bits: i32, v: i64) {
     w.bits(num as i64, 10);
     w.bit(0); // not removed
