@@ -123,7 +123,7 @@ impl Reassembly {
     }
 }
 
-/// The XOR transform shared by `SV_Netchan_Decode` and `CL_Netchan_Decode` over `body` (payload index 0 = body[0]), from `start`.
+/// The XOR transform shared by `SV_Netchan_Decode` and `CL_Netchan_Decode` over `body` (payload index 0 = `body[0]`), from `start`.
 pub fn xor(body: &mut [u8], start: usize, mut key: u8, string: &[u8]) {
     let mut j = 0usize;
     for (i, b) in body.iter_mut().enumerate().skip(start) {

@@ -6,14 +6,14 @@
 //! of `src/d_netcmd.c`; each function cites what it follows.
 //!
 //! The release is forced with `--srb2-version` (pref `srb2.version`), else detected per flow
-//! ([`detect`]): packets that carry a version (PT_SERVERINFO, PT_CLIENTJOIN, PT_SERVERCFG,
+//! (`detect`): packets that carry a version (PT_SERVERINFO, PT_CLIENTJOIN, PT_SERVERCFG,
 //! PT_ASKINFO) lock it, otherwise every candidate release's tables are tried and the one that
 //! explains the most packets without error wins.
 //!
-//! Modules: [`flow`] holds the per-flow state machine (release choice, [`state`] learned from
-//! the packets, retransmission window); [`body`] decodes one datagram's header and dispatches
-//! on its type to the bodies in `body`, [`tics`], [`files`] and [`resynch`]; [`xd`] decodes net
-//! commands; [`prim`] holds the string encodings shared by bodies and commands.
+//! Modules: `flow` holds the per-flow state machine (release choice, `state` learned from
+//! the packets, retransmission window); `body` decodes one datagram's header and dispatches
+//! on its type to the bodies in `body`, `tics`, `files` and `resynch`; `xd` decodes net
+//! commands; `prim` holds the string encodings shared by bodies and commands.
 
 mod body;
 mod detect;
