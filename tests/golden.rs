@@ -297,3 +297,47 @@ fn handmade_captures_equal_their_generators() {
         );
     }
 }
+
+/// Every note any shipped capture produces is of a registered kind, listed where the field
+/// reference finds it: the protocol's own notes, or the plumbing's and the toolkit's.
+#[test]
+fn every_note_is_registered_with_its_protocol() {
+    let registry = gamedissect::protocols::all();
+    let mut kinds = std::collections::BTreeSet::new();
+    for cap in captures() {
+        let bytes = fs::read(&cap).unwrap();
+        testkit::dissect::each_record(&bytes, config_for(&cap), |_, rec| {
+            let own = registry
+                .iter()
+                .find(|p| p.info().name == rec.protocol)
+                .map_or(&[][..], |p| p.info().notes);
+            for n in &rec.notes {
+                let listed = own.contains(&n.def)
+                    || gamedissect::protocols::udp::NOTES.contains(&n.def)
+                    || gamedissect::wire::NOTES.contains(&n.def);
+                assert!(listed, "{}: {} is not listed", cap.display(), n.name());
+                assert!(n.name().starts_with("expert."), "{}", n.name());
+                kinds.insert(n.name());
+            }
+        });
+    }
+    // The broken and hand-made captures exercise a good part of the registry.
+    assert!(kinds.len() >= 20, "{kinds:?}");
+}
+
+/// Note names are unique across the registry.
+#[test]
+fn note_names_are_unique() {
+    let mut names: Vec<&str> = gamedissect::protocols::udp::NOTES
+        .iter()
+        .chain(gamedissect::wire::NOTES)
+        .map(|n| n.name)
+        .collect();
+    for p in gamedissect::protocols::all() {
+        names.extend(p.info().notes.iter().map(|n| n.name));
+    }
+    let total = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), total, "a note name is registered twice");
+}

@@ -172,7 +172,7 @@ impl Stats {
             ps.warnings += 1;
         }
         for n in &rec.notes {
-            *self.notes.entry(n.severity.as_str()).or_default() += 1;
+            *self.notes.entry(n.severity().as_str()).or_default() += 1;
         }
         let types = self.message_types.entry(rec.protocol).or_default();
         let t = match types.get_mut(rec.msg_type.as_ref()) {

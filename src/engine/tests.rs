@@ -307,13 +307,13 @@ fn snaplen_cut_and_lying_udp_lengths_become_notes() {
         Config::default(),
         &[(0, cut, Some(full.len() as u32)), (1, liar, None)],
     );
-    assert_eq!(seen[0].notes[0].severity, Severity::Warning);
+    assert_eq!(seen[0].notes[0].severity(), Severity::Warning);
     assert_eq!(
         seen[0].notes[0].message,
         "datagram cut by the capture's snaplen: 44 of 64 payload bytes captured"
     );
     assert_eq!(seen[0].notes[0].field, Some("udp.length"));
-    assert_eq!(seen[1].notes[0].severity, Severity::Error);
+    assert_eq!(seen[1].notes[0].severity(), Severity::Error);
     assert_eq!(stats.truncated_frames, 1);
     assert_eq!(stats.protocols["udp"].short, 1);
     assert_eq!(stats.protocols["udp"].malformed, 1);
@@ -385,7 +385,7 @@ fn a_panicking_decoder_costs_one_message_and_the_flow_falls_back_to_udp() {
         ],
     );
     assert_eq!(seen[1].protocol, "echo");
-    assert_eq!(seen[1].notes[0].severity, Severity::Error);
+    assert_eq!(seen[1].notes[0].severity(), Severity::Error);
     assert_eq!(seen[2].protocol, "udp");
 }
 

@@ -178,7 +178,7 @@ impl Chooser {
             let kind = note_kind(&n.message);
             let key = (
                 rec.protocol.to_string(),
-                n.severity.as_str().to_string(),
+                n.severity().as_str().to_string(),
                 kind,
             );
             if self.notes.insert(key.clone()) {

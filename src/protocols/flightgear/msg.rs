@@ -156,10 +156,10 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
 /// become plain notes, so the message does not count as malformed.
 fn soften_for_snaplen(rec: &mut Record) {
     for n in rec.notes.iter_mut() {
-        if n.severity == Severity::Error
+        if n.severity() == Severity::Error
             && (n.message.contains("cut off") || n.message.contains("needs"))
         {
-            n.severity = Severity::Note;
+            n.def = &crate::wire::CUT_BY_SNAPLEN;
             n.message
                 .push_str(" (the capture's snaplen cut the datagram)");
         }

@@ -17,7 +17,7 @@ fn dec(p: &[u8]) -> Record {
 fn errors(r: &Record) -> Vec<&str> {
     r.notes
         .iter()
-        .filter(|n| n.severity == Severity::Error)
+        .filter(|n| n.severity() == Severity::Error)
         .map(|n| n.message.as_str())
         .collect()
 }
@@ -25,7 +25,7 @@ fn errors(r: &Record) -> Vec<&str> {
 fn warnings(r: &Record) -> Vec<&str> {
     r.notes
         .iter()
-        .filter(|n| n.severity == Severity::Warning)
+        .filter(|n| n.severity() == Severity::Warning)
         .map(|n| n.message.as_str())
         .collect()
 }

@@ -663,7 +663,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
             let _ = out[0]
                 .notes
                 .iter()
-                .filter(|n| n.severity == Severity::Error)
+                .filter(|n| n.severity() == Severity::Error)
                 .count();
             total += 1;
         }

@@ -78,7 +78,7 @@ fn root_field(len: usize) -> Field {
 }
 
 fn has_errors(t: &TreeBuilder) -> bool {
-    t.notes.iter().any(|n| n.severity == Severity::Error)
+    t.notes.iter().any(|n| n.severity() == Severity::Error)
 }
 
 /// Ends a record that carries no message (a runt or a fragment).

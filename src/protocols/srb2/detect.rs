@@ -138,7 +138,7 @@ impl Detector {
 fn explains(rec: &Record) -> bool {
     !rec.notes
         .iter()
-        .any(|n| matches!(n.severity, Severity::Error | Severity::Warning))
+        .any(|n| matches!(n.severity(), Severity::Error | Severity::Warning))
 }
 
 /// PT_ASKINFO's `version` names the family (2.1.x or 2.2.x) without naming a release.

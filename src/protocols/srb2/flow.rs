@@ -132,8 +132,8 @@ fn soften_cut_notes(rec: &mut Record, len: usize) {
     for n in rec.notes.iter_mut() {
         let at_end = n.pos.is_some_and(|x| x.end() as usize >= len);
         let checksum = n.field == Some(f::CHECKSUM.name);
-        if (at_end && n.severity == Severity::Error) || checksum {
-            n.severity = Severity::Note;
+        if (at_end && n.severity() == Severity::Error) || checksum {
+            n.def = &crate::wire::CUT_BY_SNAPLEN;
             n.message = format!("{} (the capture cut this datagram)", n.message);
         }
     }
