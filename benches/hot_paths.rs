@@ -10,7 +10,7 @@ use gamedissect::engine::Config;
 use gamedissect::net::whole_udp;
 use gamedissect::protocols;
 use gamedissect::run::{OutputFormat, render};
-use gamedissect::synth::drive_decoder;
+use testkit::synth::drive_decoder;
 
 const CAPTURE: &str = "captures/quake3-openarena-legacy.pcap";
 

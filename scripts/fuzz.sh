@@ -17,8 +17,8 @@ mkdir -p fuzz/corpus/capture fuzz/corpus/net fuzz/corpus/decoders
 for f in captures/*.pcap captures/*.pcapng; do
   head -c 16384 "$f" > "fuzz/corpus/capture/$(basename "$f")"
 done
-# Seeds for the net and decoders targets are cut from the captures' packets by the seeding example.
-cargo run --quiet --example fuzz_seeds -- fuzz/corpus
+# Seeds for the net and decoders targets are cut from the captures' packets by the testkit.
+cargo run --quiet -p testkit --bin fuzz_seeds -- fuzz/corpus
 
 cargo fuzz build -O
 status=0

@@ -25,9 +25,10 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 
 use crate::capture::CaptureError;
-use crate::cli::{Outcome, OutputFormat, Progress, make_writer, run_capture_each};
 use crate::engine::{Config, Engine, Shard};
+use crate::output::{OutputFormat, Rendering};
 use crate::protocols;
+use crate::run::{Outcome, Progress, run_capture_each};
 
 /// Sizes of the pipeline. Tests shrink them to force every hand-over path.
 #[derive(Debug, Clone, Copy)]
@@ -196,14 +197,6 @@ impl BufRead for ShardInput {
     }
 }
 
-/// How to render records: the same choices as the single-threaded writer.
-#[derive(Debug, Clone, Copy)]
-pub struct Rendering {
-    pub format: OutputFormat,
-    pub color: bool,
-    pub hex: bool,
-}
-
 fn run_shard(
     shard: Shard,
     rx: Receiver<Chunk>,
@@ -227,12 +220,7 @@ fn run_shard(
         at: 0,
         pending: Rc::clone(&pending),
     };
-    let mut writer = make_writer(
-        PendingBytes(Rc::clone(&pending)),
-        rendering.format,
-        rendering.color,
-        rendering.hex,
-    );
+    let mut writer = rendering.writer(PendingBytes(Rc::clone(&pending)));
     // Tree output separates records by a blank line before each but the first; every shard
     // writes it before each, and the merger drops the very first.
     writer.after_earlier_records();
@@ -477,7 +465,7 @@ pub fn dissect_sharded(
 }
 
 /// Decodes a capture held in memory on `shards` threads into the text of one output format (the
-/// tests compare it with [`crate::cli::render`]).
+/// tests compare it with [`crate::run::render`]).
 pub fn render_sharded(
     bytes: &[u8],
     format: OutputFormat,
@@ -486,11 +474,7 @@ pub fn render_sharded(
     tuning: Tuning,
 ) -> (String, Option<CaptureError>) {
     let mut out = Vec::new();
-    let rendering = Rendering {
-        format,
-        color: false,
-        hex: false,
-    };
+    let rendering = Rendering::plain(format);
     let input = Box::new(io::Cursor::new(bytes.to_vec()));
     let outcome = dissect_sharded(
         input,

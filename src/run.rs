@@ -1,6 +1,172 @@
-//! The read → decode → write loop and in-memory rendering, shared by `cli` and `parallel`.
+//! Running a capture through the engine: the read → decode → write loop shared by the commands
+//! and [`crate::parallel`], and in-memory rendering for tests, benches and fuzzing. The commands
+//! themselves are in `run/commands.rs`; [`run`] is what `main` calls.
 //!
-//! (Transitional: the definitions still live in `cli`; this is the path tests, benches and fuzz
-//! targets use.)
+//! Exit codes: 0 success (also when the reader of our output goes away, as with `| head`),
+//! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by [`crate::cli`]).
 
-pub use crate::cli::{Outcome, OutputFormat, render, run_capture, run_capture_each, stats_of};
+mod commands;
+
+use std::io::{self, BufRead, IsTerminal};
+use std::time::{Duration, Instant};
+
+use crate::capture::{CaptureError, CaptureReader, Event};
+use crate::engine::{Config, Engine, Meta, Stats};
+pub use crate::output::OutputFormat;
+use crate::output::Rendering;
+use crate::protocols;
+use crate::tree::Record;
+
+pub use commands::run;
+
+/// How a decoding run ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Every record was read.
+    Done,
+    /// The capture could not be read past this point; every whole record before it was handled.
+    InputError(CaptureError),
+    /// Writing the output failed (a closed pipe is reported as such).
+    Output(io::Error),
+}
+
+impl Outcome {
+    /// The input error that ended the run, if one did.
+    pub fn input_error(self) -> Option<CaptureError> {
+        match self {
+            Outcome::InputError(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Progress on stderr for long reads from a file on a terminal.
+pub(crate) struct Progress {
+    total: u64,
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    pub(crate) fn maybe(total: Option<u64>) -> Option<Progress> {
+        let total = total?;
+        (total >= 32 * 1024 * 1024 && io::stderr().is_terminal()).then(|| Progress {
+            total,
+            last: Instant::now(),
+            shown: false,
+        })
+    }
+
+    pub(crate) fn tick(&mut self, offset: u64) {
+        if self.last.elapsed() >= Duration::from_millis(250) {
+            self.last = Instant::now();
+            self.shown = true;
+            let pct = offset as f64 * 100.0 / self.total as f64;
+            eprint!(
+                "\rreading: {pct:5.1}% ({} of {} MiB)",
+                offset >> 20,
+                self.total >> 20
+            );
+        }
+    }
+
+    pub(crate) fn clear(&self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+/// Reads a whole capture through the engine, handing selected records to `sink`; bad records are
+/// reported through `warn`.
+pub fn run_capture<R: BufRead>(
+    input: R,
+    engine: &mut Engine,
+    total_len: Option<u64>,
+    warn: &mut dyn FnMut(&CaptureError),
+    sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> io::Result<()>,
+) -> Outcome {
+    let mut progress = Progress::maybe(total_len);
+    let outcome = run_capture_each(input, engine, warn, sink, &mut |frames, offset| {
+        if let Some(p) = progress.as_mut()
+            && frames.is_multiple_of(4096)
+        {
+            p.tick(offset);
+        }
+    });
+    if let Some(p) = progress {
+        p.clear();
+    }
+    outcome
+}
+
+/// [`run_capture`] without progress, calling `after` with the frames read and the input offset
+/// once each frame has been fully handled.
+pub fn run_capture_each<R: BufRead>(
+    input: R,
+    engine: &mut Engine,
+    warn: &mut dyn FnMut(&CaptureError),
+    sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> io::Result<()>,
+    after: &mut dyn FnMut(u64, u64),
+) -> Outcome {
+    let mut reader = match CaptureReader::new(input) {
+        Ok(r) => r,
+        Err(e) => return Outcome::InputError(e),
+    };
+    // Frames past the last one asked for cannot be reported: stop reading there.
+    let last = engine.config().frames.last;
+    let outcome = loop {
+        if engine.frames() >= last {
+            break Outcome::Done;
+        }
+        match reader.next() {
+            Ok(Some(Event::Packet(p))) => {
+                if let Err(e) = engine.packet(&p, sink) {
+                    break Outcome::Output(e);
+                }
+            }
+            Ok(Some(Event::BadRecord(e))) => {
+                engine.bad_record();
+                warn(&e);
+            }
+            Ok(None) => break Outcome::Done,
+            Err(e) => break Outcome::InputError(e),
+        }
+        after(engine.frames(), reader.offset());
+    };
+    engine.finish();
+    outcome
+}
+
+/// Decodes a capture held in memory into the text of one output format (golden tests, benches).
+pub fn render(
+    bytes: &[u8],
+    format: OutputFormat,
+    config: Config,
+) -> (String, Option<CaptureError>) {
+    let mut out = Vec::new();
+    let mut engine = Engine::new(protocols::all(), config);
+    let outcome = {
+        let mut writer = Rendering::plain(format).writer(&mut out);
+        let o = run_capture(bytes, &mut engine, None, &mut |_| {}, &mut |m, r| {
+            writer.record(m, r)
+        });
+        let _ = writer.finish();
+        o
+    };
+    (
+        String::from_utf8(out).expect("outputs are UTF-8"),
+        outcome.input_error(),
+    )
+}
+
+/// Decodes a capture held in memory and returns its statistics.
+pub fn stats_of(bytes: &[u8], config: Config) -> (Stats, Option<CaptureError>) {
+    let config = Config {
+        detail: false,
+        ..config
+    };
+    let mut engine = Engine::new(protocols::all(), config);
+    let outcome = run_capture(bytes, &mut engine, None, &mut |_| {}, &mut |_, _| Ok(()));
+    (engine.stats().clone(), outcome.input_error())
+}

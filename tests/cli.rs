@@ -4,10 +4,6 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-#[allow(dead_code)]
-#[path = "../examples/gen_udp_mixed.rs"]
-mod gen_udp_mixed;
-
 const BIN: &str = env!("CARGO_BIN_EXE_gamedissect");
 
 fn temp_file(bytes: &[u8]) -> std::path::PathBuf {
@@ -45,16 +41,7 @@ fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
 }
 
 fn mixed() -> Vec<u8> {
-    gen_udp_mixed::build()
-}
-
-#[test]
-fn generated_capture_is_up_to_date() {
-    let committed = std::fs::read("captures/udp-mixed.pcapng").unwrap();
-    assert!(
-        committed == mixed(),
-        "captures/udp-mixed.pcapng differs from examples/gen_udp_mixed.rs: run `cargo run --example gen_udp_mixed`"
-    );
+    testkit::captures::udp_mixed::build()
 }
 
 #[test]
@@ -199,8 +186,8 @@ fn protocol_and_frame_filters() {
 /// Runs `dissect --format json` on a capture too large for the pipe buffer, reads 100 bytes and
 /// closes the pipe: the program must end quietly with exit 0.
 fn closes_quietly_when_the_pipe_closes(threads: &str) {
-    let mut w = gamedissect::synth::PcapWriter::new(1, false, false, 65535);
-    let f = gamedissect::synth::eth_udp(
+    let mut w = testkit::synth::PcapWriter::new(1, false, false, 65535);
+    let f = testkit::synth::eth_udp(
         "10.0.0.1:50000".parse().unwrap(),
         "10.0.0.2:50001".parse().unwrap(),
         b"x",

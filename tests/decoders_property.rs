@@ -3,7 +3,7 @@
 //! fixed xorshift seed), so a failure reproduces; the fuzz targets explore further.
 
 use gamedissect::protocols;
-use gamedissect::synth::{Rng, drive_decoder, pref_variants};
+use testkit::synth::{Rng, drive_decoder, pref_variants};
 
 /// Payloads that start like each protocol's real traffic, so mutations reach deep code.
 fn seeds() -> Vec<Vec<u8>> {

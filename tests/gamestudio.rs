@@ -1,9 +1,5 @@
-//! Decoded values from the hand-made 3D GameStudio captures, and the check that the committed
-//! captures are exactly what `examples/gen_gamestudio.rs` builds.
-
-#[allow(dead_code)]
-#[path = "../examples/gen_gamestudio.rs"]
-mod generator;
+//! Decoded values from the hand-made 3D GameStudio captures (built by
+//! `testkit::captures::gamestudio`).
 
 use gamedissect::engine::Config;
 use gamedissect::run::{OutputFormat, render};
@@ -41,17 +37,6 @@ fn msgs(v: &Value) -> &Vec<Value> {
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-#[test]
-fn committed_captures_equal_the_generator() {
-    for (name, bytes) in generator::captures() {
-        let have = std::fs::read(format!("captures/{name}")).unwrap();
-        assert!(
-            have == bytes,
-            "captures/{name} differs: run cargo run --example gen_gamestudio"
-        );
-    }
 }
 
 #[test]

@@ -1,13 +1,15 @@
-//! Golden decodes: every capture in `captures/` has its expected `summary` and `json` output in
-//! `tests/golden/<name>.summary` and `tests/golden/<name>.json`, compared byte for byte.
-//! `GAMEDISSECT_BLESS=1 cargo test --test golden` rewrites them; review the diff before committing.
-//! A capture that needs options has them in `tests/golden/<name>.args`, one argument per line.
+//! Golden decodes: every capture in `captures/` has its expected summary output in
+//! `tests/golden/<name>.summary` and its example records in tree form in
+//! `tests/golden/<name>.examples` (the rule: `testkit::dissect::examples`, docs/testing.md),
+//! compared byte for byte. `GAMEDISSECT_BLESS=1 cargo test --test golden` rewrites them; review
+//! the diff before committing. A capture that needs options has them in
+//! `tests/golden/<name>.args`, one argument per line. JSON output is checked for form and
+//! agreement with the summary; field values are asserted one field at a time in
+//! `tests/<protocol>.rs` and `tests/fields.rs`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
-use gamedissect::cli::{Cli, Command, config_from};
 use gamedissect::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render};
 
@@ -31,23 +33,7 @@ fn stem(p: &Path) -> String {
 }
 
 fn config_for(capture: &Path) -> gamedissect::engine::Config {
-    let args_file = Path::new("tests/golden").join(format!("{}.args", stem(capture)));
-    let mut argv = vec!["gamedissect".to_string(), "dissect".to_string()];
-    if let Ok(text) = fs::read_to_string(&args_file) {
-        argv.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(String::from),
-        );
-    }
-    argv.push(capture.to_string_lossy().into_owned());
-    let cli = Cli::try_parse_from(&argv).unwrap_or_else(|e| panic!("{}: {e}", args_file.display()));
-    let Command::Dissect(a) = cli.command else {
-        unreachable!()
-    };
-    config_from(&a.decode, &gamedissect::protocols::all())
-        .unwrap_or_else(|e| panic!("{}: {}", args_file.display(), e.0))
+    testkit::dissect::config_for(capture)
 }
 
 fn first_difference(want: &str, got: &str) -> String {
@@ -63,6 +49,33 @@ fn first_difference(want: &str, got: &str) -> String {
     )
 }
 
+/// Compares `out` with the golden file `name` (or rewrites it when blessing); a mismatch is
+/// pushed to `failures`.
+fn check_golden(name: &Path, out: &str, bless: bool, failures: &mut Vec<String>) {
+    if bless {
+        fs::write(name, out).unwrap();
+        return;
+    }
+    match fs::read_to_string(name) {
+        Ok(want) if want == out => {}
+        Ok(want) => failures.push(format!(
+            "{}: {}",
+            name.display(),
+            first_difference(&want, out)
+        )),
+        Err(_) => failures.push(format!("{}: missing", name.display())),
+    }
+}
+
+/// The golden files a capture has: its summary and its example records.
+fn golden_files(cap: &Path) -> [PathBuf; 2] {
+    let dir = Path::new(testkit::dissect::GOLDEN_DIR);
+    [
+        dir.join(format!("{}.summary", stem(cap))),
+        dir.join(format!("{}.examples", stem(cap))),
+    ]
+}
+
 #[test]
 fn every_capture_matches_its_golden_decode() {
     let bless = std::env::var_os("GAMEDISSECT_BLESS").is_some();
@@ -70,35 +83,20 @@ fn every_capture_matches_its_golden_decode() {
     let mut expected_files = Vec::new();
     for cap in captures() {
         let bytes = fs::read(&cap).unwrap();
-        for (format, ext) in [
-            (OutputFormat::Summary, "summary"),
-            (OutputFormat::Json, "json"),
-        ] {
-            let (mut out, err) = render(&bytes, format, config_for(&cap));
-            if let Some(e) = err {
-                out.push_str(&format!("input error: {e}\n"));
-            }
-            let golden = Path::new("tests/golden").join(format!("{}.{ext}", stem(&cap)));
-            expected_files.push(golden.clone());
-            if bless {
-                fs::write(&golden, &out).unwrap();
-                continue;
-            }
-            match fs::read_to_string(&golden) {
-                Ok(want) if want == out => {}
-                Ok(want) => failures.push(format!(
-                    "{}: {}",
-                    golden.display(),
-                    first_difference(&want, &out)
-                )),
-                Err(_) => failures.push(format!("{}: missing", golden.display())),
-            }
+        let [summary_file, examples_file] = golden_files(&cap);
+        let (mut summary, err) = render(&bytes, OutputFormat::Summary, config_for(&cap));
+        if let Some(e) = err {
+            summary.push_str(&format!("input error: {e}\n"));
         }
+        check_golden(&summary_file, &summary, bless, &mut failures);
+        let examples = testkit::dissect::examples(&bytes, config_for(&cap));
+        check_golden(&examples_file, &examples, bless, &mut failures);
+        expected_files.extend([summary_file, examples_file]);
     }
-    for f in fs::read_dir("tests/golden").unwrap() {
+    for f in fs::read_dir(testkit::dissect::GOLDEN_DIR).unwrap() {
         let p = f.unwrap().path();
         let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if (ext == "summary" || ext == "json") && !expected_files.contains(&p) {
+        if ext != "args" && !expected_files.contains(&p) {
             failures.push(format!(
                 "{}: no capture in captures/ for this golden file",
                 p.display()
@@ -174,57 +172,46 @@ fn a_tiny_pipeline_still_gives_identical_output() {
     }
 }
 
+/// JSON output of every capture: each line parses, has exactly the documented top-level keys,
+/// and the records are the summary's lines, in the same order, with the same protocol and
+/// summary (the summary mode decodes without field trees, JSON with them).
 #[test]
-fn json_golden_lines_parse_and_have_exactly_the_documented_keys() {
-    if std::env::var_os("GAMEDISSECT_BLESS").is_some() {
-        return; // the golden files are being rewritten by another test right now
-    }
+fn json_output_parses_and_agrees_with_the_summary() {
     for cap in captures() {
-        let golden = Path::new("tests/golden").join(format!("{}.json", stem(&cap)));
-        let Ok(text) = fs::read_to_string(&golden) else {
-            continue;
-        };
-        for (i, line) in text.lines().enumerate() {
-            if line.starts_with("input error: ") {
-                continue;
-            }
-            let v: serde_json::Value = serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("{}:{}: {e}", golden.display(), i + 1));
-            let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let bytes = fs::read(&cap).unwrap();
+        let (json, json_err) = render(&bytes, OutputFormat::Json, config_for(&cap));
+        let (summary, summary_err) = render(&bytes, OutputFormat::Summary, config_for(&cap));
+        assert_eq!(
+            json_err.map(|e| e.to_string()),
+            summary_err.map(|e| e.to_string()),
+            "{}",
+            cap.display()
+        );
+        let lines: Vec<&str> = summary.lines().collect();
+        let records: Vec<serde_json::Value> = json
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("{} JSON line {}: {e}", cap.display(), i + 1))
+            })
+            .collect();
+        assert_eq!(lines.len(), records.len(), "{}", cap.display());
+        for (line, rec) in lines.iter().zip(&records) {
+            let keys: Vec<&str> = rec
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(|k| k.as_str())
+                .collect();
             assert_eq!(
                 keys,
                 [
                     "dst", "fields", "frame", "notes", "protocol", "src", "summary", "time"
-                ]
+                ],
+                "{}",
+                cap.display()
             );
-        }
-    }
-}
-
-/// The summary mode decodes without building trees; its lines must say exactly what the JSON
-/// records (decoded with trees) say in their `summary`.
-#[test]
-fn summary_lines_match_the_json_summaries() {
-    if std::env::var_os("GAMEDISSECT_BLESS").is_some() {
-        return; // the golden files are being rewritten by another test right now
-    }
-    for cap in captures() {
-        let s = Path::new("tests/golden").join(format!("{}.summary", stem(&cap)));
-        let j = Path::new("tests/golden").join(format!("{}.json", stem(&cap)));
-        let (Ok(summary), Ok(json)) = (fs::read_to_string(&s), fs::read_to_string(&j)) else {
-            continue;
-        };
-        let lines: Vec<&str> = summary
-            .lines()
-            .filter(|l| !l.starts_with("input error: "))
-            .collect();
-        let records: Vec<serde_json::Value> = json
-            .lines()
-            .filter(|l| !l.starts_with("input error: "))
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(lines.len(), records.len(), "{}", cap.display());
-        for (line, rec) in lines.iter().zip(&records) {
             let want = format!(
                 " {} {}",
                 rec["protocol"].as_str().unwrap(),
@@ -295,4 +282,62 @@ fn field_names_are_unique_and_never_collide_in_json() {
             }
         }
     }
+}
+
+/// The hand-made captures are what their generators in `testkit::captures` write today.
+#[test]
+fn handmade_captures_equal_their_generators() {
+    for (name, bytes) in testkit::captures::all() {
+        let path = Path::new("captures").join(name);
+        let have = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            have == bytes,
+            "{} differs from its generator: run `cargo run -p testkit --bin gen_captures`",
+            path.display()
+        );
+    }
+}
+
+/// Every note any shipped capture produces is of a registered kind, listed where the field
+/// reference finds it: the protocol's own notes, or the plumbing's and the toolkit's.
+#[test]
+fn every_note_is_registered_with_its_protocol() {
+    let registry = gamedissect::protocols::all();
+    let mut kinds = std::collections::BTreeSet::new();
+    for cap in captures() {
+        let bytes = fs::read(&cap).unwrap();
+        testkit::dissect::each_record(&bytes, config_for(&cap), |_, rec| {
+            let own = registry
+                .iter()
+                .find(|p| p.info().name == rec.protocol)
+                .map_or(&[][..], |p| p.info().notes);
+            for n in &rec.notes {
+                let listed = own.contains(&n.def)
+                    || gamedissect::protocols::udp::NOTES.contains(&n.def)
+                    || gamedissect::wire::NOTES.contains(&n.def);
+                assert!(listed, "{}: {} is not listed", cap.display(), n.name());
+                assert!(n.name().starts_with("expert."), "{}", n.name());
+                kinds.insert(n.name());
+            }
+        });
+    }
+    // The broken and hand-made captures exercise a good part of the registry.
+    assert!(kinds.len() >= 20, "{kinds:?}");
+}
+
+/// Note names are unique across the registry.
+#[test]
+fn note_names_are_unique() {
+    let mut names: Vec<&str> = gamedissect::protocols::udp::NOTES
+        .iter()
+        .chain(gamedissect::wire::NOTES)
+        .map(|n| n.name)
+        .collect();
+    for p in gamedissect::protocols::all() {
+        names.extend(p.info().notes.iter().map(|n| n.name));
+    }
+    let total = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), total, "a note name is registered twice");
 }

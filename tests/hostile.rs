@@ -5,11 +5,8 @@
 use gamedissect::engine::Config;
 use gamedissect::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render, stats_of};
-use gamedissect::synth::{self, PcapNgWriter, PcapWriter, Rng};
-
-#[allow(dead_code)]
-#[path = "../examples/gen_udp_mixed.rs"]
-mod gen_udp_mixed;
+use testkit::captures::udp_mixed;
+use testkit::synth::{self, PcapNgWriter, PcapWriter, Rng};
 
 #[test]
 fn pcapng_block_length_of_4_gib_is_a_located_error_without_allocating() {
@@ -57,7 +54,7 @@ fn pcap_record_claiming_4_gib_is_a_located_error() {
 
 #[test]
 fn a_capture_cut_at_every_offset_yields_whole_packets_then_a_located_error() {
-    let full = gen_udp_mixed::build();
+    let full = udp_mixed::build();
     let (complete, none) = render(&full, OutputFormat::Json, Config::default());
     assert!(none.is_none());
     for cut in 0..full.len() {
@@ -84,7 +81,7 @@ fn a_capture_cut_at_every_offset_yields_whole_packets_then_a_located_error() {
 /// error and the same records, whatever block the cut falls in.
 #[test]
 fn a_cut_capture_reads_the_same_on_two_threads() {
-    let full = gen_udp_mixed::build();
+    let full = udp_mixed::build();
     let tuning = Tuning {
         block: 37,
         blocks_queued: 1,

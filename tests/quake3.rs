@@ -55,8 +55,18 @@ fn check_capture(name: &str, flavour: &str) {
     assert!(nc.len() > 1500);
     assert!(nc.iter().all(|n| n["flavour"]["name"] == flavour), "{name}");
 
+    check_serverinfo(name, &recs, &log);
+    check_players(name, &recs, &log);
+    check_chat_and_prints(name, &recs, &log);
+    check_kills(name, &recs, &log);
+    check_console_rcon_and_connect(name, &recs, &log);
+    check_snapshots(&recs);
+}
+
+/// The map the server loaded and its hostname, in the gamestate's serverinfo.
+fn check_serverinfo(name: &str, recs: &[Value], log: &str) {
     // The map the server loaded ("Server: oa_dm1") is in the gamestate's serverinfo.
-    let map = log_after(&log, "Server: ")[0].clone();
+    let map = log_after(log, "Server: ")[0].clone();
     let gs = recs
         .iter()
         .find_map(|r| q3(r)["svc"].get("gamestate"))
@@ -74,16 +84,19 @@ fn check_capture(name: &str, flavour: &str) {
             .find(|p| p["key"] == k)
             .map(|p| p["value"].as_str().unwrap().to_string())
     };
-    assert_eq!(get("mapname").as_deref(), Some(map.as_str()));
-    assert_eq!(get("sv_hostname").as_deref(), Some("GoldenQ3Server"));
+    assert_eq!(get("mapname").as_deref(), Some(map.as_str()), "{name}");
+    assert_eq!(
+        get("sv_hostname").as_deref(),
+        Some("GoldenQ3Server"),
+        "{name}"
+    );
+}
 
+/// Every player the log names is decoded somewhere in the server's messages.
+fn check_players(capture: &str, recs: &[Value], log: &str) {
     // Player names the log shows ("ClientUserinfoChanged: N n\NAME\…") appear in the player
     // configstrings (gamestate or cs commands).
-    let mut all = Vec::new();
-    for r in &recs {
-        strings(q3(r), &mut all);
-    }
-    for line in log_after(&log, "ClientUserinfoChanged: ") {
+    for line in log_after(log, "ClientUserinfoChanged: ") {
         let name = line.split('\\').nth(1).unwrap();
         assert!(
             recs.iter().any(|r| {
@@ -92,12 +105,16 @@ fn check_capture(name: &str, flavour: &str) {
                 v.iter()
                     .any(|s| s.contains(&format!("n\\{name}\\")) || *s == name)
             }),
-            "{name}: player {name} not decoded"
+            "{capture}: player {name} not decoded"
         );
     }
+}
+
+/// The logged chat lines and broadcasts, as client and server commands.
+fn check_chat_and_prints(name: &str, recs: &[Value], log: &str) {
     // Chat: the client's `say` command text and the server's `chat` command carry each line
     // the log printed ("say: GoldenPlayer: TEXT").
-    let says = log_after(&log, "say: GoldenPlayer: ");
+    let says = log_after(log, "say: GoldenPlayer: ");
     assert_eq!(says.len(), 2);
     for text in &says {
         let said = recs.iter().any(|r| {
@@ -120,7 +137,7 @@ fn check_capture(name: &str, flavour: &str) {
     }
     // The broadcasts about GoldenPlayer once it is in the game (log: `broadcast: print "…\n"`,
     // the engine escaping the newline) are svc print commands.
-    let prints: Vec<String> = log_after(&log, "broadcast: print \"")
+    let prints: Vec<String> = log_after(log, "broadcast: print \"")
         .into_iter()
         .filter(|l| l.starts_with("GoldenPlayer") && !l.contains(" connected"))
         .map(|l| l.trim_end_matches("\\n\"").to_string())
@@ -137,11 +154,15 @@ fn check_capture(name: &str, flavour: &str) {
         });
         assert!(found, "{name}: print {text}");
     }
+}
+
+/// The logged kills, as obituary events.
+fn check_kills(name: &str, recs: &[Value], log: &str) {
     // Kills (log: "Kill: ATTACKER TARGET MOD: …") of players other than ours arrive as
     // obituary event entities (eType ET_EVENTS + EV_OBITUARY, broadcast): eventParm = means of
     // death, otherEntityNum = target, otherEntityNum2 = attacker (absent when 0).
     let mut kills = 0;
-    for line in log_after(&log, "Kill: ") {
+    for line in log_after(log, "Kill: ") {
         let nums: Vec<i64> = line
             .split(':')
             .next()
@@ -169,9 +190,20 @@ fn check_capture(name: &str, flavour: &str) {
         kills += 1;
     }
     assert_eq!(kills, 1);
+}
+
+/// The console line, rcon, the connect userinfo and the challenge, the status player list.
+fn check_console_rcon_and_connect(name: &str, recs: &[Value], log: &str) {
+    let mut all = Vec::new();
+    for r in recs {
+        strings(q3(r), &mut all);
+    }
     // The console line ("console: server console says hi to GoldenPlayer").
-    let console = log_after(&log, "console: ")[0].clone();
-    assert!(all.iter().any(|s| *s == format!("console: {console}")));
+    let console = log_after(log, "console: ")[0].clone();
+    assert!(
+        all.iter().any(|s| *s == format!("console: {console}")),
+        "{name}: console {console}"
+    );
     // rcon "status" (log: "Rcon from 127.0.0.1: status") and its password.
     let rcon = recs
         .iter()
@@ -179,7 +211,7 @@ fn check_capture(name: &str, flavour: &str) {
         .expect("rcon");
     assert_eq!(
         rcon,
-        &Value::String(log_after(&log, "Rcon from 127.0.0.1: ")[0].clone())
+        &Value::String(log_after(log, "Rcon from 127.0.0.1: ")[0].clone())
     );
     // The connect userinfo decompresses: the player name, and the challenge the server sent.
     let connect = recs
@@ -211,6 +243,10 @@ fn check_capture(name: &str, flavour: &str) {
         names.contains(&"Angelyss") && names.contains(&"Sarge"),
         "{names:?}"
     );
+}
+
+/// The player's own state and the usercmd times.
+fn check_snapshots(recs: &[Value]) {
     // Snapshots: the player's own state reaches full health and usercmds carry real times.
     let healths: Vec<i64> = recs
         .iter()

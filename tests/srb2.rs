@@ -1,24 +1,9 @@
-//! SRB2 hand-made captures: the committed files equal the generator's output, and the decoded
-//! values (names, chat, map, tics, release) are the documented ones.
-
-#[path = "../examples/gen_srb2.rs"]
-#[allow(dead_code)]
-mod gen_srb2;
+//! SRB2 hand-made captures (built by `testkit::captures::srb2`): the decoded values (names,
+//! chat, map, tics, release) are the documented ones.
 
 use gamedissect::engine::Config;
 use gamedissect::run::{OutputFormat, render};
 use serde_json::Value;
-
-#[test]
-fn committed_captures_equal_the_generator_output() {
-    for (name, bytes) in gen_srb2::all() {
-        let on_disk = std::fs::read(name).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(
-            on_disk == bytes,
-            "{name} differs from `cargo run --example gen_srb2`; regenerate it"
-        );
-    }
-}
 
 fn decode(bytes: &[u8], config: Config) -> Vec<Value> {
     let (out, err) = render(bytes, OutputFormat::Json, config);
@@ -89,7 +74,7 @@ fn all_xd(recs: &[Value]) -> Vec<Value> {
 
 #[test]
 fn session_2_1_25_decodes_to_the_documented_values() {
-    let recs = good(&gen_srb2::session_2_1_25(), "2.1.25");
+    let recs = good(&testkit::captures::srb2::session_2_1_25(), "2.1.25");
     assert_eq!(recs.len(), 22);
     let retx = find(&recs, "PT_TEXTCMD #4");
     assert_eq!(retx["notes"].as_array().unwrap().len(), 0);
@@ -107,8 +92,8 @@ fn session_2_1_25_decodes_to_the_documented_values() {
     assert_eq!(si["mapname"], "MAP01");
     assert_eq!(si["maptitle"], "GREENFLOWER");
     assert_eq!(si["subversion"], 25);
-    // 2.1.25 lists the base files too (reference §4.2; `PutFileNeeded` in STJr/SRB2
-    // src/d_netfil.c writes an entry for every loaded file), so the add-on is file 5 and the
+    // 2.1.25 lists the base files too (`PutFileNeeded` in STJr/SRB2 src/d_netfil.c writes an
+    // entry for every loaded file), so the add-on is file 5 and the
     // client requests, and the server sends fragments of, file 5.
     let files = si["srb2.file"].as_array().unwrap();
     assert_eq!(si["fileneedednum"], 6);
@@ -194,7 +179,7 @@ fn session_2_1_25_decodes_to_the_documented_values() {
 
 #[test]
 fn session_2_2_13_decodes_to_the_documented_values() {
-    let recs = good(&gen_srb2::session_2_2_13(), "2.2.13");
+    let recs = good(&testkit::captures::srb2::session_2_2_13(), "2.2.13");
     assert_eq!(recs.len(), 25);
     let basis = srb2(&recs[1])["release_basis"].as_str().unwrap();
     assert!(
@@ -256,7 +241,7 @@ fn session_2_2_13_decodes_to_the_documented_values() {
 
 #[test]
 fn midsession_2_2_13_is_detected_by_best_fit() {
-    let recs = good(&gen_srb2::midsession_2_2_13(), "2.2.13");
+    let recs = good(&testkit::captures::srb2::midsession_2_2_13(), "2.2.13");
     let basis = srb2(&recs[3])["release_basis"].as_str().unwrap();
     assert!(basis.starts_with("best fit"), "{basis}");
     assert!(basis.contains("4 of 4"), "{basis}");
@@ -268,7 +253,7 @@ fn midsession_2_2_13_is_detected_by_best_fit() {
 
 #[test]
 fn broken_capture_gets_located_notes() {
-    let recs = decode(&gen_srb2::broken(), Config::default());
+    let recs = decode(&testkit::captures::srb2::broken(), Config::default());
     assert_eq!(recs.len(), 6);
     let sev = |r: &Value| -> Vec<(String, String)> {
         r["notes"]

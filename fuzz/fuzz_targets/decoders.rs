@@ -1,10 +1,10 @@
 //! Every decoder with a flow history in both directions, so stateful paths (Quake 3's delta and
 //! XOR state, SRB2's release detection, GameStudio's dialect) are reached. The first byte picks
-//! the protocol and the preference variant; the rest is split by `synth::flow_history`.
+//! the protocol and the preference variant; the rest is split by `testkit::synth::flow_history`.
 #![no_main]
 
 use gamedissect::protocols;
-use gamedissect::synth::{drive_decoder, flow_history, pref_variants};
+use testkit::synth::{drive_decoder, flow_history, pref_variants};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

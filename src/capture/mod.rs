@@ -352,95 +352,9 @@ impl<R: BufRead> CaptureReader<R> {
 
     fn next_pcapng(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
         loop {
-            let start = self.offset;
-            let mut head = [0u8; 8];
-            let n = if self.pending_first_block {
-                // The first four bytes (the SHB type) were consumed by the magic check.
-                self.pending_first_block = false;
-                head[..4].copy_from_slice(&PCAPNG_SHB.to_le_bytes());
-                4 + read_full(&mut self.input, &mut head[4..])
-                    .map_err(|e| io_error(start + 4, e))?
-            } else {
-                read_full(&mut self.input, &mut head).map_err(|e| io_error(start, e))?
-            };
-            if n == 0 {
+            let Some(block) = self.read_block()? else {
                 return Ok(None);
-            }
-            if n < 8 {
-                return Err(CaptureError {
-                    offset: start,
-                    message: format!("file cut off inside a block header ({n} of 8 bytes)"),
-                });
-            }
-            let State::PcapNg { big_endian, .. } = &mut self.state else {
-                unreachable!("pcapng state")
             };
-            let mut be = *big_endian;
-            let raw_type = u32_at(&head, 0, be);
-            let mut consumed = 8usize;
-            if raw_type == PCAPNG_SHB {
-                let mut magic = [0u8; 4];
-                let m =
-                    read_full(&mut self.input, &mut magic).map_err(|e| io_error(start + 8, e))?;
-                if m < 4 {
-                    return Err(CaptureError {
-                        offset: start,
-                        message: "file cut off inside a section header block".into(),
-                    });
-                }
-                be = match magic {
-                    [0x1a, 0x2b, 0x3c, 0x4d] => true,
-                    [0x4d, 0x3c, 0x2b, 0x1a] => false,
-                    _ => {
-                        return Err(CaptureError {
-                            offset: start + 8,
-                            message: format!(
-                                "section header byte-order magic {:02x}{:02x}{:02x}{:02x} is neither 1a2b3c4d nor 4d3c2b1a",
-                                magic[0], magic[1], magic[2], magic[3]
-                            ),
-                        });
-                    }
-                };
-                consumed = 12;
-            }
-            let block_type = u32_at(&head, 0, be);
-            let total = u32_at(&head, 4, be) as usize;
-            if total < 12 + (consumed - 8) || !total.is_multiple_of(4) || total > MAX_RECORD {
-                return Err(CaptureError {
-                    offset: start,
-                    message: if total > MAX_RECORD {
-                        format!("block length {total} exceeds the {MAX_RECORD}-byte limit")
-                    } else {
-                        format!(
-                            "block length {total} is invalid (must be a multiple of 4 and at least 12)"
-                        )
-                    },
-                });
-            }
-            let rest = total - consumed;
-            self.buf.resize(rest, 0);
-            let got = read_full(&mut self.input, &mut self.buf)
-                .map_err(|e| io_error(start + consumed as u64, e))?;
-            self.offset = start + (consumed + got) as u64;
-            if got < rest {
-                return Err(CaptureError {
-                    offset: start,
-                    message: format!(
-                        "file cut off inside a block: {total} bytes declared, {} present",
-                        consumed + got
-                    ),
-                });
-            }
-            let trailer = u32_at(&self.buf, rest - 4, be) as usize;
-            if trailer != total {
-                return Err(CaptureError {
-                    offset: start,
-                    message: format!(
-                        "block length {total} does not match its trailing copy {trailer}"
-                    ),
-                });
-            }
-            let body_len = rest - 4;
             let State::PcapNg {
                 big_endian,
                 interfaces,
@@ -448,106 +362,260 @@ impl<R: BufRead> CaptureReader<R> {
             else {
                 unreachable!("pcapng state")
             };
-            match block_type {
+            match block.kind {
                 PCAPNG_SHB => {
-                    *big_endian = be;
+                    *big_endian = block.be;
                     interfaces.clear();
                 }
                 PCAPNG_IDB => {
-                    if interfaces.len() >= MAX_INTERFACES {
-                        return Err(CaptureError {
-                            offset: start,
-                            message: format!(
-                                "more than {MAX_INTERFACES} interfaces in one section"
-                            ),
-                        });
-                    }
-                    match parse_idb(&self.buf[..body_len], be) {
-                        Some(iface) => interfaces.push(iface),
-                        None => {
-                            // Keep interface numbering aligned; packets on it become bad records.
-                            interfaces.push(Interface {
-                                linktype: u32::MAX,
-                                resolution: Resolution::Decimal(6),
-                                offset_secs: 0,
-                            });
-                            return Ok(Some(Event::BadRecord(CaptureError {
-                                offset: start,
-                                message: "interface description block too short".into(),
-                            })));
-                        }
+                    let body = &self.buf[..block.body_len];
+                    if let Some(bad) = add_interface(interfaces, body, &block)? {
+                        return Ok(Some(Event::BadRecord(bad)));
                     }
                 }
                 PCAPNG_EPB | PCAPNG_OPB | PCAPNG_SPB => {
-                    let body = &self.buf[..body_len];
-                    let parsed = match block_type {
-                        PCAPNG_EPB if body_len >= 20 => Some((
-                            u32_at(body, 0, be),
-                            ((u32_at(body, 4, be) as u64) << 32) | u32_at(body, 8, be) as u64,
-                            u32_at(body, 12, be) as usize,
-                            u32_at(body, 16, be),
-                            20,
-                        )),
-                        PCAPNG_OPB if body_len >= 20 => Some((
-                            u16_at(body, 0, be) as u32,
-                            ((u32_at(body, 4, be) as u64) << 32) | u32_at(body, 8, be) as u64,
-                            u32_at(body, 12, be) as usize,
-                            u32_at(body, 16, be),
-                            20,
-                        )),
-                        PCAPNG_SPB if body_len >= 4 => {
-                            let orig = u32_at(body, 0, be);
-                            Some((0, 0, (orig as usize).min(body_len - 4), orig, 4))
-                        }
-                        _ => None,
-                    };
-                    let Some((iface_id, ts, caplen, orig, data_at)) = parsed else {
-                        return Ok(Some(Event::BadRecord(CaptureError {
-                            offset: start,
-                            message: format!(
-                                "packet block of {total} bytes is too short for its header"
-                            ),
-                        })));
-                    };
-                    if data_at + caplen > body_len {
-                        return Ok(Some(Event::BadRecord(CaptureError {
-                            offset: start,
-                            message: format!(
-                                "packet block claims {caplen} captured bytes but has room for {}",
-                                body_len - data_at
-                            ),
-                        })));
-                    }
-                    let Some(iface) = interfaces
-                        .get(iface_id as usize)
-                        .copied()
-                        .filter(|i| i.linktype != u32::MAX)
-                    else {
-                        return Ok(Some(Event::BadRecord(CaptureError {
-                            offset: start,
-                            message: format!(
-                                "packet on interface {iface_id}, which the section does not describe"
-                            ),
-                        })));
-                    };
-                    let time = if block_type == PCAPNG_SPB {
-                        Timestamp::default()
-                    } else {
-                        convert_ts(ts, iface)
-                    };
-                    return Ok(Some(Event::Packet(Packet {
-                        data: &self.buf[data_at..data_at + caplen],
-                        orig_len: orig.max(caplen as u32),
-                        time,
-                        linktype: iface.linktype,
-                        interface: iface_id,
-                        offset: start,
-                    })));
+                    let body = &self.buf[..block.body_len];
+                    return Ok(Some(packet_event(body, interfaces, &block)));
                 }
                 _ => {} // statistics, name resolution, custom blocks: nothing to dissect
             }
         }
     }
+
+    /// Reads the next pcapng block into `buf` (its body and trailer), checking its lengths;
+    /// `Ok(None)` at a clean end of input.
+    fn read_block(&mut self) -> Result<Option<Block>, CaptureError> {
+        let start = self.offset;
+        let Some((kind, be, consumed, total)) = self.read_block_head(start)? else {
+            return Ok(None);
+        };
+        let rest = total - consumed;
+        self.buf.resize(rest, 0);
+        let got = read_full(&mut self.input, &mut self.buf)
+            .map_err(|e| io_error(start + consumed as u64, e))?;
+        self.offset = start + (consumed + got) as u64;
+        if got < rest {
+            return Err(CaptureError {
+                offset: start,
+                message: format!(
+                    "file cut off inside a block: {total} bytes declared, {} present",
+                    consumed + got
+                ),
+            });
+        }
+        let trailer = u32_at(&self.buf, rest - 4, be) as usize;
+        if trailer != total {
+            return Err(CaptureError {
+                offset: start,
+                message: format!("block length {total} does not match its trailing copy {trailer}"),
+            });
+        }
+        Ok(Some(Block {
+            start,
+            kind,
+            be,
+            total,
+            body_len: rest - 4,
+        }))
+    }
+
+    /// A block's type and total length, with the byte order (a section header block brings its
+    /// own) and the bytes read so far. The length is checked against [`MAX_RECORD`].
+    fn read_block_head(
+        &mut self,
+        start: u64,
+    ) -> Result<Option<(u32, bool, usize, usize)>, CaptureError> {
+        let mut head = [0u8; 8];
+        let n = if self.pending_first_block {
+            // The first four bytes (the SHB type) were consumed by the magic check.
+            self.pending_first_block = false;
+            head[..4].copy_from_slice(&PCAPNG_SHB.to_le_bytes());
+            4 + read_full(&mut self.input, &mut head[4..]).map_err(|e| io_error(start + 4, e))?
+        } else {
+            read_full(&mut self.input, &mut head).map_err(|e| io_error(start, e))?
+        };
+        if n == 0 {
+            return Ok(None);
+        }
+        if n < 8 {
+            return Err(CaptureError {
+                offset: start,
+                message: format!("file cut off inside a block header ({n} of 8 bytes)"),
+            });
+        }
+        let State::PcapNg { big_endian, .. } = self.state else {
+            unreachable!("pcapng state")
+        };
+        let mut be = big_endian;
+        let mut consumed = 8usize;
+        if u32_at(&head, 0, be) == PCAPNG_SHB {
+            be = self.read_section_byte_order(start)?;
+            consumed = 12;
+        }
+        let kind = u32_at(&head, 0, be);
+        let total = u32_at(&head, 4, be) as usize;
+        if total < 12 + (consumed - 8) || !total.is_multiple_of(4) || total > MAX_RECORD {
+            return Err(CaptureError {
+                offset: start,
+                message: if total > MAX_RECORD {
+                    format!("block length {total} exceeds the {MAX_RECORD}-byte limit")
+                } else {
+                    format!(
+                        "block length {total} is invalid (must be a multiple of 4 and at least 12)"
+                    )
+                },
+            });
+        }
+        Ok(Some((kind, be, consumed, total)))
+    }
+
+    /// A section header block's byte-order magic: whether the section is big-endian.
+    fn read_section_byte_order(&mut self, start: u64) -> Result<bool, CaptureError> {
+        let mut magic = [0u8; 4];
+        let m = read_full(&mut self.input, &mut magic).map_err(|e| io_error(start + 8, e))?;
+        if m < 4 {
+            return Err(CaptureError {
+                offset: start,
+                message: "file cut off inside a section header block".into(),
+            });
+        }
+        match magic {
+            [0x1a, 0x2b, 0x3c, 0x4d] => Ok(true),
+            [0x4d, 0x3c, 0x2b, 0x1a] => Ok(false),
+            _ => Err(CaptureError {
+                offset: start + 8,
+                message: format!(
+                    "section header byte-order magic {:02x}{:02x}{:02x}{:02x} is neither 1a2b3c4d nor 4d3c2b1a",
+                    magic[0], magic[1], magic[2], magic[3]
+                ),
+            }),
+        }
+    }
+}
+
+/// A pcapng block read into the reader's buffer: the body is `buf[..body_len]`.
+struct Block {
+    /// Byte offset of the block in the input.
+    start: u64,
+    kind: u32,
+    /// The section's byte order.
+    be: bool,
+    total: usize,
+    body_len: usize,
+}
+
+/// Adds an interface description block's interface to the section. A block too short to read
+/// still takes its interface number (packets on it become bad records) and is itself one.
+fn add_interface(
+    interfaces: &mut Vec<Interface>,
+    body: &[u8],
+    block: &Block,
+) -> Result<Option<CaptureError>, CaptureError> {
+    if interfaces.len() >= MAX_INTERFACES {
+        return Err(CaptureError {
+            offset: block.start,
+            message: format!("more than {MAX_INTERFACES} interfaces in one section"),
+        });
+    }
+    if let Some(iface) = parse_idb(body, block.be) {
+        interfaces.push(iface);
+        return Ok(None);
+    }
+    interfaces.push(Interface {
+        linktype: u32::MAX,
+        resolution: Resolution::Decimal(6),
+        offset_secs: 0,
+    });
+    Ok(Some(CaptureError {
+        offset: block.start,
+        message: "interface description block too short".into(),
+    }))
+}
+
+/// The fixed part of a packet block (EPB, OPB, SPB).
+struct PacketHead {
+    interface: u32,
+    /// Timestamp in the interface's units (none in an SPB).
+    ts: u64,
+    caplen: usize,
+    orig_len: u32,
+    /// Where the packet data starts in the body.
+    data_at: usize,
+}
+
+fn packet_head(body: &[u8], kind: u32, be: bool) -> Option<PacketHead> {
+    let ts = |body: &[u8]| ((u32_at(body, 4, be) as u64) << 32) | u32_at(body, 8, be) as u64;
+    match kind {
+        PCAPNG_EPB | PCAPNG_OPB if body.len() >= 20 => Some(PacketHead {
+            // The obsolete packet block has a 16-bit interface id (then a drops count).
+            interface: if kind == PCAPNG_EPB {
+                u32_at(body, 0, be)
+            } else {
+                u16_at(body, 0, be) as u32
+            },
+            ts: ts(body),
+            caplen: u32_at(body, 12, be) as usize,
+            orig_len: u32_at(body, 16, be),
+            data_at: 20,
+        }),
+        PCAPNG_SPB if body.len() >= 4 => {
+            let orig = u32_at(body, 0, be);
+            Some(PacketHead {
+                interface: 0,
+                ts: 0,
+                caplen: (orig as usize).min(body.len() - 4),
+                orig_len: orig,
+                data_at: 4,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The packet of a packet block, or a bad record when its header or interface does not hold.
+fn packet_event<'b>(body: &'b [u8], interfaces: &[Interface], block: &Block) -> Event<'b> {
+    let bad = |message: String| {
+        Event::BadRecord(CaptureError {
+            offset: block.start,
+            message,
+        })
+    };
+    let Some(h) = packet_head(body, block.kind, block.be) else {
+        return bad(format!(
+            "packet block of {} bytes is too short for its header",
+            block.total
+        ));
+    };
+    if h.data_at + h.caplen > body.len() {
+        return bad(format!(
+            "packet block claims {} captured bytes but has room for {}",
+            h.caplen,
+            body.len() - h.data_at
+        ));
+    }
+    let Some(iface) = interfaces
+        .get(h.interface as usize)
+        .copied()
+        .filter(|i| i.linktype != u32::MAX)
+    else {
+        return bad(format!(
+            "packet on interface {}, which the section does not describe",
+            h.interface
+        ));
+    };
+    let time = if block.kind == PCAPNG_SPB {
+        Timestamp::default()
+    } else {
+        convert_ts(h.ts, iface)
+    };
+    Event::Packet(Packet {
+        data: &body[h.data_at..h.data_at + h.caplen],
+        orig_len: h.orig_len.max(h.caplen as u32),
+        time,
+        linktype: iface.linktype,
+        interface: h.interface,
+        offset: block.start,
+    })
 }
 
 fn io_error(offset: u64, e: io::Error) -> CaptureError {

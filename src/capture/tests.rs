@@ -1,5 +1,5 @@
 use super::*;
-use crate::synth::{PcapNgWriter, PcapWriter, linktype};
+use testkit::synth::{PcapNgWriter, PcapWriter, linktype};
 
 /// (data, orig_len, time, linktype, offset) of each packet.
 type Seen = (Vec<u8>, u32, Timestamp, u32, u64);

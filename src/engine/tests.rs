@@ -1,11 +1,15 @@
 use super::*;
 use crate::proto::{Probe, ProtocolInfo};
-use crate::synth;
 use crate::tree::FieldDef;
+use testkit::synth;
 
 static ROOT: FieldDef = FieldDef::group("echo", "Echo");
 static COUNT: FieldDef = FieldDef::uint("echo.count", "Datagrams seen in this flow");
 static DIR: FieldDef = FieldDef::string("echo.direction", "Direction");
+
+// The test protocols implement the decoder interface themselves.
+use crate::proto::{FlowDecoder, Prefs, ProbeInput, Role};
+use crate::tree::Severity;
 
 /// A test protocol: content "ECHO" is certain and comes from a client; port 7777 is its port.
 /// Its state counts datagrams per flow; content "PANIC" makes it panic.
@@ -303,13 +307,13 @@ fn snaplen_cut_and_lying_udp_lengths_become_notes() {
         Config::default(),
         &[(0, cut, Some(full.len() as u32)), (1, liar, None)],
     );
-    assert_eq!(seen[0].notes[0].severity, Severity::Warning);
+    assert_eq!(seen[0].notes[0].severity(), Severity::Warning);
     assert_eq!(
         seen[0].notes[0].message,
         "datagram cut by the capture's snaplen: 44 of 64 payload bytes captured"
     );
     assert_eq!(seen[0].notes[0].field, Some("udp.length"));
-    assert_eq!(seen[1].notes[0].severity, Severity::Error);
+    assert_eq!(seen[1].notes[0].severity(), Severity::Error);
     assert_eq!(stats.truncated_frames, 1);
     assert_eq!(stats.protocols["udp"].short, 1);
     assert_eq!(stats.protocols["udp"].malformed, 1);
@@ -381,7 +385,7 @@ fn a_panicking_decoder_costs_one_message_and_the_flow_falls_back_to_udp() {
         ],
     );
     assert_eq!(seen[1].protocol, "echo");
-    assert_eq!(seen[1].notes[0].severity, Severity::Error);
+    assert_eq!(seen[1].notes[0].severity(), Severity::Error);
     assert_eq!(seen[2].protocol, "udp");
 }
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::synth;
+use testkit::synth;
 
 fn addr(s: &str) -> SocketAddr {
     s.parse().unwrap()

@@ -324,7 +324,7 @@ pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
             out.push(',');
         }
         out.push_str("{\"severity\":\"");
-        out.push_str(n.severity.as_str());
+        out.push_str(n.severity().as_str());
         out.push_str("\",\"message\":");
         string_into(out, &n.message);
         out.push_str(",\"field\":");

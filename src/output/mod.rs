@@ -12,6 +12,50 @@ use std::io;
 use crate::engine::Meta;
 use crate::tree::{Field, Pos, Record, Value};
 
+use json::JsonWriter;
+use summary::SummaryWriter;
+use text_tree::TreeWriter;
+
+/// The output formats of `dissect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// One line per message
+    Summary,
+    /// Annotated field tree
+    Tree,
+    /// NDJSON, one object per message
+    Json,
+}
+
+/// How records are rendered: the format and its options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rendering {
+    pub format: OutputFormat,
+    pub color: bool,
+    /// With the tree, a hex dump of the payload under each message.
+    pub hex: bool,
+}
+
+impl Rendering {
+    /// Plain text: no colour, no hex dump (tests, benches, in-memory rendering).
+    pub fn plain(format: OutputFormat) -> Rendering {
+        Rendering {
+            format,
+            color: false,
+            hex: false,
+        }
+    }
+
+    /// The writer for this rendering into `out`.
+    pub fn writer<'w, W: io::Write + 'w>(self, out: W) -> Box<dyn RecordWriter + 'w> {
+        match self.format {
+            OutputFormat::Summary => Box::new(SummaryWriter::new(out, self.color)),
+            OutputFormat::Tree => Box::new(TreeWriter::new(out, self.color, self.hex)),
+            OutputFormat::Json => Box::new(JsonWriter::new(out)),
+        }
+    }
+}
+
 /// A destination for records.
 pub trait RecordWriter {
     fn record(&mut self, meta: &Meta<'_>, rec: &Record) -> io::Result<()>;

@@ -37,7 +37,7 @@ impl<W: Write> SummaryWriter<W> {
 /// The note marker appended to a summary line: the worst note's text, and how many more.
 pub fn marker(rec: &Record) -> Option<(Severity, String)> {
     let worst = rec.worst()?;
-    let first = rec.notes.iter().find(|n| n.severity == worst)?;
+    let first = rec.notes.iter().find(|n| n.severity() == worst)?;
     let more = rec.notes.len() - 1;
     let mut s = format!("[{}: {}", worst.as_str(), first.message);
     if more > 0 {

@@ -3,7 +3,7 @@ use super::summary::SummaryWriter;
 use super::text_tree::TreeWriter;
 use super::*;
 use crate::capture::Timestamp;
-use crate::tree::{FieldDef, Note, Severity, Source};
+use crate::tree::{FieldDef, Note, NoteDef, Source};
 
 static ROOT: FieldDef = FieldDef::group("t", "Test");
 static NUM: FieldDef = FieldDef::uint("t.num", "Number").unit("ms");
@@ -13,6 +13,7 @@ static KIND: FieldDef = FieldDef::enumeration("t.kind", "Kind").hex();
 static RAW: FieldDef = FieldDef::bytes("t.raw", "Raw");
 static ANGLE: FieldDef = FieldDef::float("t.angle", "Angle").unit("°");
 static DUP: FieldDef = FieldDef::int("t.dup", "Not declared repeated");
+static ODD: NoteDef = NoteDef::warning("expert.t.odd", "Something odd about the number");
 
 fn sample() -> Record {
     let mut r = Record::new("t");
@@ -47,13 +48,8 @@ fn sample() -> Record {
     root.children
         .push(Field::new(&DUP, Value::Int(-2), Pos::bytes(9, 1)));
     r.fields.push(root);
-    r.notes.push(Note {
-        def: None,
-        severity: Severity::Warning,
-        message: "odd".into(),
-        field: Some("t.num"),
-        pos: Some(Pos::bytes(0, 2)),
-    });
+    r.notes
+        .push(Note::new(&ODD, Some(&NUM), Some(Pos::bytes(0, 2)), "odd"));
     r.sources.push(Source {
         name: "decompressed".into(),
         data: b"AB".to_vec(),

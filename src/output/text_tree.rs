@@ -126,8 +126,8 @@ impl<W: Write> RecordWriter for TreeWriter<W> {
         }
         for n in &rec.notes {
             self.buf.push_str("  ");
-            let tag = format!("[{}]", n.severity.as_str());
-            self.paint(&tag, severity_style(n.severity));
+            let tag = format!("[{}]", n.severity().as_str());
+            self.paint(&tag, severity_style(n.severity()));
             self.buf.push(' ');
             self.buf.push_str(&n.message);
             let mut loc = String::new();

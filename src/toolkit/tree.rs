@@ -337,9 +337,8 @@ impl PartialEq for NoteDef {
 /// An expert note: `error` = malformed, `warning` = suspicious, `note` = worth knowing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Note {
-    /// The registered kind of note; `None` only for notes not yet given a definition.
-    pub def: Option<&'static NoteDef>,
-    pub severity: Severity,
+    /// The registered kind of note, which gives its severity.
+    pub def: &'static NoteDef,
     pub message: String,
     /// The field the note is about, when there is one.
     pub field: Option<&'static str>,
@@ -382,7 +381,7 @@ impl Record {
     }
 
     pub fn worst(&self) -> Option<Severity> {
-        self.notes.iter().map(|n| n.severity).max()
+        self.notes.iter().map(Note::severity).max()
     }
 
     pub fn has_errors(&self) -> bool {
@@ -401,21 +400,6 @@ impl Record {
             f.find_all(name, &mut out);
         }
         out
-    }
-
-    pub fn note(
-        &mut self,
-        severity: Severity,
-        field: Option<&'static FieldDef>,
-        message: impl Into<String>,
-    ) {
-        self.notes.push(Note {
-            def: None,
-            severity,
-            message: message.into(),
-            field: field.map(|d| d.name),
-            pos: None,
-        });
     }
 
     /// Adds a registered note (its severity comes from the definition).
@@ -438,17 +422,20 @@ impl Note {
         message: impl Into<String>,
     ) -> Note {
         Note {
-            def: Some(def),
-            severity: def.severity,
+            def,
             message: message.into(),
             field: field.map(|d| d.name),
             pos,
         }
     }
 
-    /// The registered name of the note's kind (`expert.…`), when it has one.
-    pub fn name(&self) -> Option<&'static str> {
-        self.def.map(|d| d.name)
+    /// The registered name of the note's kind (`expert.…`).
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.def.severity
     }
 }
 
@@ -615,22 +602,6 @@ impl TreeBuilder {
         self.siblings().last_mut()
     }
 
-    pub fn note(
-        &mut self,
-        severity: Severity,
-        field: Option<&'static FieldDef>,
-        pos: Option<Pos>,
-        message: impl Into<String>,
-    ) {
-        self.notes.push(Note {
-            def: None,
-            severity,
-            message: message.into(),
-            field: field.map(|d| d.name),
-            pos,
-        });
-    }
-
     /// Adds a registered note (its severity comes from the definition).
     pub fn expert(
         &mut self,
@@ -640,24 +611,6 @@ impl TreeBuilder {
         message: impl Into<String>,
     ) {
         self.notes.push(Note::new(def, field, pos, message));
-    }
-
-    pub fn error(
-        &mut self,
-        field: Option<&'static FieldDef>,
-        pos: Option<Pos>,
-        message: impl Into<String>,
-    ) {
-        self.note(Severity::Error, field, pos, message)
-    }
-
-    pub fn warning(
-        &mut self,
-        field: Option<&'static FieldDef>,
-        pos: Option<Pos>,
-        message: impl Into<String>,
-    ) {
-        self.note(Severity::Warning, field, pos, message)
     }
 
     /// Closes every open group at `end` and moves the tree and notes into `record`.
@@ -682,6 +635,7 @@ mod tests {
     static GROUP: FieldDef = FieldDef::group("test.group", "Group");
     static LEAF: FieldDef = FieldDef::uint("test.group.leaf", "Leaf").repeated();
     static OTHER: FieldDef = FieldDef::uint("other.leaf", "Other");
+    static RAN_OUT: NoteDef = NoteDef::error("expert.test.ran_out", "Test note");
 
     #[test]
     fn builder_nests_and_sets_group_lengths() {
@@ -691,7 +645,7 @@ mod tests {
         b.add(&LEAF, Value::UInt(7), Pos::bytes(2, 2));
         b.add(&LEAF, Value::UInt(9), Pos::bytes(4, 2));
         b.close(6);
-        b.error(Some(&LEAF), Some(Pos::bytes(6, 1)), "ran out");
+        b.expert(&RAN_OUT, Some(&LEAF), Some(Pos::bytes(6, 1)), "ran out");
         let mut r = Record::new("test");
         b.finish_into(10, &mut r);
         assert_eq!(r.fields.len(), 1);
@@ -711,7 +665,7 @@ mod tests {
         b.open(&ROOT, Value::None, Pos::bytes(0, 0));
         b.add(&LEAF, Value::UInt(7), Pos::bytes(2, 2)).meaning = Some("x".into());
         assert_eq!(b.depth(), 1);
-        b.error(None, None, "kept");
+        b.expert(&RAN_OUT, None, None, "kept");
         let mut r = Record::new("test");
         b.finish_into(4, &mut r);
         assert!(r.fields.is_empty());

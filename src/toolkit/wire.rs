@@ -23,8 +23,15 @@ pub static TRAILING: NoteDef = NoteDef::warning(
     "Bytes after the last field the decoder understood",
 );
 
+/// A read ran past the end of a datagram that the capture's snaplen cut: expected, so a note,
+/// not an error (decoders turn their cut-off errors into this kind on such datagrams).
+pub static CUT_BY_SNAPLEN: NoteDef = NoteDef::note(
+    "expert.field_cut_by_snaplen",
+    "A field runs past the end of a datagram the capture's snaplen cut (expected, not malformed)",
+);
+
 /// The notes the toolkit itself adds, for the field reference.
-pub static NOTES: &[&NoteDef] = &[&CUT_OFF, &NO_TERMINATOR, &TRAILING];
+pub static NOTES: &[&NoteDef] = &[&CUT_OFF, &NO_TERMINATOR, &TRAILING, &CUT_BY_SNAPLEN];
 
 /// A read ran past the end of the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -412,7 +419,7 @@ mod tests {
         let mut r = Record::new("t");
         d.tree.finish_into(6, &mut r);
         assert_eq!(r.fields[0].pos, Pos::bytes(2, 4));
-        assert_eq!(r.notes[0].name(), Some("expert.cut_off"));
+        assert_eq!(r.notes[0].name(), "expert.cut_off");
     }
 
     #[test]
@@ -437,7 +444,7 @@ mod tests {
         assert_eq!(r.fields[0].pos, Pos::bytes(0, 2));
         assert_eq!(r.fields[1].value, Value::Str("hi".into()));
         assert_eq!(r.notes.len(), 2);
-        assert_eq!(r.notes[0].severity, Severity::Error);
+        assert_eq!(r.notes[0].severity(), Severity::Error);
         assert_eq!(
             r.notes[1].message,
             "Value is cut off: needs 1 byte at offset 4, only 0 left"

@@ -1,13 +1,14 @@
 //! Every field the FlightGear multiplayer protocol decoder emits.
 //!
-//! Layouts and meanings: the reference notes `flightgear.md` (§2 header, §3 chat, §4 position,
-//! §5 properties), restating FlightGear 2020.3 `src/MultiPlayer/mpmessages.hxx` and
-//! `multiplaymgr.cxx`.
+//! Layouts and meanings: FlightGear 2020.3 `src/MultiPlayer/mpmessages.hxx` (`T_MsgHdr`,
+//! `T_ChatMsg`, `T_PositionMsg`) and `multiplaymgr.cxx` (`FGMultiplayMgr::ProcessPosMsg`,
+//! `SendMyPosition`, the id table `sIdPropertyList`); fgms `src/server/fg_server.cxx` for the
+//! header words it rewrites.
 
 crate::field_defs! {
     ROOT = group("flightgear", "FlightGear multiplayer protocol");
 
-    // §2 header (32 bytes)
+    // Header, `T_MsgHdr` (32 bytes)
     MAGIC = enumeration("flightgear.magic", "Magic")
         .hex()
         .desc("0x46474653 \"FGFS\" from clients and fgms to clients; 0x53464746 \"SFGF\" between fgms relays and to crossfeed listeners");
@@ -32,11 +33,11 @@ crate::field_defs! {
     CALLSIGN = string("flightgear.callsign", "Callsign")
         .desc("Sender's callsign, at most 7 characters, NUL-terminated in 8 bytes");
 
-    // §3 legacy chat (MsgId 1)
+    // Legacy chat, `T_ChatMsg` (MsgId 1)
     CHAT = string("flightgear.chat", "Chat text")
         .desc("Text of a legacy chat message (MsgId 1), up to the first NUL");
 
-    // §4 position (MsgId 7), 200 bytes
+    // Position, `T_PositionMsg` (MsgId 7), 200 bytes
     POSITION = group("flightgear.position", "Position");
     MODEL = string("flightgear.position.model", "Model")
         .desc("Model path of the sender's aircraft (/sim/model/path), e.g. Aircraft/c172p/Models/c172p.xml");
@@ -105,7 +106,7 @@ crate::field_defs! {
         .unit("°")
         .desc("Derived: roll, right wing down positive");
 
-    // §5 property section
+    // Property section (`ProcessPosMsg`)
     PROPERTIES = group("flightgear.properties", "Properties")
         .desc("The property elements after the position block, each decoded by its id");
     PROPERTY = group("flightgear.properties.property", "Property")

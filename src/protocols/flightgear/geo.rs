@@ -1,7 +1,7 @@
 //! Derived position: WGS-84 geodetic coordinates from the ECEF position, and heading, pitch and
 //! roll from the angle-axis orientation at that position.
 //!
-//! Sources (restated in the reference notes, `flightgear.md` §4.1): SimGear `SGQuat.hxx`
+//! Sources: SimGear `simgear/math/SGQuat.hxx`
 //! (`fromAngleAxis`, `fromLonLatRad`, `getEulerRad`, `operator*`) for the quaternion
 //! conventions, WGS-84 (NIMA TR8350.2: a = 6378137 m, 1/f = 298.257223563) for the ellipsoid.
 //! Everything is plain `f64` arithmetic: any input, NaN included, gives some output, never a

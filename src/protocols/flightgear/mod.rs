@@ -1,16 +1,23 @@
 //! FlightGear multiplayer protocol (fgfs ↔ fgms, UDP, default port 5000).
 //!
-//! Layers: [`msg`] decodes one datagram (header, legacy chat, position block, property section),
-//! [`props`] is the 420-entry property table of FlightGear 2020.3, [`geo`] derives the geodetic
-//! position and attitude. Per-flow state ([`Flow`]) remembers the aircraft seen (callsign,
-//! model, last chat line) so that a chat line is shown once, when it changes, and `stats` can
-//! list the aircraft. Reference: `flightgear.md` (restating FlightGear 2020.3
-//! `src/MultiPlayer/` and fgms).
+//! Layers: [`msg`] decodes one datagram (header, legacy chat, dispatch), [`position`] the
+//! position block, [`property`] the property section in both encodings, [`props`] is the
+//! 420-entry property table of FlightGear 2020.3, [`geo`] derives the geodetic position and
+//! attitude, [`notes`] registers the expert notes. Per-flow state ([`Flow`]) remembers the
+//! aircraft seen (callsign, model, last chat line) so that a chat line is shown once, when it
+//! changes, and `stats` can list the aircraft.
+//!
+//! Sources: FlightGear 2020.3 (github.com/FlightGear/flightgear, tag `version/2020.3.11`)
+//! `src/MultiPlayer/mpmessages.hxx` and `multiplaymgr.cxx`; SimGear `simgear/props/props.hxx`
+//! and `simgear/math/SGQuat.hxx`; fgms (github.com/FlightGear/fgms) `src/server/fg_server.cxx`
+//! and `src/flightgear/MultiPlayer/mpmessages.hxx`.
 
-pub mod builder;
 pub mod fields;
 pub mod geo;
 pub mod msg;
+pub mod notes;
+pub mod position;
+pub mod property;
 pub mod props;
 
 use crate::proto::{Datagram, FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo};
@@ -27,10 +34,11 @@ static INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "the FGFS/SFGF magic followed by the version word 0x00010001",
     prefs: &[],
     fields: &[fields::ALL],
-    notes: &[],
+    notes: notes::ALL,
 };
 
-/// Content probe (reference §2.2): the magic alone is four fixed ASCII bytes; with the version
+/// Content probe, after the receivers' own checks (FlightGear `FGMultiplayMgr::update`, fgms
+/// `FG_SERVER::PacketIsValid`): the magic alone is four fixed ASCII bytes; with the version
 /// word 0x00010001 behind it the datagram is FlightGear MP on any port. Content does not tell
 /// the sender's role (fgms forwards client datagrams unchanged), so no role is claimed.
 pub fn probe_payload(p: &[u8]) -> Probe {
@@ -38,9 +46,8 @@ pub fn probe_payload(p: &[u8]) -> Probe {
         p.get(o..o + 4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     };
-    match word(0) {
-        Some(msg::MAGIC_FGFS | msg::MAGIC_SFGF) => {}
-        _ => return Probe::NO,
+    if word(0).is_none_or(|m| msg::Magic(m).name().is_none()) {
+        return Probe::NO;
     }
     match word(4) {
         Some(msg::PROTO_VER) => Probe::certain(None),
@@ -101,6 +108,41 @@ impl Flow {
             ..Aircraft::default()
         });
         self.aircraft.last_mut()
+    }
+}
+
+impl Flow {
+    /// Records what a message told about its sender; returns the chat line when it is new or
+    /// changed for that callsign (every position packet repeats the current line).
+    fn observe(&mut self, callsign: &str, facts: &msg::Facts<'_>) -> Option<String> {
+        let new_chat = self.aircraft_mut(callsign)?.update(facts);
+        if new_chat.is_some() {
+            self.chat_lines += 1;
+        }
+        new_chat
+    }
+}
+
+impl Aircraft {
+    fn update(&mut self, facts: &msg::Facts<'_>) -> Option<String> {
+        self.messages += 1;
+        if let Some(m) = &facts.model
+            && self.model != msg::model_short(m)
+        {
+            self.model = msg::model_short(m).chars().take(96).collect();
+        }
+        if let Some(p) = facts.protocol {
+            self.protocol = Some(p);
+        }
+        // An empty value (FGData clears the line ~10 s after it was typed) is remembered, so
+        // the same line typed again shows again, but is not itself shown.
+        let c = facts.chat.as_deref()?;
+        if self.chat.as_deref() == Some(c) {
+            return None;
+        }
+        let c: String = c.chars().take(msg::MAX_TEXT_SIZE as usize).collect();
+        self.chat = Some(c.clone());
+        (!c.is_empty()).then_some(c)
     }
 }
 

@@ -1,25 +1,47 @@
-//! One FlightGear MP datagram: the 32-byte header (reference §2), the legacy chat body (§3), the
-//! 200-byte position block (§4) and the property section in both encodings (§5).
+//! One FlightGear MP datagram: the 32-byte header, the legacy chat body and the dispatch on
+//! `MsgId`; the position block is [`super::position`], the property section
+//! [`super::property`].
 //!
-//! Every read is checked against the bytes present and against `MsgLen`; the property walk stops
-//! at an unknown id exactly as FlightGear 2020.3 `ProcessPosMsg` does, because the size of an
-//! element is known only from its id.
+//! Layouts: FlightGear 2020.3 `src/MultiPlayer/mpmessages.hxx` (`T_MsgHdr`, `T_ChatMsg`,
+//! `T_PositionMsg`); receiver rules: `src/MultiPlayer/multiplaymgr.cxx`
+//! (`FGMultiplayMgr::update`, `ProcessChatMsg`, `ProcessPosMsg`); header rewrites: fgms
+//! `src/server/fg_server.cxx`. Every read is checked against the bytes present and against
+//! `MsgLen`.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::fields as f;
-use super::geo;
-use super::props::{self, PropDef, PropType, Tx};
-use super::{Aircraft, Flow};
-use crate::tree::{Field, FieldDef, Pos, Record, Severity, TreeBuilder, Value};
-use crate::wire::{Cursor, Dissector};
+use super::props::Tx;
+use super::{Flow, notes, position};
+use crate::tree::{Pos, Record, Severity, TreeBuilder, Value};
+use crate::wire::{Cursor, Dissector, Range};
 
-/// "FGFS" (`MSG_MAGIC`, mpmessages.hxx).
-pub const MAGIC_FGFS: u32 = 0x4647_4653;
-/// "SFGF" (`RELAY_MAGIC`, fgms fg_server.hxx).
-pub const MAGIC_SFGF: u32 = 0x5346_4746;
-/// `PROTO_VER` 1.1.
+crate::open_enum! {
+    /// The header's `Magic`: FlightGear `src/MultiPlayer/mpmessages.hxx` `MSG_MAGIC`, fgms
+    /// `src/server/fg_server.hxx` `RELAY_MAGIC`.
+    pub struct Magic(u32) {
+        FGFS = 0x4647_4653 => "FGFS",
+        SFGF = 0x5346_4746 => "SFGF",
+    }
+}
+
+impl Magic {
+    /// Who sends it (fgms rewrites the magic of what it relays to other servers).
+    fn meaning(self) -> &'static str {
+        match self {
+            Magic::FGFS => "FlightGear client data",
+            Magic::SFGF => "fgms relay/crossfeed data",
+            _ => "not a FlightGear magic",
+        }
+    }
+}
+
+/// "FGFS" as a number, for packet builders.
+pub const MAGIC_FGFS: u32 = Magic::FGFS.0;
+/// "SFGF" as a number, for packet builders.
+pub const MAGIC_SFGF: u32 = Magic::SFGF.0;
+/// `PROTO_VER` 1.1 (mpmessages.hxx).
 pub const PROTO_VER: u32 = 0x0001_0001;
 /// `V2_PAD_MAGIC` (multiplaymgr.cxx, 2017.2+).
 pub const V2_PAD_MAGIC: u32 = 0x1FAC_E002;
@@ -31,187 +53,74 @@ pub const POSITION_LEN: usize = 200;
 pub const MAX_TEXT_SIZE: u32 = 768;
 /// `MAX_PACKET_SIZE`: FlightGear's send and receive buffers.
 pub const MAX_PACKET_SIZE: usize = 1200;
-/// `MAX_MODEL_NAME_LEN`.
-const MODEL_LEN: usize = 96;
-/// Bool blocks (`BOOLARRAY_BASE_1..3`); a receiver takes any v1 BOOL id in this range as a block.
-const BOOLARRAY_START: u32 = 11000;
-const BOOLARRAY_END: u32 = 11080;
-/// Launchbar state codes carried by id 120 (`decode_received_launchbar_state`).
-const LAUNCHBAR: [&str; 4] = ["Engaged", "Launching", "Completed", "Disengaged"];
-/// Most property items emitted per message (a 1200-byte packet holds far fewer; this bounds
-/// the tree of a hostile 64 KiB datagram full of bool blocks).
-const MAX_ITEMS: usize = 4096;
 
-/// `MsgId` names (mpmessages.hxx; 9/10 from fgms mpmessages.hxx).
-pub fn msg_id_name(id: u32) -> &'static str {
-    match id {
-        1 => "CHAT_MSG",
-        2 => "UNUSABLE_POS_DATA",
-        3 => "OLD_OLD_POS_DATA",
-        4 => "OLD_POS_DATA",
-        5 => "OLD_PROP_MSG",
-        6 => "RESET_DATA",
-        7 => "POS_DATA",
-        8 => "MP_2017_DATA",
-        9 => "PING",
-        10 => "PONG",
-        _ => "",
+crate::open_enum! {
+    /// The header's `MsgId`: FlightGear `src/MultiPlayer/mpmessages.hxx` (`*_ID`), 9 and 10
+    /// from fgms `src/flightgear/MultiPlayer/mpmessages.hxx`.
+    pub struct MsgId(u32) {
+        CHAT = 1 => "CHAT_MSG",
+        UNUSABLE_POS_DATA = 2 => "UNUSABLE_POS_DATA",
+        OLD_OLD_POS_DATA = 3 => "OLD_OLD_POS_DATA",
+        OLD_POS_DATA = 4 => "OLD_POS_DATA",
+        OLD_PROP_MSG = 5 => "OLD_PROP_MSG",
+        RESET_DATA = 6 => "RESET_DATA",
+        POS_DATA = 7 => "POS_DATA",
+        MP_2017_DATA = 8 => "MP_2017_DATA",
+        PING = 9 => "PING",
+        PONG = 10 => "PONG",
     }
 }
 
-/// Wire form of a property element (the `encoding` enum; numbers are this decoder's own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    V1Int = 1,
-    V1Bool = 2,
-    V1Float = 3,
-    V1String = 4,
-    ShortInt = 5,
-    ShortFloatNorm = 6,
-    ShortFloat1 = 7,
-    ShortFloat2 = 8,
-    ShortFloat3 = 9,
-    ShortFloat4 = 10,
-    V2String = 11,
-    BoolArray = 12,
+/// Byte ranges of `T_MsgHdr` (mpmessages.hxx).
+pub mod field {
+    use crate::wire::Range;
+    pub const MAGIC: Range = 0..4;
+    pub const VERSION: Range = 4..8;
+    pub const MSG_ID: Range = 8..12;
+    pub const MSG_LEN: Range = 12..16;
+    /// `RequestedRangeNm` (FlightGear 2017.2+; `ReplyAddress` before, `RadarRange` in fgms).
+    pub const RANGE_WORD: Range = 16..20;
+    /// Its halves: the range is the low one; fgms 0.13+ moves it into the high one.
+    pub const RANGE_HIGH: Range = 16..18;
+    pub const RANGE_LOW: Range = 18..20;
+    pub const REPLY_PORT: Range = 20..24;
+    pub const CALLSIGN: Range = 24..32;
 }
 
-impl Encoding {
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::V1Int => "V1_INT",
-            Encoding::V1Bool => "V1_BOOL",
-            Encoding::V1Float => "V1_FLOAT",
-            Encoding::V1String => "V1_STRING",
-            Encoding::ShortInt => "SHORTINT",
-            Encoding::ShortFloatNorm => "SHORT_FLOAT_NORM",
-            Encoding::ShortFloat1 => "SHORT_FLOAT_1",
-            Encoding::ShortFloat2 => "SHORT_FLOAT_2",
-            Encoding::ShortFloat3 => "SHORT_FLOAT_3",
-            Encoding::ShortFloat4 => "SHORT_FLOAT_4",
-            Encoding::V2String => "V2_STRING",
-            Encoding::BoolArray => "BOOLARRAY",
-        }
-    }
-
-    fn for_short_float(tx: Tx) -> Encoding {
-        match tx {
-            Tx::ShortFloatNorm => Encoding::ShortFloatNorm,
-            Tx::ShortFloat1 => Encoding::ShortFloat1,
-            Tx::ShortFloat2 => Encoding::ShortFloat2,
-            Tx::ShortFloat3 => Encoding::ShortFloat3,
-            Tx::ShortFloat4 => Encoding::ShortFloat4,
-            _ => Encoding::ShortInt,
-        }
-    }
-}
-
-/// The value of a v2 short float element: `int16 / divisor`, as FlightGear computes it in double
-/// precision and stores it in a float.
-pub fn scale_short(raw: i16, tx: Tx) -> Option<f32> {
-    tx.short_float_divisor().map(|d| (raw as f64 / d) as f32)
-}
-
-fn be32(p: &[u8], at: usize) -> Option<u32> {
-    let b = p.get(at..at.checked_add(4)?)?;
-    Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+/// The position of a named range.
+pub(super) fn pos(r: Range) -> Pos {
+    Pos::bytes(r.start, r.len())
 }
 
 /// What the position block and properties told, for the summary and the flow state.
 #[derive(Debug, Default)]
-struct Facts {
-    model: Option<String>,
-    geo: Option<(f64, f64, f64)>,
-    heading: Option<f64>,
-    chat: Option<String>,
-    protocol: Option<u8>,
-    props_cut: bool,
+pub(super) struct Facts<'a> {
+    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) geo: Option<(f64, f64, f64)>,
+    pub(super) heading: Option<f64>,
+    pub(super) chat: Option<Cow<'a, str>>,
+    pub(super) protocol: Option<u8>,
+    pub(super) props_cut: bool,
+}
+
+/// The header words the datagram holds (a datagram shorter than the header has only some).
+struct Header<'a> {
+    magic: Option<Magic>,
+    msg_id: Option<MsgId>,
+    msg_len: Option<u32>,
+    callsign: Cow<'a, str>,
 }
 
 /// Decodes one datagram into a record, updating the flow's aircraft table.
 pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) -> Record {
     let mut rec = Record::new("flightgear");
-    let mut tree = TreeBuilder::new(detail);
-    tree.open(&f::ROOT, Value::None, Pos::bytes(0, payload.len()));
-
-    let magic = be32(payload, 0);
-    let version = be32(payload, 4);
-    let msg_id = be32(payload, 8);
-    let msg_len = be32(payload, 12);
-    let range = be32(payload, 16);
-    let reply_port = be32(payload, 20);
-
-    if let Some(m) = magic {
-        let name = match m {
-            MAGIC_FGFS => "FGFS",
-            MAGIC_SFGF => "SFGF",
-            _ => "",
-        };
-        tree.add(&f::MAGIC, Value::Enum(m as i64, name), Pos::bytes(0, 4))
-            .meaning = Some(
-            match m {
-                MAGIC_FGFS => "FlightGear client data",
-                MAGIC_SFGF => "fgms relay/crossfeed data",
-                _ => "not a FlightGear magic",
-            }
-            .into(),
-        );
-        if name.is_empty() {
-            tree.error(
-                Some(&f::MAGIC),
-                Some(Pos::bytes(0, 4)),
-                format!("magic 0x{m:08x} is neither FGFS nor SFGF"),
-            );
-        }
-    }
-    if let Some(v) = version {
-        tree.add_meaning(
-            &f::VERSION,
-            Value::UInt(v as u64),
-            Pos::bytes(4, 4),
-            format!("{}.{}", v >> 16, v & 0xffff),
-        );
-        if v != PROTO_VER {
-            tree.warning(
-                Some(&f::VERSION),
-                Some(Pos::bytes(4, 4)),
-                format!("version 0x{v:08x}: FlightGear accepts only 0x00010001"),
-            );
-        }
-    }
-    if let Some(id) = msg_id {
-        tree.add(
-            &f::MSG_ID,
-            Value::Enum(id as i64, msg_id_name(id)),
-            Pos::bytes(8, 4),
-        );
-    }
-    if let Some(l) = msg_len {
-        tree.add(&f::MSG_LEN, Value::UInt(l as u64), Pos::bytes(12, 4));
-    }
-    if let Some(w) = range {
-        range_word(&mut tree, w);
-    }
-    if let Some(p) = reply_port {
-        tree.add(&f::REPLY_PORT, Value::UInt(p as u64), Pos::bytes(20, 4));
-    }
-    let mut callsign = String::new();
-    if let Some(raw) = payload.get(24..32) {
-        let n = raw.iter().position(|&b| b == 0);
-        let text = &raw[..n.unwrap_or(8)];
-        callsign = String::from_utf8_lossy(text).into_owned();
-        tree.add(&f::CALLSIGN, Value::text(text), Pos::bytes(24, 8));
-        if n.is_none() {
-            tree.warning(
-                Some(&f::CALLSIGN),
-                Some(Pos::bytes(24, 8)),
-                "callsign fills all 8 bytes without a NUL (FlightGear keeps the first 7)",
-            );
-        }
-    }
-
-    if payload.len() < HEADER_LEN {
-        tree.error(
+    let mut d = Dissector::new(payload, detail);
+    d.tree
+        .open(&f::ROOT, Value::None, Pos::bytes(0, payload.len()));
+    let hdr = header(&mut d);
+    let (msg_type, summary) = if payload.len() < HEADER_LEN {
+        d.tree.expert(
+            &notes::HEADER_CUT,
             None,
             Some(Pos::bytes(0, payload.len())),
             format!(
@@ -219,135 +128,27 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
                 payload.len()
             ),
         );
-        tree.finish_into(payload.len(), &mut rec);
-        rec.msg_type = Cow::Borrowed("malformed");
-        rec.summary = format!("short datagram ({} bytes)", payload.len());
-        if truncated {
-            soften_for_snaplen(&mut rec);
-        }
-        return rec;
-    }
-    let msg_id = msg_id.unwrap_or(0);
-    let msg_len = msg_len.unwrap_or(0) as usize;
-
-    // The message ends at MsgLen when that is inside the datagram.
-    let end = if msg_len < HEADER_LEN {
-        tree.error(
-            Some(&f::MSG_LEN),
-            Some(Pos::bytes(12, 4)),
-            format!("message length {msg_len} is shorter than the {HEADER_LEN}-byte header"),
-        );
-        payload.len()
-    } else if msg_len > payload.len() {
-        if truncated {
-            tree.note(
-                Severity::Note,
-                Some(&f::MSG_LEN),
-                Some(Pos::bytes(12, 4)),
-                format!(
-                    "message length {msg_len}: the capture's snaplen kept {} bytes",
-                    payload.len()
-                ),
-            );
-        } else {
-            tree.error(
-                Some(&f::MSG_LEN),
-                Some(Pos::bytes(12, 4)),
-                format!(
-                    "message length {msg_len} but the datagram has {} bytes (FlightGear drops it)",
-                    payload.len()
-                ),
-            );
-        }
-        payload.len()
+        let line = format!("short datagram ({} bytes)", payload.len());
+        ("malformed", line)
     } else {
-        if msg_len < payload.len() {
-            tree.warning(
-                Some(&f::MSG_LEN),
-                Some(Pos::bytes(12, 4)),
-                format!(
-                    "message length {msg_len} but the datagram has {} bytes (FlightGear drops it)",
-                    payload.len()
-                ),
-            );
+        let end = message_end(&mut d.tree, &hdr, payload.len(), truncated);
+        let id = hdr.msg_id.unwrap_or_default();
+        let mut facts = Facts::default();
+        d.cur = Cursor::at(&payload[..end], HEADER_LEN);
+        let msg_type = body(&mut d, id, &mut facts);
+        if end < payload.len() {
+            let rest = &payload[end..];
+            d.add(&f::TRAILING, Value::Bytes(rest.into()), end, rest.len());
         }
-        msg_len
+        let line = summary(flow, &hdr, id, end.saturating_sub(HEADER_LEN), &facts);
+        (msg_type, line)
     };
-    if payload.len() > MAX_PACKET_SIZE {
-        tree.warning(
-            None,
-            None,
-            format!(
-                "{} bytes: larger than FlightGear's {MAX_PACKET_SIZE}-byte receive buffer",
-                payload.len()
-            ),
-        );
-    }
-
-    let body = &payload[..end];
-    let mut facts = Facts::default();
-    let msg_type: Cow<'static, str>;
-    match msg_id {
-        7 | 9 | 10 => {
-            msg_type = Cow::Borrowed(match msg_id {
-                7 => "position",
-                9 => "ping",
-                _ => "pong",
-            });
-            if msg_id != 7 && body.len() < HEADER_LEN + POSITION_LEN {
-                // A PING/PONG is the sender's datagram echoed; only a position layout is known.
-                data_rest(&mut tree, body, HEADER_LEN);
-            } else {
-                position(&mut tree, body, &mut facts);
-            }
-        }
-        1 => {
-            msg_type = Cow::Borrowed("chat");
-            chat(&mut tree, body, &mut facts);
-        }
-        2..=6 | 8 => {
-            msg_type = Cow::Borrowed("obsolete");
-            tree.note(
-                Severity::Note,
-                Some(&f::MSG_ID),
-                Some(Pos::bytes(8, 4)),
-                format!(
-                    "message id {msg_id} ({}) is obsolete: FlightGear 2020.3 ignores it",
-                    msg_id_name(msg_id)
-                ),
-            );
-            data_rest(&mut tree, body, HEADER_LEN);
-        }
-        _ => {
-            msg_type = Cow::Borrowed("unknown");
-            tree.warning(
-                Some(&f::MSG_ID),
-                Some(Pos::bytes(8, 4)),
-                format!("unknown message id {msg_id}: FlightGear logs and ignores it"),
-            );
-            data_rest(&mut tree, body, HEADER_LEN);
-        }
-    }
-    if end < payload.len() {
-        tree.add(
-            &f::TRAILING,
-            Value::Bytes(payload[end..].into()),
-            Pos::bytes(end, payload.len() - end),
-        );
-    }
-    tree.finish_into(payload.len(), &mut rec);
+    d.tree.finish_into(payload.len(), &mut rec);
     if truncated {
         soften_for_snaplen(&mut rec);
     }
-    rec.msg_type = msg_type;
-    rec.summary = summary(
-        flow,
-        &callsign,
-        magic == Some(MAGIC_SFGF),
-        msg_id,
-        end - HEADER_LEN.min(end),
-        &facts,
-    );
+    rec.msg_type = Cow::Borrowed(msg_type);
+    rec.summary = summary;
     rec
 }
 
@@ -355,62 +156,229 @@ pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) ->
 /// become plain notes, so the message does not count as malformed.
 fn soften_for_snaplen(rec: &mut Record) {
     for n in rec.notes.iter_mut() {
-        if n.severity == Severity::Error
+        if n.severity() == Severity::Error
             && (n.message.contains("cut off") || n.message.contains("needs"))
         {
-            n.severity = Severity::Note;
+            n.def = &crate::wire::CUT_BY_SNAPLEN;
             n.message
                 .push_str(" (the capture's snaplen cut the datagram)");
         }
     }
 }
 
-/// The header word at offset 16, read tolerantly (reference §10.3).
+/// A header word, when the datagram holds it.
+fn word(cur: &Cursor<'_>, at: Range) -> Option<u32> {
+    let b: [u8; 4] = cur.range(at).ok()?.try_into().ok()?;
+    Some(u32::from_be_bytes(b))
+}
+
+/// The header word by word: a datagram shorter than the header still shows the words it has,
+/// and one note (added by the caller) says the header is cut off.
+fn header<'a>(d: &mut Dissector<'a>) -> Header<'a> {
+    let magic = word(&d.cur, field::MAGIC).map(Magic);
+    if let Some(m) = magic {
+        magic_field(&mut d.tree, m);
+    }
+    if let Some(v) = word(&d.cur, field::VERSION) {
+        version_field(&mut d.tree, v);
+    }
+    let msg_id = word(&d.cur, field::MSG_ID).map(MsgId);
+    if let Some(id) = msg_id {
+        let value = Value::Enum(id.0 as i64, id.name_or(""));
+        d.tree.add(&f::MSG_ID, value, pos(field::MSG_ID));
+    }
+    let msg_len = word(&d.cur, field::MSG_LEN);
+    if let Some(l) = msg_len {
+        d.tree
+            .add(&f::MSG_LEN, Value::UInt(l as u64), pos(field::MSG_LEN));
+    }
+    if let Some(w) = word(&d.cur, field::RANGE_WORD) {
+        range_word(&mut d.tree, w);
+    }
+    if let Some(p) = word(&d.cur, field::REPLY_PORT) {
+        let at = pos(field::REPLY_PORT);
+        d.tree.add(&f::REPLY_PORT, Value::UInt(p as u64), at);
+    }
+    let callsign = match d.cur.range(field::CALLSIGN) {
+        Ok(raw) => callsign_field(&mut d.tree, raw),
+        Err(_) => Cow::Borrowed(""),
+    };
+    Header {
+        magic,
+        msg_id,
+        msg_len,
+        callsign,
+    }
+}
+
+fn magic_field(tree: &mut TreeBuilder, m: Magic) {
+    let value = Value::Enum(m.0 as i64, m.name_or(""));
+    tree.add(&f::MAGIC, value, pos(field::MAGIC)).meaning = Some(m.meaning().into());
+    if m.name().is_none() {
+        tree.expert(
+            &notes::BAD_MAGIC,
+            Some(&f::MAGIC),
+            Some(pos(field::MAGIC)),
+            format!("magic 0x{:08x} is neither FGFS nor SFGF", m.0),
+        );
+    }
+}
+
+fn version_field(tree: &mut TreeBuilder, v: u32) {
+    let at = pos(field::VERSION);
+    let meaning = format!("{}.{}", v >> 16, v & 0xffff);
+    tree.add_meaning(&f::VERSION, Value::UInt(v as u64), at, meaning);
+    if v != PROTO_VER {
+        tree.expert(
+            &notes::BAD_VERSION,
+            Some(&f::VERSION),
+            Some(at),
+            format!("version 0x{v:08x}: FlightGear accepts only 0x00010001"),
+        );
+    }
+}
+
+/// The header word at offset 16, read tolerantly: FlightGear 2017.2+ writes the range in nm
+/// in the low half; fgms 0.13+ forwards it byte-swapped, fgms 0.11-0.12.0 overwrote the word
+/// with the sender's address (fgms `src/server/fg_server.cxx`, the tags of those versions).
 fn range_word(tree: &mut TreeBuilder, w: u32) {
-    tree.open(&f::RANGE_WORD, Value::UInt(w as u64), Pos::bytes(16, 4));
+    tree.open(
+        &f::RANGE_WORD,
+        Value::UInt(w as u64),
+        pos(field::RANGE_WORD),
+    );
     let (hi, lo) = (w >> 16, w & 0xffff);
     if w == 0 {
         tree.set_group_meaning("not set (FlightGear before 2017.2)");
     } else if hi == 0 {
-        tree.add(&f::RANGE_NM, Value::UInt(lo as u64), Pos::bytes(18, 2));
+        tree.add(&f::RANGE_NM, Value::UInt(lo as u64), pos(field::RANGE_LOW));
         tree.set_group_meaning("requested range");
     } else if lo == 0 {
-        let nm = w.swap_bytes();
-        tree.add_meaning(
-            &f::RANGE_NM,
-            Value::UInt(nm as u64),
-            Pos::bytes(16, 2),
-            "byte-swapped by fgms 0.13+",
-        );
+        let nm = Value::UInt(w.swap_bytes() as u64);
+        let at = pos(field::RANGE_HIGH);
+        tree.add_meaning(&f::RANGE_NM, nm, at, "byte-swapped by fgms 0.13+");
         tree.set_group_meaning("requested range, byte-swapped by a forwarding fgms 0.13+");
     } else {
         let o = w.to_be_bytes();
-        tree.add(
-            &f::REPLY_ADDRESS,
-            Value::Str(format!("{}.{}.{}.{}", o[3], o[2], o[1], o[0]).into()),
-            Pos::bytes(16, 4),
-        );
+        let address = format!("{}.{}.{}.{}", o[3], o[2], o[1], o[0]);
+        let at = pos(field::RANGE_WORD);
+        tree.add(&f::REPLY_ADDRESS, Value::Str(address.into()), at);
         tree.set_group_meaning("sender address written by fgms 0.11-0.12.0");
     }
-    tree.close(20);
+    tree.close(field::RANGE_WORD.end);
+}
+
+/// The callsign up to its NUL (FlightGear sends at most 7 characters and a NUL).
+fn callsign_field<'a>(tree: &mut TreeBuilder, raw: &'a [u8]) -> Cow<'a, str> {
+    let nul = raw.iter().position(|&b| b == 0);
+    let text = &raw[..nul.unwrap_or(raw.len())];
+    tree.add_text(&f::CALLSIGN, text, pos(field::CALLSIGN));
+    if nul.is_none() {
+        tree.expert(
+            &notes::CALLSIGN_UNTERMINATED,
+            Some(&f::CALLSIGN),
+            Some(pos(field::CALLSIGN)),
+            "callsign fills all 8 bytes without a NUL (FlightGear keeps the first 7)",
+        );
+    }
+    String::from_utf8_lossy(text)
+}
+
+/// Where the message ends: at `MsgLen` when that is inside the datagram. FlightGear
+/// (`FGMultiplayMgr::update`) drops a datagram whose `MsgLen` differs from its length.
+fn message_end(tree: &mut TreeBuilder, hdr: &Header<'_>, len: usize, truncated: bool) -> usize {
+    let msg_len = hdr.msg_len.unwrap_or(0) as usize;
+    let at = Some(pos(field::MSG_LEN));
+    let differs = || {
+        format!("message length {msg_len} but the datagram has {len} bytes (FlightGear drops it)")
+    };
+    let end = if msg_len < HEADER_LEN {
+        let text = format!("message length {msg_len} is shorter than the {HEADER_LEN}-byte header");
+        tree.expert(&notes::MSG_LEN_BELOW_HEADER, Some(&f::MSG_LEN), at, text);
+        len
+    } else if msg_len > len {
+        if truncated {
+            let text = format!("message length {msg_len}: the capture's snaplen kept {len} bytes");
+            tree.expert(&notes::MSG_LEN_SNAPLEN, Some(&f::MSG_LEN), at, text);
+        } else {
+            tree.expert(&notes::MSG_LEN_LONGER, Some(&f::MSG_LEN), at, differs());
+        }
+        len
+    } else {
+        if msg_len < len {
+            tree.expert(&notes::MSG_LEN_SHORTER, Some(&f::MSG_LEN), at, differs());
+        }
+        msg_len
+    };
+    if len > MAX_PACKET_SIZE {
+        let text =
+            format!("{len} bytes: larger than FlightGear's {MAX_PACKET_SIZE}-byte receive buffer");
+        tree.expert(&notes::OVERSIZE, None, None, text);
+    }
+    end
+}
+
+/// Decodes the body by its message id; returns the message type for `stats`.
+fn body<'a>(d: &mut Dissector<'a>, id: MsgId, facts: &mut Facts<'a>) -> &'static str {
+    let at = Some(pos(field::MSG_ID));
+    match id {
+        MsgId::POS_DATA | MsgId::PING | MsgId::PONG => {
+            if id != MsgId::POS_DATA && d.cur.len() < HEADER_LEN + POSITION_LEN {
+                // A PING/PONG is the sender's datagram echoed; only a position layout is known.
+                data_rest(d);
+            } else {
+                position::decode(d, facts);
+            }
+            match id {
+                MsgId::POS_DATA => "position",
+                MsgId::PING => "ping",
+                _ => "pong",
+            }
+        }
+        MsgId::CHAT => {
+            chat(d, facts);
+            "chat"
+        }
+        MsgId(2..=6) | MsgId::MP_2017_DATA => {
+            let text = format!(
+                "message id {} ({}) is obsolete: FlightGear 2020.3 ignores it",
+                id.0,
+                id.name_or("")
+            );
+            d.tree
+                .expert(&notes::OBSOLETE_MSG_ID, Some(&f::MSG_ID), at, text);
+            data_rest(d);
+            "obsolete"
+        }
+        _ => {
+            let text = format!(
+                "unknown message id {}: FlightGear logs and ignores it",
+                id.0
+            );
+            d.tree
+                .expert(&notes::UNKNOWN_MSG_ID, Some(&f::MSG_ID), at, text);
+            data_rest(d);
+            "unknown"
+        }
+    }
 }
 
 /// Shows the rest of the message as opaque data.
-fn data_rest(tree: &mut TreeBuilder, body: &[u8], from: usize) {
-    if let Some(rest) = body.get(from..).filter(|r| !r.is_empty()) {
-        tree.add(
-            &f::DATA,
-            Value::Bytes(rest.into()),
-            Pos::bytes(from, rest.len()),
-        );
+fn data_rest(d: &mut Dissector<'_>) {
+    let n = d.cur.remaining();
+    if n > 0 {
+        // Cannot run short: exactly the bytes that remain.
+        let _ = d.bytes(&f::DATA, n);
     }
 }
 
-/// MsgId 1: text up to the first NUL (reference §3).
-fn chat(tree: &mut TreeBuilder, body: &[u8], facts: &mut Facts) {
-    let text = body.get(HEADER_LEN..).unwrap_or_default();
+/// MsgId 1 (`T_ChatMsg`): text up to the first NUL; `ProcessChatMsg` forces the last byte to
+/// NUL.
+fn chat<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>) {
+    let text = d.cur.rest();
     if text.is_empty() {
-        tree.error(
+        d.tree.expert(
+            &notes::CHAT_EMPTY,
             Some(&f::CHAT),
             Some(Pos::bytes(HEADER_LEN, 0)),
             "chat message without text (FlightGear needs at least 33 bytes)",
@@ -418,711 +386,23 @@ fn chat(tree: &mut TreeBuilder, body: &[u8], facts: &mut Facts) {
         return;
     }
     let n = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-    tree.add(&f::CHAT, Value::text(&text[..n]), Pos::bytes(HEADER_LEN, n));
+    let at = Pos::bytes(HEADER_LEN, n);
+    d.tree.add(&f::CHAT, Value::text(&text[..n]), at);
     if n == text.len() {
-        tree.note(
-            Severity::Note,
+        d.tree.expert(
+            &notes::CHAT_NO_NUL,
             Some(&f::CHAT),
-            Some(Pos::bytes(HEADER_LEN, n)),
+            Some(at),
             "chat text has no NUL: FlightGear replaces its last byte by one",
         );
     }
-    facts.chat = Some(String::from_utf8_lossy(&text[..n]).into_owned());
+    facts.chat = Some(String::from_utf8_lossy(&text[..n]));
 }
 
-/// Reads three floats of one vector group; returns them as f64.
-fn vec3_f32(
-    d: &mut Dissector<'_>,
-    group: &'static FieldDef,
-    defs: [&'static FieldDef; 3],
-) -> Option<[f64; 3]> {
-    d.open(group);
-    let mut v = [0.0; 3];
-    for (slot, def) in v.iter_mut().zip(defs) {
-        match d.f32_be(def) {
-            Ok(x) => *slot = x as f64,
-            Err(_) => {
-                d.close();
-                return None;
-            }
-        }
-    }
-    d.close();
-    Some(v)
-}
-
-/// MsgId 7: the 200-byte position block, the derived position and the properties (§4, §5).
-fn position(tree: &mut TreeBuilder, body: &[u8], facts: &mut Facts) {
-    let mut d = Dissector {
-        cur: Cursor::at(body, HEADER_LEN),
-        tree: std::mem::take(tree),
-    };
-    let full = body.len() >= HEADER_LEN + POSITION_LEN;
-    if !full {
-        d.tree.error(
-            Some(&f::POSITION),
-            Some(Pos::bytes(
-                HEADER_LEN,
-                body.len().saturating_sub(HEADER_LEN),
-            )),
-            format!(
-                "position message needs {} bytes, it has {} (FlightGear drops it)",
-                HEADER_LEN + POSITION_LEN,
-                body.len()
-            ),
-        );
-    }
-    position_block(&mut d, body, facts);
-    *tree = d.tree;
-}
-
-fn position_block<'a>(d: &mut Dissector<'a>, body: &'a [u8], facts: &mut Facts) {
-    d.open(&f::POSITION);
-    let _ = position_fields(d, body, facts);
-    // Close the position group (and anything left open by a short read) at the current position.
-    while d.tree.depth() > 1 {
-        d.close();
-    }
-}
-
-fn position_fields<'a>(d: &mut Dissector<'a>, body: &'a [u8], facts: &mut Facts) -> Option<()> {
-    // Model: 96 bytes, NUL-terminated text.
-    let at = d.pos();
-    let raw = match d.cur.bytes(MODEL_LEN) {
-        Ok(r) => r,
-        Err(e) => {
-            d.short(&f::MODEL, e);
-            return None;
-        }
-    };
-    let n = raw.iter().position(|&b| b == 0);
-    let model = &raw[..n.unwrap_or(MODEL_LEN)];
-    d.add(&f::MODEL, Value::text(model), at, MODEL_LEN);
-    if n.is_none() {
-        d.tree.warning(
-            Some(&f::MODEL),
-            Some(Pos::bytes(at, MODEL_LEN)),
-            "model path fills all 96 bytes without a NUL",
-        );
-    }
-    facts.model = Some(String::from_utf8_lossy(model).into_owned());
-
-    let time = d.f64_be(&f::TIME).ok()?;
-    let lag = d.f64_be(&f::LAG).ok()?;
-    d.open(&f::ECEF);
-    let mut ecef = [0.0f64; 3];
-    for (slot, def) in ecef.iter_mut().zip([&f::ECEF_X, &f::ECEF_Y, &f::ECEF_Z]) {
-        *slot = d.f64_be(def).ok()?;
-    }
-    d.close();
-    let orient = vec3_f32(d, &f::ORIENT, [&f::ORIENT_X, &f::ORIENT_Y, &f::ORIENT_Z])?;
-    let mut sane = [time, lag]
-        .iter()
-        .chain(&ecef)
-        .chain(&orient)
-        .all(|v| !v.is_nan());
-    for (g, defs) in [
-        (&f::LIN_VEL, [&f::LIN_VEL_X, &f::LIN_VEL_Y, &f::LIN_VEL_Z]),
-        (&f::ANG_VEL, [&f::ANG_VEL_X, &f::ANG_VEL_Y, &f::ANG_VEL_Z]),
-        (&f::LIN_ACC, [&f::LIN_ACC_X, &f::LIN_ACC_Y, &f::LIN_ACC_Z]),
-        (&f::ANG_ACC, [&f::ANG_ACC_X, &f::ANG_ACC_Y, &f::ANG_ACC_Z]),
-    ] {
-        let v = vec3_f32(d, g, defs)?;
-        sane &= v.iter().all(|x| !x.is_nan());
-    }
-    if !sane {
-        d.tree.warning(
-            Some(&f::POSITION),
-            Some(Pos::bytes(128, 96)),
-            "a time, position, orientation or motion value is NaN: FlightGear drops this message",
-        );
-    }
-    let pad_at = d.pos();
-    let pad = d.u32_be(&f::PAD).ok()?;
-    let pad_meaning = match pad {
-        0 => "protocol 1 (or none)",
-        V2_PAD_MAGIC => "V2_PAD_MAGIC: protocol 2",
-        _ => "legacy (pre-1.9.1) client",
-    };
-    if let Some(last) = d.tree.last_mut() {
-        last.meaning = Some(pad_meaning.into());
-    }
-    match pad {
-        0 => facts.protocol = Some(1),
-        V2_PAD_MAGIC => facts.protocol = Some(2),
-        _ => {}
-    }
-
-    // Derived position (reference §4.1).
-    let g = geo::ecef_to_geodetic(ecef[0], ecef[1], ecef[2]);
-    let (lat, lon) = (g.lat.to_degrees(), g.lon.to_degrees());
-    let ft = g.alt * geo::FT_PER_M;
-    let ecef_pos = Pos::bytes(144, 24);
-    d.tree.open(&f::GEODETIC, Value::None, ecef_pos);
-    d.tree
-        .add(&f::LATITUDE, Value::F64(round_to(lat, 1e7)), ecef_pos);
-    d.tree
-        .add(&f::LONGITUDE, Value::F64(round_to(lon, 1e7)), ecef_pos);
-    d.tree
-        .add(&f::ALTITUDE_FT, Value::F64(round_to(ft, 100.0)), ecef_pos);
-    d.tree
-        .add(&f::ALTITUDE_M, Value::F64(round_to(g.alt, 100.0)), ecef_pos);
-    d.tree.close_as_is();
-    let (hdg, pitch, roll) = geo::attitude_deg(orient, g.lon, g.lat);
-    let or_pos = Pos::bytes(168, 12);
-    d.tree.open(&f::ATTITUDE, Value::None, or_pos);
-    d.tree
-        .add(&f::HEADING, Value::F64(round_to(hdg, 100.0)), or_pos);
-    d.tree
-        .add(&f::PITCH, Value::F64(round_to(pitch, 100.0)), or_pos);
-    d.tree
-        .add(&f::ROLL, Value::F64(round_to(roll, 100.0)), or_pos);
-    d.tree.close_as_is();
-    if lat.is_finite() && lon.is_finite() && ft.is_finite() {
-        facts.geo = Some((lat, lon, ft));
-    }
-    if hdg.is_finite() {
-        facts.heading = Some(hdg);
-    }
-    d.close(); // position
-
-    // Properties (§5): where they start depends on the pad word (§4.4).
-    let start = match pad {
-        0 | V2_PAD_MAGIC => Some(HEADER_LEN + POSITION_LEN),
-        _ => {
-            let legacy = pad_at;
-            if verify_v1(body, legacy) {
-                d.tree.note(
-                    Severity::Note,
-                    Some(&f::PAD),
-                    Some(Pos::bytes(pad_at, 4)),
-                    "legacy 32-bit client: the properties start at the pad word (offset 228)",
-                );
-                Some(legacy)
-            } else if verify_v1(body, HEADER_LEN + POSITION_LEN) {
-                d.tree.note(
-                    Severity::Note,
-                    Some(&f::PAD),
-                    Some(Pos::bytes(pad_at, 4)),
-                    "legacy 64-bit client: the pad word is stack garbage, properties at offset 232",
-                );
-                Some(HEADER_LEN + POSITION_LEN)
-            } else {
-                None
-            }
-        }
-    };
-    match start {
-        Some(s) => properties(d, body, s, facts),
-        None => {
-            let from = HEADER_LEN + POSITION_LEN;
-            if body.len() > from {
-                d.tree.open(
-                    &f::PROPERTIES,
-                    Value::None,
-                    Pos::bytes(from, body.len() - from),
-                );
-                d.tree.add(
-                    &f::PROPS_UNDECODED,
-                    Value::Bytes(body[from..].into()),
-                    Pos::bytes(from, body.len() - from),
-                );
-                d.tree.close_as_is();
-                d.tree.warning(
-                    Some(&f::PROPS_UNDECODED),
-                    Some(Pos::bytes(from, body.len() - from)),
-                    "legacy pad word and no valid v1 property list at 228 or 232: FlightGear ignores the properties",
-                );
-            }
-        }
-    }
-    Some(())
-}
-
-/// Rounds to 1/scale so derived values print compactly (they are not wire values).
-fn round_to(v: f64, scale: f64) -> f64 {
-    if v.is_finite() {
-        let r = (v * scale).round() / scale;
-        if r == 0.0 { 0.0 } else { r }
-    } else {
-        v
-    }
-}
-
-/// FlightGear's `verifyProperties`: a strict v1 walk (every id known, no short forms, no NaN
-/// floats, string lengths within the data) that must end exactly at the end of the message.
-pub fn verify_v1(body: &[u8], start: usize) -> bool {
-    let mut c = Cursor::at(body, start);
-    if start > body.len() {
-        return false;
-    }
-    while !c.is_empty() {
-        let Ok(id) = c.u32_be() else { return false };
-        let Some(def) = props::lookup(id) else {
-            return false;
-        };
-        if id > 0xffff {
-            return false;
-        }
-        match def.ty {
-            PropType::Int | PropType::Bool => {
-                if c.skip(4).is_err() {
-                    return false;
-                }
-            }
-            PropType::Float => match c.f32_be() {
-                Ok(v) if !v.is_nan() => {}
-                _ => return false,
-            },
-            PropType::Str => {
-                let Ok(len) = c.u32_be() else { return false };
-                if len > MAX_TEXT_SIZE {
-                    return false;
-                }
-                let words = (len as usize).div_ceil(4) * 4;
-                if c.skip(words * 4).is_err() {
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
-/// One decoded property element, before it becomes a tree item.
-struct Item<'a> {
-    def: &'a PropDef,
-    id: u32,
-    enc: Encoding,
-    value: Value,
-    meaning: Option<String>,
-    /// Where the id sits, where the value sits (byte or bit range).
-    id_pos: Pos,
-    value_pos: Pos,
-    whole: Pos,
-}
-
-fn push_item(tree: &mut TreeBuilder, it: Item<'_>) {
-    let mut g = Field::new(&f::PROPERTY, Value::None, it.whole);
-    let mut m = format!("{} = ", it.def.path);
-    match &it.value {
-        Value::Int(v) => write!(m, "{v}"),
-        Value::F32(v) => write!(m, "{v}"),
-        Value::Bool(v) => write!(m, "{v}"),
-        Value::Str(s) => write!(m, "{}", quote(s)),
-        _ => write!(m, "(bytes)"),
-    }
-    .ok();
-    g.meaning = Some(m.into());
-    g.children.push(Field::new(
-        &f::PROP_ID,
-        Value::UInt(it.id as u64),
-        it.id_pos,
-    ));
-    g.children.push(Field::new(
-        &f::PROP_PATH,
-        Value::Str(it.def.path.into()),
-        it.id_pos,
-    ));
-    g.children.push(Field::new(
-        &f::PROP_TYPE,
-        Value::Str(it.def.ty.name().into()),
-        it.id_pos,
-    ));
-    g.children.push(Field::new(
-        &f::PROP_ENCODING,
-        Value::Str(it.enc.name().into()),
-        it.id_pos,
-    ));
-    let mut v = Field::new(&f::PROP_VALUE, it.value, it.value_pos);
-    v.meaning = it.meaning.map(Into::into);
-    g.children.push(v);
-    *tree.add(&f::PROPERTY, Value::None, it.whole) = g;
-}
-
-/// Walks the property section from `start` to the end of the message.
-fn properties<'a>(d: &mut Dissector<'a>, body: &'a [u8], start: usize, facts: &mut Facts) {
-    if start >= body.len() {
-        return;
-    }
-    d.cur = Cursor::at(body, start);
-    d.tree.open(
-        &f::PROPERTIES,
-        Value::None,
-        Pos::bytes(start, body.len() - start),
-    );
-    let mut items = 0usize;
-    let mut first = true;
-    while d.cur.remaining() >= 4 {
-        if items >= MAX_ITEMS {
-            let at = d.pos();
-            d.tree.warning(
-                Some(&f::PROPERTIES),
-                Some(Pos::bytes(at, body.len() - at)),
-                format!("more than {MAX_ITEMS} property values: the rest is not shown"),
-            );
-            break;
-        }
-        match element(d, body, facts, first) {
-            Ok(n) => items += n,
-            Err(()) => {
-                facts.props_cut = true;
-                break;
-            }
-        }
-        first = false;
-    }
-    let left = d.cur.remaining();
-    if left > 0 && left < 4 {
-        let at = d.pos();
-        d.tree.add(
-            &f::TRAILING,
-            Value::Bytes(body[at..].into()),
-            Pos::bytes(at, left),
-        );
-        d.tree.warning(
-            Some(&f::TRAILING),
-            Some(Pos::bytes(at, left)),
-            format!("{left} byte(s) after the last property element, too short for another"),
-        );
-    }
-    let meaning = match facts.protocol {
-        Some(2) => "protocol 2 encoding",
-        Some(_) => "protocol 1 encoding",
-        None => "",
-    };
-    if !meaning.is_empty() {
-        d.tree.set_group_meaning(meaning);
-    }
-    d.tree.close(body.len());
-}
-
-/// Decodes one element; returns the number of items added, or `Err` when the walk must stop
-/// (the reason is already a note).
-fn element<'a>(
-    d: &mut Dissector<'a>,
-    body: &'a [u8],
-    facts: &mut Facts,
-    first: bool,
-) -> Result<usize, ()> {
-    let at = d.pos();
-    let w = d.cur.u32_be().map_err(|_| ())?;
-    let short = w >> 16 != 0;
-    let id = if short { w >> 16 } else { w };
-    let Some(def) = props::lookup(id) else {
-        let rest = body.len() - at;
-        d.tree.add(
-            &f::PROPS_UNDECODED,
-            Value::Bytes(body[at..].into()),
-            Pos::bytes(at, rest),
-        );
-        d.tree.warning(
-            Some(&f::PROPS_UNDECODED),
-            Some(Pos::bytes(at, 4)),
-            format!(
-                "unknown property id {id} at offset {at}: its size is unknown, so the remaining {rest} bytes cannot be decoded (FlightGear abandons them too)"
-            ),
-        );
-        d.cur = Cursor::at(body, body.len());
-        return Err(());
-    };
-    if props::is_later(def) {
-        d.tree.note(
-            Severity::Note,
-            Some(&f::PROP_ID),
-            Some(Pos::bytes(at, 4)),
-            format!("property id {id} is newer than FlightGear 2020.3 (which stops at it)"),
-        );
-    }
-    if short {
-        let raw = (w & 0xffff) as u16 as i16;
-        let id_pos = Pos::bytes(at, 2);
-        let val_pos = Pos::bytes(at + 2, 2);
-        let mut item = Item {
-            def,
-            id,
-            enc: Encoding::ShortInt,
-            value: Value::Int(raw as i64),
-            meaning: None,
-            id_pos,
-            value_pos: val_pos,
-            whole: Pos::bytes(at, 4),
-        };
-        match def.ty {
-            PropType::Str => {
-                if raw < 0 {
-                    d.tree.error(
-                        Some(&f::PROP_VALUE),
-                        Some(val_pos),
-                        format!("compact string of id {id} has a negative length {raw}"),
-                    );
-                    return Err(());
-                }
-                let len = raw as usize;
-                let text = match d.cur.bytes(len) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        d.tree.error(
-                            Some(&f::PROP_VALUE),
-                            Some(Pos::bytes(at + 4, e.have)),
-                            format!("string of property {id} ({}) is cut off: {e}", def.path),
-                        );
-                        return Err(());
-                    }
-                };
-                if len as u32 >= MAX_TEXT_SIZE {
-                    d.tree.warning(
-                        Some(&f::PROP_VALUE),
-                        Some(val_pos),
-                        format!("string length {len} exceeds what FlightGear sends (767)"),
-                    );
-                }
-                item.enc = Encoding::V2String;
-                item.value = Value::text(text);
-                item.value_pos = Pos::bytes(at + 4, len);
-                item.whole = Pos::bytes(at, 4 + len);
-                if id == 10002 {
-                    facts.chat = Some(String::from_utf8_lossy(text).into_owned());
-                }
-            }
-            PropType::Int => {
-                if id == 120 {
-                    let state = usize::try_from(raw).ok().and_then(|i| LAUNCHBAR.get(i));
-                    item.meaning = Some(match state {
-                        Some(s) => format!("{s} (gear/launchbar/state)"),
-                        None => "no launchbar state (FlightGear sets an empty string)".into(),
-                    });
-                } else if def.tx == Tx::ShortFloatNorm {
-                    item.meaning =
-                        Some("raw int16: FlightGear stores it unscaled (declared INT)".into());
-                }
-                if id == 10 {
-                    facts.protocol = u8::try_from(raw).ok().or(facts.protocol);
-                    if !first {
-                        d.tree.note(
-                            Severity::Note,
-                            Some(&f::PROP_ID),
-                            Some(id_pos),
-                            "protocol-version is not the first property",
-                        );
-                    }
-                }
-            }
-            PropType::Bool => {
-                item.value = Value::Bool(raw != 0);
-                if raw != 0 && raw != 1 {
-                    item.meaning = Some(format!("raw {raw}"));
-                }
-            }
-            PropType::Float => match scale_short(raw, def.tx) {
-                Some(v) => {
-                    item.enc = Encoding::for_short_float(def.tx);
-                    item.value = Value::F32(v);
-                    item.meaning = Some(format!(
-                        "{raw} / {}",
-                        def.tx.short_float_divisor().unwrap_or(1.0)
-                    ));
-                }
-                None => {
-                    item.value = Value::F32(0.0);
-                    item.meaning = Some(format!("raw {raw}, not a scaled property"));
-                    d.tree.warning(
-                        Some(&f::PROP_VALUE),
-                        Some(val_pos),
-                        format!(
-                            "float property {id} ({}) sent in short form, which 2020.3 never does: FlightGear reads 0",
-                            def.path
-                        ),
-                    );
-                }
-            },
-        }
-        push_item(&mut d.tree, item);
-        return Ok(1);
-    }
-
-    // v1 forms: a 32-bit id, then the value by type.
-    let id_pos = Pos::bytes(at, 4);
-    let val_at = at + 4;
-    match def.ty {
-        PropType::Bool if (BOOLARRAY_START..=BOOLARRAY_END).contains(&id) => {
-            bool_block(d, body, at, id)
-        }
-        PropType::Int | PropType::Bool => {
-            let v = d.cur.i32_be().map_err(|e| {
-                d.short(&f::PROP_VALUE, e);
-            })?;
-            let (enc, value) = if def.ty == PropType::Bool {
-                (Encoding::V1Bool, Value::Bool(v != 0))
-            } else {
-                (Encoding::V1Int, Value::Int(v as i64))
-            };
-            let meaning =
-                (def.ty == PropType::Bool && v != 0 && v != 1).then(|| format!("raw {v}"));
-            push_item(
-                &mut d.tree,
-                Item {
-                    def,
-                    id,
-                    enc,
-                    value,
-                    meaning,
-                    id_pos,
-                    value_pos: Pos::bytes(val_at, 4),
-                    whole: Pos::bytes(at, 8),
-                },
-            );
-            Ok(1)
-        }
-        PropType::Float => {
-            let v = d.cur.f32_be().map_err(|e| {
-                d.short(&f::PROP_VALUE, e);
-            })?;
-            push_item(
-                &mut d.tree,
-                Item {
-                    def,
-                    id,
-                    enc: Encoding::V1Float,
-                    value: Value::F32(v),
-                    meaning: None,
-                    id_pos,
-                    value_pos: Pos::bytes(val_at, 4),
-                    whole: Pos::bytes(at, 8),
-                },
-            );
-            Ok(1)
-        }
-        PropType::Str => {
-            let len = d.cur.u32_be().map_err(|e| {
-                d.short(&f::PROP_VALUE, e);
-            })?;
-            let mut n = len;
-            if len > MAX_TEXT_SIZE {
-                n = MAX_TEXT_SIZE;
-                d.tree.warning(
-                    Some(&f::PROP_VALUE),
-                    Some(Pos::bytes(val_at, 4)),
-                    format!("v1 string length {len} over {MAX_TEXT_SIZE}: FlightGear reads {MAX_TEXT_SIZE} characters"),
-                );
-            }
-            let n = n as usize;
-            let words = n.div_ceil(4) * 4;
-            let data = match d.cur.bytes(words * 4) {
-                Ok(b) => b,
-                Err(e) => {
-                    d.tree.error(
-                        Some(&f::PROP_VALUE),
-                        Some(Pos::bytes(e.at, e.have)),
-                        format!(
-                            "v1 string of property {id} ({}) is cut off: {n} characters and padding need {} bytes, {} left",
-                            def.path,
-                            words * 4,
-                            e.have
-                        ),
-                    );
-                    d.cur = Cursor::at(body, body.len());
-                    return Err(());
-                }
-            };
-            let mut text = Vec::with_capacity(n);
-            let mut odd = 0usize;
-            for (i, wb) in data.chunks_exact(4).enumerate() {
-                let word = u32::from_be_bytes([wb[0], wb[1], wb[2], wb[3]]);
-                if i < n {
-                    text.push(wb[3]);
-                    let hi = word >> 8;
-                    if !(hi == 0 || (hi == 0x00ff_ffff && wb[3] >= 0x80)) {
-                        odd += 1;
-                    }
-                } else if word != 0 {
-                    odd += 1;
-                }
-            }
-            if odd > 0 {
-                d.tree.note(
-                    Severity::Note,
-                    Some(&f::PROP_VALUE),
-                    Some(Pos::bytes(val_at + 4, words * 4)),
-                    format!("{odd} character or pad word(s) of property {id} hold more than a sign-extended byte; the low byte is used"),
-                );
-            }
-            if id == 10002 {
-                facts.chat = Some(String::from_utf8_lossy(&text).into_owned());
-            }
-            push_item(
-                &mut d.tree,
-                Item {
-                    def,
-                    id,
-                    enc: Encoding::V1String,
-                    value: Value::text(&text),
-                    meaning: Some(format!("{len} character(s), one per word")),
-                    id_pos,
-                    value_pos: Pos::bytes(val_at, 4 + words * 4),
-                    whole: Pos::bytes(at, 8 + words * 4),
-                },
-            );
-            Ok(1)
-        }
-    }
-}
-
-/// A bool block: `[block id][31-bit mask]`, bit i = property `block id + i` (§5.2).
-fn bool_block(d: &mut Dissector<'_>, _body: &[u8], at: usize, id: u32) -> Result<usize, ()> {
-    let mask = d.cur.u32_be().map_err(|e| {
-        d.short(&f::BOOL_BLOCK_MASK, e);
-    })?;
-    d.tree.open(&f::BOOL_BLOCK, Value::None, Pos::bytes(at, 8));
-    d.tree
-        .add(&f::BOOL_BLOCK_ID, Value::UInt(id as u64), Pos::bytes(at, 4));
-    d.tree.add(
-        &f::BOOL_BLOCK_MASK,
-        Value::UInt(mask as u64),
-        Pos::bytes(at + 4, 4),
-    );
-    d.tree.close_as_is();
-    if ![11000, 11040, 11080].contains(&id) {
-        d.tree.note(
-            Severity::Note,
-            Some(&f::BOOL_BLOCK_ID),
-            Some(Pos::bytes(at, 4)),
-            format!(
-                "bool id {id} in the block range: FlightGear takes it as a block starting there"
-            ),
-        );
-    }
-    if mask & 0x8000_0000 != 0 {
-        d.tree.note(
-            Severity::Note,
-            Some(&f::BOOL_BLOCK_MASK),
-            Some(Pos::bytes(at + 4, 4)),
-            "bit 31 of a bool block is set; it is never used",
-        );
-    }
-    let mut n = 0;
-    for i in 0..31u32 {
-        let pid = id + i;
-        let Some(def) = props::lookup(pid) else {
-            continue;
-        };
-        let bit = Pos::bits((at + 4) * 8 + (31 - i as usize), 1);
-        push_item(
-            &mut d.tree,
-            Item {
-                def,
-                id: pid,
-                enc: Encoding::BoolArray,
-                value: Value::Bool(mask >> i & 1 == 1),
-                meaning: None,
-                id_pos: Pos::bytes(at, 4),
-                value_pos: bit,
-                whole: bit,
-            },
-        );
-        n += 1;
-    }
-    Ok(n)
+/// The value of a v2 short float element: `int16 / divisor`, as FlightGear computes it in double
+/// precision and stores it in a float.
+pub fn scale_short(raw: i16, tx: Tx) -> Option<f32> {
+    tx.short_float_divisor().map(|d| (raw as f64 / d) as f32)
 }
 
 /// The model's short name: the file name of the model path without `.xml`
@@ -1134,7 +414,7 @@ pub fn model_short(path: &str) -> &str {
 }
 
 /// Quotes a chat line for the summary, shortened to 80 characters.
-fn quote(s: &str) -> String {
+pub(super) fn quote(s: &str) -> String {
     let mut out = String::from("\"");
     for (i, ch) in s.chars().enumerate() {
         if i == 80 {
@@ -1151,68 +431,36 @@ fn quote(s: &str) -> String {
     out
 }
 
-fn summary(
-    flow: &mut Flow,
-    callsign: &str,
-    relay: bool,
-    msg_id: u32,
-    body_len: usize,
-    facts: &Facts,
-) -> String {
+/// The one-line summary; tells the flow what this message said about its aircraft.
+fn summary(flow: &mut Flow, hdr: &Header<'_>, id: MsgId, body_len: usize, facts: &Facts) -> String {
     let mut s = String::new();
-    if relay {
+    if hdr.magic == Some(Magic::SFGF) {
         s.push_str("[relay] ");
     }
-    match msg_id {
-        9 => s.push_str("PING "),
-        10 => s.push_str("PONG "),
+    match id {
+        MsgId::PING => s.push_str("PING "),
+        MsgId::PONG => s.push_str("PONG "),
         _ => {}
     }
+    let callsign = hdr.callsign.as_ref();
     s.push_str(if callsign.is_empty() { "?" } else { callsign });
-    let mut new_chat = None;
-    if let Some(a) = flow.aircraft_mut(callsign) {
-        update(a, facts, &mut new_chat);
-    }
-    if new_chat.is_some() {
-        flow.chat_lines += 1;
-    }
-    match msg_id {
-        7 | 9 | 10 if facts.model.is_some() => {
-            if let Some(m) = &facts.model {
-                let _ = write!(s, " {}", model_short(m));
-            }
-            if let Some((lat, lon, ft)) = facts.geo {
-                let _ = write!(
-                    s,
-                    " {:.4}{} {:.4}{} {:.0} ft",
-                    lat.abs(),
-                    if lat < 0.0 { 'S' } else { 'N' },
-                    lon.abs(),
-                    if lon < 0.0 { 'W' } else { 'E' },
-                    ft
-                );
-            }
-            if let Some(h) = facts.heading {
-                let _ = write!(s, " hdg {:03.0}", h.round() % 360.0);
-            }
-            if facts.props_cut {
-                s.push_str(" (properties cut)");
-            }
-        }
-        1 => {
+    let new_chat = flow.observe(callsign, facts);
+    match id {
+        MsgId::CHAT => {
             let _ = write!(s, " chat {}", quote(facts.chat.as_deref().unwrap_or("")));
             return s;
         }
-        7 | 9 | 10 => {
-            let _ = write!(s, " {} ({body_len} bytes)", msg_id_name(msg_id));
-        }
-        _ => {
-            let name = msg_id_name(msg_id);
-            if name.is_empty() {
-                let _ = write!(s, " message id {msg_id} ({body_len} bytes)");
-            } else {
-                let _ = write!(s, " {name} ({body_len} bytes, obsolete)");
+        MsgId::POS_DATA | MsgId::PING | MsgId::PONG => match &facts.model {
+            Some(model) => position_summary(&mut s, model, facts),
+            None => {
+                let _ = write!(s, " {} ({body_len} bytes)", id.name_or(""));
             }
+        },
+        _ => {
+            let _ = match id.name() {
+                None => write!(s, " message id {} ({body_len} bytes)", id.0),
+                Some(name) => write!(s, " {name} ({body_len} bytes, obsolete)"),
+            };
         }
     }
     if let Some(c) = new_chat {
@@ -1221,27 +469,17 @@ fn summary(
     s
 }
 
-/// Records what this message told about its aircraft; sets `new_chat` when the chat line is new
-/// or changed (every position packet repeats the current line).
-fn update(a: &mut Aircraft, facts: &Facts, new_chat: &mut Option<String>) {
-    a.messages += 1;
-    if let Some(m) = &facts.model
-        && a.model != model_short(m)
-    {
-        a.model = model_short(m).chars().take(96).collect();
+fn position_summary(s: &mut String, model: &str, facts: &Facts) {
+    let _ = write!(s, " {}", model_short(model));
+    if let Some((lat, lon, ft)) = facts.geo {
+        let ns = if lat < 0.0 { 'S' } else { 'N' };
+        let ew = if lon < 0.0 { 'W' } else { 'E' };
+        let _ = write!(s, " {:.4}{ns} {:.4}{ew} {ft:.0} ft", lat.abs(), lon.abs());
     }
-    if let Some(p) = facts.protocol {
-        a.protocol = Some(p);
+    if let Some(h) = facts.heading {
+        let _ = write!(s, " hdg {:03.0}", h.round() % 360.0);
     }
-    // An empty value (FGData clears the line ~10 s after it was typed) is remembered, so the
-    // same line typed again shows again, but is not itself shown.
-    if let Some(c) = &facts.chat
-        && a.chat.as_deref() != Some(c.as_str())
-    {
-        let c: String = c.chars().take(MAX_TEXT_SIZE as usize).collect();
-        a.chat = Some(c.clone());
-        if !c.is_empty() {
-            *new_chat = Some(c);
-        }
+    if facts.props_cut {
+        s.push_str(" (properties cut)");
     }
 }

@@ -1,12 +1,13 @@
-//! Unit tests of the decoder: byte-exact vectors per element (the examples of the reference
-//! notes, `flightgear.md` §2 and §5.3), header words, derived position, flow state.
+//! Unit tests of the decoder: byte-exact vectors per element (a header as FlightGear 2017.2+
+//! `FillMsgHdr` writes it, elements as `SendMyPosition` encodes them), header words, derived
+//! position, flow state.
 
-use super::builder::{Packet, sample_v1, sample_v2};
 use super::msg::{self, MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC, scale_short};
 use super::props::Tx;
 use super::*;
 use crate::proto::{Confidence, Role};
 use crate::tree::{Field, Record, Severity, Value};
+use testkit::flightgear::{Packet, sample_v1, sample_v2};
 
 fn dec(p: &[u8]) -> Record {
     let mut flow = Flow::default();
@@ -16,7 +17,7 @@ fn dec(p: &[u8]) -> Record {
 fn errors(r: &Record) -> Vec<&str> {
     r.notes
         .iter()
-        .filter(|n| n.severity == Severity::Error)
+        .filter(|n| n.severity() == Severity::Error)
         .map(|n| n.message.as_str())
         .collect()
 }
@@ -24,7 +25,7 @@ fn errors(r: &Record) -> Vec<&str> {
 fn warnings(r: &Record) -> Vec<&str> {
     r.notes
         .iter()
-        .filter(|n| n.severity == Severity::Warning)
+        .filter(|n| n.severity() == Severity::Warning)
         .map(|n| n.message.as_str())
         .collect()
 }
@@ -105,8 +106,8 @@ fn probe_needs_the_magic() {
 }
 
 #[test]
-fn header_example_of_the_reference() {
-    // flightgear.md §2: header of an 860-byte position datagram from N123 requesting 100 nm.
+fn header_as_fillmsghdr_writes_it() {
+    // `FillMsgHdr` (FlightGear 2017.2+): header of an 860-byte position datagram from N123 requesting 100 nm.
     let hdr = [
         0x46, 0x47, 0x46, 0x53, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x03,
         0x5C, 0x00, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00, 0x00, 0x4E, 0x31, 0x32, 0x33, 0x00, 0x00,
@@ -163,7 +164,7 @@ fn range_word_readings() {
 }
 
 #[test]
-fn v2_short_elements_of_the_reference() {
+fn v2_short_elements_as_sent() {
     // id 10 = 2 → 00 0A 00 02; id 100 = -0.5 → 00 64 C0 01 (-16383/32767).
     let r = dec(&with_props(
         V2_PAD_MAGIC,
@@ -189,12 +190,12 @@ fn v2_short_elements_of_the_reference() {
 
 #[test]
 fn every_short_float_scaling() {
-    assert_eq!(scale_short(-16383, Tx::ShortFloatNorm), Some(-0.49998474));
-    assert_eq!(scale_short(24003, Tx::ShortFloat1), Some(2400.3));
-    assert_eq!(scale_short(-12345, Tx::ShortFloat2), Some(-123.45));
-    assert_eq!(scale_short(32767, Tx::ShortFloat3), Some(32.767));
-    assert_eq!(scale_short(2500, Tx::ShortFloat4), Some(0.25));
-    assert_eq!(scale_short(5, Tx::ShortInt), None);
+    assert_eq!(scale_short(-16383, Tx::SHORT_FLOAT_NORM), Some(-0.49998474));
+    assert_eq!(scale_short(24003, Tx::SHORT_FLOAT_1), Some(2400.3));
+    assert_eq!(scale_short(-12345, Tx::SHORT_FLOAT_2), Some(-123.45));
+    assert_eq!(scale_short(32767, Tx::SHORT_FLOAT_3), Some(32.767));
+    assert_eq!(scale_short(2500, Tx::SHORT_FLOAT_4), Some(0.25));
+    assert_eq!(scale_short(5, Tx::SHORTINT), None);
     // On the wire: 302 rpm (/10), 810 blade position (/1000), 1001 slats (/10000).
     let bytes = [
         0x01, 0x2E, 0x5D, 0xC3, // 302 = 24003
@@ -212,7 +213,7 @@ fn every_short_float_scaling() {
 }
 
 #[test]
-fn v2_and_v1_chat_strings_of_the_reference() {
+fn v2_and_v1_chat_strings_as_sent() {
     // v2: 27 12 00 05 "Hello" (9 bytes, then unaligned); a short follows at offset 241.
     let mut b = vec![0x27, 0x12, 0x00, 0x05];
     b.extend_from_slice(b"Hello");
@@ -429,7 +430,7 @@ fn truncated_header() {
 
 #[test]
 fn legacy_chat_ping_pong_relay_and_unknown_ids() {
-    // MsgId 1: 256 bytes of NUL-padded text (§3), MsgLen 288.
+    // MsgId 1: 256 bytes of NUL-padded text (`T_ChatMsg`), MsgLen 288.
     let mut p = Packet::client("N123", 1);
     let mut text = [0u8; 256];
     text[..11].copy_from_slice(b"hello world");

@@ -1,13 +1,28 @@
 //! The DirectPlay wrappers around Gamestudio messages.
 //!
-//! DirectPlay 8: [MC-DPL8R] §2.2.1 (CFRAMEs), §2.2.2 (DFRAME), §2.2.3 (coalesced payloads);
-//! enumeration lead byte 0x00: [MC-DPLHP]. DirectPlay 4: [MC-DPL4CS] §2.2.1 (SOCKADDR_IN),
-//! §2.2.6 (DPSP_MSG_HEADER, command values), §2.2.45 (player messages). All little-endian.
+//! DirectPlay 8: Microsoft [MC-DPL8R] 2.2.1 (CFRAMEs), 2.2.2 (DFRAME), 2.2.3 (coalesced
+//! payloads); enumeration (lead byte 0x00): [MC-DPLHP] 2.2.1 EnumQuery, 2.2.2 EnumResponse.
+//! DirectPlay 4: [MC-DPL4CS] 2.2.1 (SOCKADDR_IN), 2.2.6 (DPSP_MSG_HEADER, command values),
+//! 2.2.45 (player messages), read as Wireshark's epan/dissectors/packet-dplay.c
+//! (dissect_dplay_header) reads them. All little-endian.
 
-use crate::tree::{Pos, TreeBuilder, Value};
-use crate::wire::Cursor;
+use crate::tree::{FieldDef, NoteDef, Pos, TreeBuilder, Value};
+use crate::wire::{Dissector, Range, Step, Stop};
 
 use super::fields as f;
+use super::notes;
+
+/// A piece of a message split over several DFRAMEs.
+#[derive(Debug, Clone, Copy)]
+pub struct Fragment {
+    /// The NEW_MSG / END_MSG bits of bCommand.
+    pub bits: u8,
+    /// Offset and length of the piece in the UDP payload.
+    pub at: usize,
+    pub len: usize,
+    /// bSeq of the frame.
+    pub seq: u8,
+}
 
 /// What a wrapper layer found in a datagram.
 #[derive(Debug, Default)]
@@ -16,61 +31,241 @@ pub struct Unwrapped {
     /// Gamestudio message buffers: (offset in the UDP payload, length).
     pub payloads: Vec<(usize, usize)>,
     pub summary: String,
-    /// The frame is DirectPlay control traffic only.
+    /// The frame kind, for `stats`.
     pub msg_type: &'static str,
     /// The frame was decoded without an error.
     pub ok: bool,
-    /// A piece of a message split over several DFRAMEs: (NEW_MSG/END_MSG bits, offset,
-    /// length, bSeq).
-    pub fragment: Option<(u8, usize, usize, u8)>,
+    pub fragment: Option<Fragment>,
     /// A CONNECTED_SIGNED frame was seen: the session signs its frames from now on.
     pub signing: bool,
 }
 
-// [MC-DPL8R] 2.2.2 bCommand
-const DATA: u8 = 0x01;
-const CMD_NAMES: [&str; 8] = [
-    "DATA",
-    "RELIABLE",
-    "SEQUENTIAL",
-    "POLL",
-    "NEW_MSG",
-    "END_MSG",
-    "USER_1",
-    "USER_2",
-];
-const CTL_NAMES: [&str; 8] = [
-    "RETRY",
-    "KEEPALIVE",
-    "COALESCE",
-    "END_STREAM",
-    "SACK1",
-    "SACK2",
-    "SEND1",
-    "SEND2",
-];
-
-fn flag_names(v: u8, names: &[&str; 8]) -> String {
-    let v: Vec<&str> = (0..8)
-        .filter(|b| v & (1 << b) != 0)
-        .map(|b| names[b])
-        .collect();
-    if v.is_empty() {
-        "none".into()
-    } else {
-        v.join("|")
+crate::open_enum! {
+    /// DFRAME bCommand flags ([MC-DPL8R] 2.2.2), in bit order.
+    pub struct Dp8Command(u8) {
+        DATA = 0x01 => "DATA",
+        RELIABLE = 0x02 => "RELIABLE",
+        SEQUENTIAL = 0x04 => "SEQUENTIAL",
+        POLL = 0x08 => "POLL",
+        NEW_MSG = 0x10 => "NEW_MSG",
+        END_MSG = 0x20 => "END_MSG",
+        USER_1 = 0x40 => "USER_1",
+        USER_2 = 0x80 => "USER_2",
     }
 }
 
-pub fn ext_opcode_name(op: u8) -> &'static str {
-    match op {
-        0x01 => "CONNECT",
-        0x02 => "CONNECTED",
-        0x03 => "CONNECTED_SIGNED",
-        0x04 => "HARD_DISCONNECT",
-        0x06 => "SACK",
-        _ => "",
+crate::open_enum! {
+    /// DFRAME bControl flags ([MC-DPL8R] 2.2.2), in bit order.
+    pub struct Dp8Control(u8) {
+        RETRY = 0x01 => "RETRY",
+        KEEPALIVE = 0x02 => "KEEPALIVE",
+        COALESCE = 0x04 => "COALESCE",
+        END_STREAM = 0x08 => "END_STREAM",
+        SACK1 = 0x10 => "SACK1",
+        SACK2 = 0x20 => "SACK2",
+        SEND1 = 0x40 => "SEND1",
+        SEND2 = 0x80 => "SEND2",
     }
+}
+
+crate::open_enum! {
+    /// The bCommand flags of a coalesce header ([MC-DPL8R] 2.2.3), in bit order; bits 3..5 carry
+    /// the high bits of the size.
+    pub struct CoalesceFlag(u8) {
+        END_COALESCE = 0x01 => "END_COALESCE",
+        RELIABLE = 0x02 => "RELIABLE",
+        SEQUENTIAL = 0x04 => "SEQUENTIAL",
+        USER_1 = 0x40 => "USER_1",
+        USER_2 = 0x80 => "USER_2",
+    }
+}
+
+crate::open_enum! {
+    /// CFRAME bExtOpCode ([MC-DPL8R] 2.2.1).
+    pub struct Dp8Ext(u8) {
+        CONNECT = 0x01 => "CONNECT",
+        CONNECTED = 0x02 => "CONNECTED",
+        CONNECTED_SIGNED = 0x03 => "CONNECTED_SIGNED",
+        HARD_DISCONNECT = 0x04 => "HARD_DISCONNECT",
+        SACK = 0x06 => "SACK",
+    }
+}
+
+impl Dp8Ext {
+    /// The record type of the CFRAME, for `stats`.
+    fn msg_type(self) -> &'static str {
+        match self {
+            Dp8Ext::CONNECT => "DP8 CONNECT",
+            Dp8Ext::CONNECTED => "DP8 CONNECTED",
+            Dp8Ext::CONNECTED_SIGNED => "DP8 CONNECTED_SIGNED",
+            Dp8Ext::HARD_DISCONNECT => "DP8 HARD_DISCONNECT",
+            Dp8Ext::SACK => "DP8 SACK",
+            _ => "DP8 CFRAME",
+        }
+    }
+}
+
+crate::open_enum! {
+    /// CONNECTED_SIGNED dwSigningOpts, low two bits ([MC-DPL8R] 2.2.1.3).
+    pub struct SigningOpts(u32) {
+        FAST = 1 => "FAST",
+        FULL = 2 => "FULL",
+    }
+}
+
+crate::open_enum! {
+    /// The enumeration command after the 0x00 lead byte ([MC-DPLHP] 2.2.1, 2.2.2).
+    pub struct EnumCommand(u8) {
+        QUERY = 0x02 => "ENUM_QUERY",
+        RESPONSE = 0x03 => "ENUM_RESPONSE",
+    }
+}
+
+crate::open_enum! {
+    /// The token in the high 12 bits of a DirectPlay 4 message's first word ([MC-DPL4CS] 2.2.6).
+    pub struct Dp4Token(u32) {
+        REMOTE = 0xFAB => "remote",
+        FORWARD = 0xCAB => "forward",
+        SERVER = 0xBAB => "server",
+    }
+}
+
+crate::open_enum! {
+    /// DirectPlay 4 system message commands ([MC-DPL4CS] 2.2.6; Wireshark
+    /// epan/dissectors/packet-dplay.c dplay_command_val).
+    pub struct Dp4Command(u16) {
+        ENUMSESSIONSREPLY = 0x01 => "ENUMSESSIONSREPLY",
+        ENUMSESSIONS = 0x02 => "ENUMSESSIONS",
+        ENUMPLAYERSREPLY = 0x03 => "ENUMPLAYERSREPLY",
+        ENUMPLAYER = 0x04 => "ENUMPLAYER",
+        REQUESTPLAYERID = 0x05 => "REQUESTPLAYERID",
+        REQUESTGROUPID = 0x06 => "REQUESTGROUPID",
+        REQUESTPLAYERREPLY = 0x07 => "REQUESTPLAYERREPLY",
+        CREATEPLAYER = 0x08 => "CREATEPLAYER",
+        CREATEGROUP = 0x09 => "CREATEGROUP",
+        PLAYERMESSAGE = 0x0a => "PLAYERMESSAGE",
+        DELETEPLAYER = 0x0b => "DELETEPLAYER",
+        DELETEGROUP = 0x0c => "DELETEGROUP",
+        ADDPLAYERTOGROUP = 0x0d => "ADDPLAYERTOGROUP",
+        DELETEPLAYERFROMGROUP = 0x0e => "DELETEPLAYERFROMGROUP",
+        PLAYERDATACHANGED = 0x0f => "PLAYERDATACHANGED",
+        PLAYERNAMECHANGED = 0x10 => "PLAYERNAMECHANGED",
+        GROUPDATACHANGED = 0x11 => "GROUPDATACHANGED",
+        GROUPNAMECHANGED = 0x12 => "GROUPNAMECHANGED",
+        ADDFORWARDREQUEST = 0x13 => "ADDFORWARDREQUEST",
+        PACKET = 0x15 => "PACKET",
+        PING = 0x16 => "PING",
+        PINGREPLY = 0x17 => "PINGREPLY",
+        YOUAREDEAD = 0x18 => "YOUAREDEAD",
+        PLAYERWRAPPER = 0x19 => "PLAYERWRAPPER",
+        SESSIONDESCCHANGED = 0x1a => "SESSIONDESCCHANGED",
+        CHALLENGE = 0x1c => "CHALLENGE",
+        ACCESSGRANTED = 0x1d => "ACCESSGRANTED",
+        LOGONDENIED = 0x1e => "LOGONDENIED",
+        AUTHERROR = 0x1f => "AUTHERROR",
+        NEGOTIATE = 0x20 => "NEGOTIATE",
+        CHALLENGERESPONSE = 0x21 => "CHALLENGERESPONSE",
+        SIGNED = 0x22 => "SIGNED",
+        ADDFORWARDREPLY = 0x24 => "ADDFORWARDREPLY",
+        ASK4MULTICAST = 0x25 => "ASK4MULTICAST",
+        ASK4MULTICASTGUARANTEED = 0x26 => "ASK4MULTICASTGUARANTEED",
+        ADDSHORTCUTTOGROUP = 0x27 => "ADDSHORTCUTTOGROUP",
+        DELETEGROUPFROMGROUP = 0x28 => "DELETEGROUPFROMGROUP",
+        SUPERENUMPLAYERSREPLY = 0x29 => "SUPERENUMPLAYERSREPLY",
+        KEYEXCHANGE = 0x2b => "KEYEXCHANGE",
+        KEYEXCHANGEREPLY = 0x2c => "KEYEXCHANGEREPLY",
+        CHAT = 0x2d => "CHAT",
+        ADDFORWARD = 0x2e => "ADDFORWARD",
+        ADDFORWARDACK = 0x2f => "ADDFORWARDACK",
+        PACKET2_DATA = 0x30 => "PACKET2_DATA",
+        PACKET2_ACK = 0x31 => "PACKET2_ACK",
+        IAMNAMESERVER = 0x35 => "IAMNAMESERVER",
+        VOICE = 0x36 => "VOICE",
+        MULTICASTDELIVERY = 0x37 => "MULTICASTDELIVERY",
+        CREATEPLAYERVERIFY = 0x38 => "CREATEPLAYERVERIFY",
+    }
+}
+
+/// The fixed layouts, by byte range in the UDP payload.
+mod field {
+    use crate::wire::Range;
+
+    // Every DirectPlay 8 frame ([MC-DPL8R] 2.2.1, 2.2.2).
+    pub const COMMAND: Range = 0..1;
+    // CFRAME
+    pub const EXT_OPCODE: Range = 1..2;
+    // CONNECT / CONNECTED / CONNECTED_SIGNED / HARD_DISCONNECT (2.2.1.1–2.2.1.4)
+    pub const CONNECT_HEAD: Range = 2..16;
+    pub const MSG_ID: Range = 2..3;
+    pub const RSP_ID: Range = 3..4;
+    pub const VERSION: Range = 4..8;
+    pub const SESSION: Range = 8..12;
+    pub const TIMESTAMP: Range = 12..16;
+    pub const CONNECT_SIG: Range = 16..24;
+    pub const SENDER_SECRET: Range = 24..32;
+    pub const RECEIVER_SECRET: Range = 32..40;
+    pub const SIGNING_OPTS: Range = 40..44;
+    pub const ECHO_TIMESTAMP: Range = 44..48;
+    pub const DISCONNECT_SIG: Range = 16..24;
+    // SACK (2.2.1.5): bFlags bRetry bNSeq bNRcv wPadding tTimestamp, then the masks
+    pub const SACK_HEAD: Range = 2..12;
+    pub const SACK_FLAGS: Range = 2..3;
+    pub const SACK_RETRY: Range = 3..4;
+    pub const SACK_NSEQ: Range = 4..5;
+    pub const SACK_NRCV: Range = 5..6;
+    pub const SACK_TIMESTAMP: Range = 8..12;
+    // DFRAME
+    pub const DFRAME_HEAD: Range = 0..4;
+    pub const CONTROL: Range = 1..2;
+    pub const SEQ: Range = 2..3;
+    pub const NRCV: Range = 3..4;
+    // Enumeration ([MC-DPLHP] 2.2.1, 2.2.2); offsets after EnumPayload count from 4
+    pub const ENUM_COMMAND: Range = 1..2;
+    pub const ENUM_PAYLOAD: Range = 2..4;
+    pub const QUERY_TYPE: Range = 4..5;
+    pub const QUERY_GUID: Range = 5..21;
+    pub const RESPONSE: Range = 4..92;
+    pub const SESSION_NAME_OFFSET: Range = 28..32;
+    pub const SESSION_NAME_SIZE: Range = 32..36;
+    pub const INSTANCE_GUID: Range = 60..76;
+    pub const APP_GUID: Range = 76..92;
+    // DirectPlay 4 ([MC-DPL4CS] 2.2.6, 2.2.45)
+    pub const DP4_HEAD: Range = 0..20;
+    pub const SIZE_TOKEN: Range = 0..4;
+    pub const FAMILY: Range = 4..6;
+    pub const PORT: Range = 6..8;
+    pub const ADDRESS: Range = 8..12;
+    pub const SIGNATURE: Range = 20..24;
+    pub const DP4_COMMAND: Range = 24..26;
+    pub const DP4_VERSION: Range = 26..28;
+    pub const ENUMSESSIONS: Range = 28..52;
+    pub const ENUM_APP_GUID: Range = 28..44;
+    pub const PASSWORD_OFFSET: Range = 44..48;
+    pub const ENUM_FLAGS: Range = 48..52;
+    pub const ID_FROM: Range = 20..24;
+    pub const ID_TO: Range = 24..28;
+}
+
+/// The masks a SACK CFRAME (bFlags) and a DFRAME (bControl) may carry, in wire order.
+const MASKS: [&FieldDef; 4] = [&f::DP8_SACK1, &f::DP8_SACK2, &f::DP8_SEND1, &f::DP8_SEND2];
+const SACK_MASK_BITS: [u8; 4] = [0x02, 0x04, 0x08, 0x10];
+const DFRAME_MASK_BITS: [u8; 4] = [
+    Dp8Control::SACK1.0,
+    Dp8Control::SACK2.0,
+    Dp8Control::SEND1.0,
+    Dp8Control::SEND2.0,
+];
+
+/// The names of the flags set in `v`, `|`-separated, or `none`.
+fn flag_names(v: u8, flags: impl Iterator<Item = (u8, &'static str)>) -> String {
+    let mut s = String::new();
+    for (_, name) in flags.filter(|&(bit, _)| v & bit != 0) {
+        if !s.is_empty() {
+            s.push('|');
+        }
+        s.push_str(name);
+    }
+    if s.is_empty() { "none".into() } else { s }
 }
 
 /// Shape check for the DirectPlay 8 connect handshake CFRAMEs (exact sizes, major version 1).
@@ -88,619 +283,26 @@ pub fn is_dp8_enum(p: &[u8]) -> bool {
 
 /// DirectPlay 4: size/token word with a known token and an AF_INET SOCKADDR_IN.
 pub fn is_dp4(p: &[u8]) -> bool {
-    if p.len() < 20 {
-        return false;
+    match p.get(field::DP4_HEAD) {
+        Some(h) => {
+            let w = u32::from_le_bytes([h[0], h[1], h[2], h[3]]);
+            Dp4Token(w >> 20).name().is_some() && h[4] == 2 && h[5] == 0
+        }
+        None => false,
     }
-    let w = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
-    matches!(w >> 20, 0xFAB | 0xCAB | 0xBAB) && p[4] == 2 && p[5] == 0
 }
 
 /// Whether a DirectPlay 4 message carries the 'play' signature (a system message).
 pub fn is_dp4_system(p: &[u8]) -> bool {
-    p.get(20..24) == Some(&b"play"[..])
-}
-
-fn u32_at(c: &mut Cursor<'_>) -> Option<u32> {
-    c.u32_le().ok()
-}
-
-fn add<'t>(
-    t: &'t mut TreeBuilder,
-    def: &'static crate::tree::FieldDef,
-    v: Value,
-    at: usize,
-    n: usize,
-) -> &'t mut crate::tree::Field {
-    t.add(def, v, Pos::bytes(at, n))
-}
-
-/// Decodes a DirectPlay 8 frame (CFRAME, DFRAME or enumeration message). `signed`: the session
-/// was set up with CONNECTED_SIGNED, so frames carry an 8-byte ullSignature ([MC-DPL8R] 2.2.2).
-pub fn dp8(p: &[u8], signed: bool) -> Unwrapped {
-    let mut u = Unwrapped {
-        ok: true,
-        ..Unwrapped::default()
-    };
-    let t = &mut u.tree;
-    t.open(&f::DP8, Value::None, Pos::bytes(0, p.len()));
-    let mut c = Cursor::new(p);
-    let cut = |t: &mut TreeBuilder, what: &str, at: usize, have: usize| {
-        t.error(
-            Some(&f::DP8),
-            Some(Pos::bytes(at, have)),
-            format!("DirectPlay 8 {what} is cut off at offset {at}"),
-        );
-    };
-    if is_dp8_enum(p) {
-        enumeration(p, &mut u);
-        return u;
-    }
-    let Ok(cmd) = c.u8() else {
-        cut(t, "frame", 0, 0);
-        u.ok = false;
-        u.msg_type = "DP8 malformed";
-        return u;
-    };
-    if cmd & DATA == 0 {
-        // CFRAME ([MC-DPL8R] 2.2.1)
-        let m = add(t, &f::DP8_COMMAND, Value::UInt(cmd as u64), 0, 1);
-        m.meaning = Some(format!("CFRAME{}", if cmd & 0x08 != 0 { "|POLL" } else { "" }).into());
-        let Ok(op) = c.u8() else {
-            cut(t, "CFRAME", 1, 0);
-            u.ok = false;
-            u.msg_type = "DP8 malformed";
-            return u;
-        };
-        let name = ext_opcode_name(op);
-        add(t, &f::DP8_EXT, Value::Enum(op as i64, name), 1, 1);
-        u.msg_type = match op {
-            1 => "DP8 CONNECT",
-            2 => "DP8 CONNECTED",
-            3 => "DP8 CONNECTED_SIGNED",
-            4 => "DP8 HARD_DISCONNECT",
-            6 => "DP8 SACK",
-            _ => "DP8 CFRAME",
-        };
-        let ok = if op == 6 {
-            // SACK: bFlags bRetry bNSeq bNRcv wPadding tTimestamp [masks]
-            match p.get(2..12) {
-                Some(h) => {
-                    let flags = h[0];
-                    add(t, &f::DP8_SACK_FLAGS, Value::UInt(flags as u64), 2, 1);
-                    add(t, &f::DP8_RETRY, Value::UInt(h[1] as u64), 3, 1);
-                    add(t, &f::DP8_NSEQ, Value::UInt(h[2] as u64), 4, 1);
-                    add(t, &f::DP8_NRCV, Value::UInt(h[3] as u64), 5, 1);
-                    let ts = u32::from_le_bytes([h[6], h[7], h[8], h[9]]);
-                    add(t, &f::DP8_TIMESTAMP, Value::UInt(ts as u64), 8, 4);
-                    let mut at = 12;
-                    let mut ok = true;
-                    for (bit, def) in [
-                        (0x02u8, &f::DP8_SACK1),
-                        (0x04, &f::DP8_SACK2),
-                        (0x08, &f::DP8_SEND1),
-                        (0x10, &f::DP8_SEND2),
-                    ] {
-                        if flags & bit != 0 {
-                            match p.get(at..at + 4) {
-                                Some(b) => {
-                                    add(
-                                        t,
-                                        def,
-                                        Value::UInt(
-                                            u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64
-                                        ),
-                                        at,
-                                        4,
-                                    );
-                                    at += 4;
-                                }
-                                None => {
-                                    cut(t, "SACK mask", at, p.len().saturating_sub(at));
-                                    ok = false;
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    u.summary = format!("DP8 SACK next-seq {} next-recv {}", h[2], h[3]);
-                    if ok
-                        && signed
-                        && let Some(b) = p.get(at..at + 8)
-                    {
-                        let sig =
-                            u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-                        add(t, &f::DP8_SIGNATURE, Value::UInt(sig), at, 8);
-                        at += 8;
-                    }
-                    if ok && p.len() > at {
-                        add(
-                            t,
-                            &f::DP8_DATA,
-                            Value::Bytes(p[at..].into()),
-                            at,
-                            p.len() - at,
-                        );
-                    }
-                    ok
-                }
-                None => {
-                    cut(t, "SACK", 2, p.len().saturating_sub(2));
-                    false
-                }
-            }
-        } else if (1..=4).contains(&op) {
-            // CONNECT / CONNECTED / CONNECTED_SIGNED / HARD_DISCONNECT common head (16 bytes).
-            match p.get(2..16) {
-                Some(h) => {
-                    add(t, &f::DP8_MSG_ID, Value::UInt(h[0] as u64), 2, 1);
-                    add(t, &f::DP8_RSP_ID, Value::UInt(h[1] as u64), 3, 1);
-                    let ver = u32::from_le_bytes([h[2], h[3], h[4], h[5]]);
-                    add(t, &f::DP8_VERSION, Value::UInt(ver as u64), 4, 4);
-                    let sid = u32::from_le_bytes([h[6], h[7], h[8], h[9]]);
-                    add(t, &f::DP8_SESSION, Value::UInt(sid as u64), 8, 4);
-                    let ts = u32::from_le_bytes([h[10], h[11], h[12], h[13]]);
-                    add(t, &f::DP8_TIMESTAMP, Value::UInt(ts as u64), 12, 4);
-                    let q64 = |o: usize| {
-                        p.get(o..o + 8).map(|b| {
-                            u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-                        })
-                    };
-                    let mut end = 16;
-                    if op == 3 && p.len() >= 48 {
-                        // CONNECTED_SIGNED (2.2.1.3): cookie, two secrets, options, echo.
-                        for (o, def) in [
-                            (16, &f::DP8_CONNECT_SIG),
-                            (24, &f::DP8_SENDER_SECRET),
-                            (32, &f::DP8_RECEIVER_SECRET),
-                        ] {
-                            add(t, def, Value::UInt(q64(o).unwrap_or(0)), o, 8);
-                        }
-                        let opts = u32::from_le_bytes([p[40], p[41], p[42], p[43]]);
-                        let oname = match opts & 3 {
-                            1 => "FAST",
-                            2 => "FULL",
-                            _ => "",
-                        };
-                        add(
-                            t,
-                            &f::DP8_SIGNING_OPTS,
-                            Value::Enum(opts as i64, oname),
-                            40,
-                            4,
-                        );
-                        let echo = u32::from_le_bytes([p[44], p[45], p[46], p[47]]);
-                        add(t, &f::DP8_ECHO_TS, Value::UInt(echo as u64), 44, 4);
-                        end = 48;
-                        u.signing = true;
-                    } else if op == 4 && signed && p.len() >= 24 {
-                        add(
-                            t,
-                            &f::DP8_SIGNATURE,
-                            Value::UInt(q64(16).unwrap_or(0)),
-                            16,
-                            8,
-                        );
-                        end = 24;
-                    }
-                    if p.len() > end {
-                        add(
-                            t,
-                            &f::DP8_DATA,
-                            Value::Bytes(p[end..].into()),
-                            end,
-                            p.len() - end,
-                        );
-                    }
-                    u.summary = format!("DP8 {name} session {sid:#010x} version {ver:#x}");
-                    true
-                }
-                None => {
-                    cut(t, "CFRAME", 2, p.len().saturating_sub(2));
-                    false
-                }
-            }
-        } else {
-            if p.len() > 2 {
-                add(t, &f::DP8_DATA, Value::Bytes(p[2..].into()), 2, p.len() - 2);
-            }
-            t.warning(
-                Some(&f::DP8_EXT),
-                Some(Pos::bytes(1, 1)),
-                format!("unknown CFRAME opcode {op:#04x}"),
-            );
-            u.summary = format!("DP8 CFRAME opcode {op:#04x}");
-            true
-        };
-        u.ok = ok;
-        return u;
-    }
-    // DFRAME ([MC-DPL8R] 2.2.2)
-    u.summary = "DP8 malformed DFRAME".into();
-    u.msg_type = "DP8 malformed";
-    add(t, &f::DP8_COMMAND, Value::UInt(cmd as u64), 0, 1).meaning =
-        Some(flag_names(cmd, &CMD_NAMES).into());
-    let (Ok(ctl), Ok(seq), Ok(nrcv)) = (c.u8(), c.u8(), c.u8()) else {
-        cut(t, "DFRAME header", 0, p.len());
-        u.ok = false;
-        u.msg_type = "DP8 malformed";
-        return u;
-    };
-    add(t, &f::DP8_CONTROL, Value::UInt(ctl as u64), 1, 1).meaning =
-        Some(flag_names(ctl, &CTL_NAMES).into());
-    add(t, &f::DP8_SEQ, Value::UInt(seq as u64), 2, 1);
-    add(t, &f::DP8_NRCV, Value::UInt(nrcv as u64), 3, 1);
-    for (bit, def) in [
-        (0x10u8, &f::DP8_SACK1),
-        (0x20, &f::DP8_SACK2),
-        (0x40, &f::DP8_SEND1),
-        (0x80, &f::DP8_SEND2),
-    ] {
-        if ctl & bit != 0 {
-            let at = c.pos();
-            match u32_at(&mut c) {
-                Some(v) => {
-                    add(t, def, Value::UInt(v as u64), at, 4);
-                }
-                None => {
-                    cut(t, "DFRAME mask", at, c.remaining());
-                    u.ok = false;
-                    u.msg_type = "DP8 malformed";
-                    return u;
-                }
-            }
-        }
-    }
-    if signed {
-        let at = c.pos();
-        match c.u64_le() {
-            Ok(sig) => {
-                add(t, &f::DP8_SIGNATURE, Value::UInt(sig), at, 8);
-            }
-            Err(_) => {
-                cut(t, "DFRAME signature", at, c.remaining());
-                u.ok = false;
-                u.msg_type = "DP8 malformed";
-                return u;
-            }
-        }
-    }
-    u.summary = format!("DP8 DATA seq {seq} nrcv {nrcv}");
-    u.msg_type = "DP8 DATA";
-    if ctl & 0x02 != 0 && c.remaining() == 4 {
-        // Keep-alive (version ≥ 1.5): dwSessID, no payload.
-        let at = c.pos();
-        let sid = u32_at(&mut c).unwrap_or(0);
-        add(t, &f::DP8_SESSION, Value::UInt(sid as u64), at, 4);
-        u.summary = format!("DP8 KEEPALIVE seq {seq} session {sid:#010x}");
-        u.msg_type = "DP8 KEEPALIVE";
-        return u;
-    }
-    let start = c.pos();
-    if ctl & 0x04 != 0 {
-        // Coalesced payloads ([MC-DPL8R] 2.2.3): 1–32 two-byte headers, padding to 4, payloads
-        // each padded to 4 bytes (sizes exclude padding).
-        let mut heads = Vec::new();
-        loop {
-            let at = c.pos();
-            let (Ok(sz), Ok(sc)) = (c.u8(), c.u8()) else {
-                cut(t, "coalesce header", at, c.remaining());
-                u.ok = false;
-                return u;
-            };
-            let size = sz as usize | (((sc & 0x38) as usize) << 5);
-            heads.push((at, size, sc));
-            if sc & 0x01 != 0 {
-                break;
-            }
-            if heads.len() >= 32 {
-                t.error(
-                    Some(&f::DP8_SUB_CMD),
-                    Some(Pos::bytes(at, 2)),
-                    "more than 32 coalesce headers without END_COALESCE",
-                );
-                u.ok = false;
-                return u;
-            }
-        }
-        if heads.len() % 2 == 1 {
-            let _ = c.skip(2.min(c.remaining()));
-        }
-        let mut data_at = c.pos();
-        let n = heads.len();
-        for (i, (hat, size, sc)) in heads.into_iter().enumerate() {
-            t.open(&f::DP8_SUB, Value::None, Pos::bytes(hat, 2));
-            add(t, &f::DP8_SUB_SIZE, Value::UInt(size as u64), hat, 2);
-            add(t, &f::DP8_SUB_CMD, Value::UInt(sc as u64), hat + 1, 1).meaning = Some(
-                flag_names(
-                    sc & 0xc7,
-                    &[
-                        "END_COALESCE",
-                        "RELIABLE",
-                        "SEQUENTIAL",
-                        "",
-                        "",
-                        "",
-                        "USER_1",
-                        "USER_2",
-                    ],
-                )
-                .replace("||", "|")
-                .into(),
-            );
-            if data_at + size > p.len() {
-                t.error(
-                    Some(&f::DP8_SUB_SIZE),
-                    Some(Pos::bytes(hat, 2)),
-                    format!("coalesced payload {} claims {size} bytes at offset {data_at}, only {} left", i + 1, p.len().saturating_sub(data_at)),
-                );
-                t.close_as_is();
-                u.ok = false;
-                return u;
-            }
-            if sc & 0xc0 != 0 {
-                add(
-                    t,
-                    &f::DP8_CORE,
-                    Value::Bytes(p[data_at..data_at + size].into()),
-                    data_at,
-                    size,
-                );
-            } else {
-                u.payloads.push((data_at, size));
-            }
-            t.close_as_is();
-            data_at += size;
-            if i + 1 < n {
-                data_at = data_at.div_ceil(4) * 4;
-            }
-        }
-        u.summary = format!("DP8 DATA seq {seq} nrcv {nrcv} coalesced ×{n}");
-        if data_at < p.len() {
-            t.warning(
-                None,
-                Some(Pos::bytes(data_at, p.len() - data_at)),
-                format!(
-                    "{} bytes after the last coalesced payload",
-                    p.len() - data_at
-                ),
-            );
-        }
-        return u;
-    }
-    let len = p.len() - start;
-    add(t, &f::DP8_PAYLOAD_LEN, Value::UInt(len as u64), start, len);
-    if len == 0 {
-        u.summary = format!("DP8 DATA seq {seq} nrcv {nrcv} (no payload)");
-        u.msg_type = "DP8 ACK";
-    } else if cmd & 0xc0 != 0 {
-        add(t, &f::DP8_CORE, Value::Bytes(p[start..].into()), start, len);
-        u.summary = format!("DP8 DATA seq {seq} core message {len} bytes");
-        u.msg_type = "DP8 core";
-    } else if cmd & 0x30 != 0x30 {
-        add(
-            t,
-            &f::DP8_FRAGMENT,
-            Value::Bytes(p[start..].into()),
-            start,
-            len,
-        );
-        u.fragment = Some((cmd & 0x30, start, len, seq));
-        u.summary = format!("DP8 DATA seq {seq} fragment {len} bytes");
-        u.msg_type = "DP8 fragment";
-    } else {
-        u.payloads.push((start, len));
-    }
-    u
-}
-
-pub fn dp4_command_name(c: u16) -> &'static str {
-    match c {
-        0x01 => "ENUMSESSIONSREPLY",
-        0x02 => "ENUMSESSIONS",
-        0x03 => "ENUMPLAYERSREPLY",
-        0x04 => "ENUMPLAYER",
-        0x05 => "REQUESTPLAYERID",
-        0x06 => "REQUESTGROUPID",
-        0x07 => "REQUESTPLAYERREPLY",
-        0x08 => "CREATEPLAYER",
-        0x09 => "CREATEGROUP",
-        0x0a => "PLAYERMESSAGE",
-        0x0b => "DELETEPLAYER",
-        0x0c => "DELETEGROUP",
-        0x0d => "ADDPLAYERTOGROUP",
-        0x0e => "DELETEPLAYERFROMGROUP",
-        0x0f => "PLAYERDATACHANGED",
-        0x10 => "PLAYERNAMECHANGED",
-        0x11 => "GROUPDATACHANGED",
-        0x12 => "GROUPNAMECHANGED",
-        0x13 => "ADDFORWARDREQUEST",
-        0x15 => "PACKET",
-        0x16 => "PING",
-        0x17 => "PINGREPLY",
-        0x18 => "YOUAREDEAD",
-        0x19 => "PLAYERWRAPPER",
-        0x1a => "SESSIONDESCCHANGED",
-        0x1c => "CHALLENGE",
-        0x1d => "ACCESSGRANTED",
-        0x1e => "LOGONDENIED",
-        0x1f => "AUTHERROR",
-        0x20 => "NEGOTIATE",
-        0x21 => "CHALLENGERESPONSE",
-        0x22 => "SIGNED",
-        0x24 => "ADDFORWARDREPLY",
-        0x25 => "ASK4MULTICAST",
-        0x26 => "ASK4MULTICASTGUARANTEED",
-        0x27 => "ADDSHORTCUTTOGROUP",
-        0x28 => "DELETEGROUPFROMGROUP",
-        0x29 => "SUPERENUMPLAYERSREPLY",
-        0x2b => "KEYEXCHANGE",
-        0x2c => "KEYEXCHANGEREPLY",
-        0x2d => "CHAT",
-        0x2e => "ADDFORWARD",
-        0x2f => "ADDFORWARDACK",
-        0x30 => "PACKET2_DATA",
-        0x31 => "PACKET2_ACK",
-        0x35 => "IAMNAMESERVER",
-        0x36 => "VOICE",
-        0x37 => "MULTICASTDELIVERY",
-        0x38 => "CREATEPLAYERVERIFY",
-        _ => "",
-    }
-}
-
-/// Decodes a DirectPlay 4 message (the caller checked [`is_dp4`]), player messages with
-/// idFrom/idTo.
-pub fn dp4(p: &[u8]) -> Unwrapped {
-    dp4_with(p, true)
-}
-
-/// Decodes a DirectPlay 4 message; `ids`: player messages carry idFrom and idTo, which a session
-/// with the NM (DPSESSION_NOMESSAGEID) flag omits ([MC-DPL4CS] 2.2.45, 2.2.5).
-pub fn dp4_with(p: &[u8], ids: bool) -> Unwrapped {
-    let mut u = Unwrapped {
-        ok: true,
-        ..Unwrapped::default()
-    };
-    let t = &mut u.tree;
-    t.open(&f::DP4, Value::None, Pos::bytes(0, p.len()));
-    if p.len() < 20 {
-        t.error(
-            Some(&f::DP4),
-            Some(Pos::bytes(0, p.len())),
-            "DirectPlay 4 header is cut off",
-        );
-        u.ok = false;
-        u.msg_type = "DP4 malformed";
-        return u;
-    }
-    let w = u32::from_le_bytes([p[0], p[1], p[2], p[3]]);
-    let size = (w & 0xfffff) as usize;
-    let token = (w >> 20) as i64;
-    add(t, &f::DP4_SIZE, Value::UInt(size as u64), 0, 4);
-    let tname = match token {
-        0xFAB => "remote",
-        0xCAB => "forward",
-        0xBAB => "server",
-        _ => "",
-    };
-    add(t, &f::DP4_TOKEN, Value::Enum(token, tname), 2, 2);
-    add(
-        t,
-        &f::DP4_FAMILY,
-        Value::UInt(u16::from_le_bytes([p[4], p[5]]) as u64),
-        4,
-        2,
-    );
-    // SOCKADDR_IN port and address are in network order (struct built "as on a little-endian
-    // machine", where sin_port/sin_addr are already big-endian).
-    add(
-        t,
-        &f::DP4_PORT,
-        Value::UInt(u16::from_be_bytes([p[6], p[7]]) as u64),
-        6,
-        2,
-    );
-    let addr = format!("{}.{}.{}.{}", p[8], p[9], p[10], p[11]);
-    add(t, &f::DP4_ADDR, Value::Str(addr.into()), 8, 4);
-    if size != p.len() {
-        t.warning(
-            Some(&f::DP4_SIZE),
-            Some(Pos::bytes(0, 4)),
-            format!("size word says {size} bytes, the datagram has {}", p.len()),
-        );
-    }
-    if is_dp4_system(p) {
-        add(t, &f::DP4_SIGNATURE, Value::Str("play".into()), 20, 4);
-        let Some(h) = p.get(24..28) else {
-            t.error(
-                Some(&f::DP4),
-                Some(Pos::bytes(24, p.len() - 24)),
-                "DirectPlay 4 system header is cut off",
-            );
-            u.ok = false;
-            u.msg_type = "DP4 malformed";
-            return u;
-        };
-        // After 'play': Command (2), then Version (2). The diagram of [MC-DPL4CS] 2.2.6 draws
-        // Version first, but the implementations put the command first: Wine dplayx
-        // (DPMSG_SENDENVELOPE: dwMagic, wCommandId, wVersion), Wireshark packet-dplay.c
-        // (dissect_dplay_header: play_str, command, dialect), and the spec's own §4.1 example
-        // (ENUMSESSIONS 0x0002, version 14). The real programs win.
-        let cmd = u16::from_le_bytes([h[0], h[1]]);
-        let ver = u16::from_le_bytes([h[2], h[3]]);
-        let name = dp4_command_name(cmd);
-        add(t, &f::DP4_COMMAND, Value::Enum(cmd as i64, name), 24, 2);
-        add(t, &f::DP4_VERSION, Value::UInt(ver as u64), 26, 2);
-        let mut body_at = 28;
-        if cmd == 0x02
-            && let Some(b) = p.get(28..52)
-        {
-            // [MC-DPL4CS] 2.2.29: ApplicationGuid, PasswordOffset, Flags, Password.
-            add(
-                t,
-                &f::DP4_APP_GUID,
-                Value::Str(guid(&b[..16]).into()),
-                28,
-                16,
-            );
-            let po = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
-            add(t, &f::DP4_PASSWORD_OFFSET, Value::UInt(po as u64), 44, 4);
-            let fl = u32::from_le_bytes([b[20], b[21], b[22], b[23]]);
-            add(t, &f::DP4_ENUM_FLAGS, Value::UInt(fl as u64), 48, 4);
-            body_at = 52;
-        }
-        if p.len() > body_at {
-            add(
-                t,
-                &f::DP4_BODY,
-                Value::Bytes(p[body_at..].into()),
-                body_at,
-                p.len() - body_at,
-            );
-        }
-        u.summary = format!(
-            "DP4 {} v{ver}",
-            if name.is_empty() { "system" } else { name }
-        );
-        u.msg_type = "DP4 system";
-        return u;
-    }
-    if !ids {
-        u.summary = "DP4 player message (no ids)".into();
-        u.msg_type = "DP4 player";
-        if p.len() > 20 {
-            u.payloads.push((20, p.len() - 20));
-        }
-        return u;
-    }
-    let Some(ids) = p.get(20..28) else {
-        t.error(
-            Some(&f::DP4),
-            Some(Pos::bytes(20, p.len() - 20)),
-            "DirectPlay 4 player message ids are cut off",
-        );
-        u.ok = false;
-        u.msg_type = "DP4 malformed";
-        return u;
-    };
-    let from = u32::from_le_bytes([ids[0], ids[1], ids[2], ids[3]]);
-    let to = u32::from_le_bytes([ids[4], ids[5], ids[6], ids[7]]);
-    add(t, &f::DP4_ID_FROM, Value::UInt(from as u64), 20, 4);
-    add(t, &f::DP4_ID_TO, Value::UInt(to as u64), 24, 4);
-    u.summary = format!("DP4 {from:#010x}→{to:#010x}");
-    u.msg_type = "DP4 player";
-    if p.len() > 28 {
-        u.payloads.push((28, p.len() - 28));
-    }
-    u
+    p.get(field::SIGNATURE) == Some(&b"play"[..])
 }
 
 /// A GUID in its registry form ({Data1-Data2-Data3-Data4}, the first three little-endian;
 /// [MS-DTYP] 2.3.4).
 pub fn guid(b: &[u8]) -> String {
-    if b.len() < 16 {
+    let Some(b) = b.get(..16) else {
         return String::new();
-    }
+    };
     format!(
         "{{{:08X}-{:04X}-{:04X}-{:02X}{:02X}-{:02X}{:02X}{:02X}{:02X}{:02X}{:02X}}}",
         u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
@@ -717,138 +319,624 @@ pub fn guid(b: &[u8]) -> String {
     )
 }
 
-/// DirectPlay 8 enumeration ([MC-DPLHP] 2.2.1 EnumQuery, 2.2.2 EnumResponse).
-fn enumeration(p: &[u8], u: &mut Unwrapped) {
-    let t = &mut u.tree;
-    let cmd = p[1];
-    let name = if cmd == 2 {
-        "ENUM_QUERY"
+/// Decodes a DirectPlay 8 frame (CFRAME, DFRAME or enumeration message). `signed`: the session
+/// was set up with CONNECTED_SIGNED, so frames carry an 8-byte ullSignature ([MC-DPL8R] 2.2.2).
+/// `detail`: keep the field tree.
+pub fn dp8(p: &[u8], signed: bool, detail: bool) -> Unwrapped {
+    let mut fr = Frame::new(p, &f::DP8, detail);
+    let r = if is_dp8_enum(p) {
+        fr.enumeration()
     } else {
-        "ENUM_RESPONSE"
+        fr.dp8(signed)
     };
-    add(t, &f::DP8_ENUM_CMD, Value::Enum(cmd as i64, name), 1, 1);
-    let id = u16::from_le_bytes([p[2], p[3]]);
-    add(t, &f::DP8_ENUM_PAYLOAD, Value::UInt(id as u64), 2, 2);
-    u.summary = format!("DP8 {name} payload {id:#06x}");
-    u.msg_type = if cmd == 2 {
-        "DP8 ENUM_QUERY"
-    } else {
-        "DP8 ENUM_RESPONSE"
-    };
-    if cmd == 2 {
-        let Some(&qt) = p.get(4) else {
-            t.error(
-                Some(&f::DP8_QUERY_TYPE),
-                Some(Pos::bytes(4, 0)),
-                "ENUM_QUERY QueryType is cut off at offset 4",
+    fr.finish(r)
+}
+
+/// Decodes a DirectPlay 4 message; `ids`: player messages carry idFrom and idTo, which a session
+/// with the NM (DPSESSION_NOMESSAGEID) flag omits ([MC-DPL4CS] 2.2.45, 2.2.5).
+pub fn dp4_with(p: &[u8], ids: bool, detail: bool) -> Unwrapped {
+    let mut fr = Frame::new(p, &f::DP4, detail);
+    let r = fr.dp4(ids);
+    if r.is_err() {
+        fr.u.msg_type = "DP4 malformed";
+    }
+    fr.finish(r)
+}
+
+/// A datagram of a DirectPlay 4 flow that lacks the DirectPlay 4 header: an error, shown as a
+/// malformed DirectPlay 4 message.
+pub fn not_dp4(p: &[u8], detail: bool) -> Unwrapped {
+    let mut fr = Frame::new(p, &f::DP4, detail);
+    let msg =
+        "not a DirectPlay 4 message (no size/token word with a known token and AF_INET address)";
+    fr.error(&notes::NOT_DP4, &f::DP4, (0, p.len().min(4)), msg.into());
+    fr.u.summary = "DP4 malformed".into();
+    fr.u.msg_type = "DP4 malformed";
+    fr.finish(Err(Stop))
+}
+
+/// One wrapper frame being decoded.
+struct Frame<'a> {
+    d: Dissector<'a>,
+    u: Unwrapped,
+}
+
+impl<'a> Frame<'a> {
+    fn new(p: &'a [u8], root: &'static FieldDef, detail: bool) -> Frame<'a> {
+        let mut d = Dissector::new(p, detail);
+        d.tree.open(root, Value::None, Pos::bytes(0, p.len()));
+        Frame {
+            d,
+            u: Unwrapped {
+                ok: true,
+                ..Unwrapped::default()
+            },
+        }
+    }
+
+    fn finish(mut self, r: Step<()>) -> Unwrapped {
+        self.u.ok = r.is_ok();
+        self.u.tree = self.d.tree;
+        self.u
+    }
+
+    fn len(&self) -> usize {
+        self.d.cur.len()
+    }
+
+    /// An error note of this layer, located at `at..at + n`.
+    fn error(
+        &mut self,
+        def: &'static NoteDef,
+        field: &'static FieldDef,
+        (at, n): (usize, usize),
+        msg: String,
+    ) -> Stop {
+        self.d
+            .tree
+            .expert(def, Some(field), Some(Pos::bytes(at, n)), msg);
+        Stop
+    }
+
+    /// The bytes of `range`, moving the cursor after them; when the frame ends first, a
+    /// DirectPlay 8 cut-off note on the bytes that are there.
+    fn take(&mut self, what: &str, range: Range) -> Step<&'a [u8]> {
+        match self.d.cur.range(range.clone()) {
+            Ok(b) => {
+                self.d.cur.seek(range.end);
+                Ok(b)
+            }
+            Err(e) => Err(self.error(
+                &notes::DP8_CUT_OFF,
+                &f::DP8,
+                (e.at, e.have),
+                format!("DirectPlay 8 {what} is cut off at offset {}", e.at),
+            )),
+        }
+    }
+
+    /// Checks that `n` bytes follow the cursor (see [`Frame::take`]), without moving it.
+    fn ahead(&mut self, what: &str, n: usize) -> Step<()> {
+        let at = self.d.pos();
+        self.take(what, at..at + n)?;
+        self.d.cur.seek(at);
+        Ok(())
+    }
+
+    /// The raw bytes of a field whose value the decoder derives; the cursor ends after them.
+    fn raw<const N: usize>(&mut self, def: &'static FieldDef, range: Range) -> Step<[u8; N]> {
+        self.d.cur.seek(range.start);
+        self.d.cur.array::<N>().map_err(|e| self.d.short(def, e))
+    }
+
+    /// Gives the field added last a meaning, when trees are kept.
+    fn meaning(&mut self, m: impl FnOnce() -> String) {
+        if self.d.tree.detail()
+            && let Some(last) = self.d.tree.last_mut()
+        {
+            last.meaning = Some(m().into());
+        }
+    }
+
+    /// Shows `n` bytes at `at` as a bytes field (built only when trees are kept).
+    fn bytes_at(&mut self, def: &'static FieldDef, at: usize, n: usize) {
+        if self.d.tree.detail()
+            && let Some(b) = self.d.cur.data().get(at..at + n)
+        {
+            self.d.add(def, Value::Bytes(b.into()), at, n);
+        }
+    }
+
+    /// Shows the bytes after the cursor, if any.
+    fn rest(&mut self, def: &'static FieldDef) {
+        let (at, n) = (self.d.pos(), self.d.cur.remaining());
+        if n > 0 {
+            self.bytes_at(def, at, n);
+        }
+    }
+
+    /// A GUID field (built only when trees are kept).
+    fn guid_at(&mut self, def: &'static FieldDef, range: Range) {
+        if self.d.tree.detail()
+            && let Ok(b) = self.d.cur.range(range.clone())
+        {
+            self.d
+                .add(def, Value::Str(guid(b).into()), range.start, range.len());
+        }
+        self.d.cur.seek(range.end);
+    }
+
+    /// The optional 32-bit masks whose `bits` are set in `flags`, in wire order.
+    fn masks(&mut self, flags: u8, bits: [u8; 4], what: &str) -> Step<()> {
+        for (bit, def) in bits.into_iter().zip(MASKS) {
+            if flags & bit != 0 {
+                self.ahead(what, 4)?;
+                self.d.u32_le(def)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// DirectPlay 8 frames ([MC-DPL8R] 2.2).
+impl Frame<'_> {
+    fn dp8(&mut self, signed: bool) -> Step<()> {
+        self.u.msg_type = "DP8 malformed";
+        let cmd = self.take("frame", field::COMMAND)?[0];
+        if cmd & Dp8Command::DATA.0 == 0 {
+            return self.cframe(cmd, signed);
+        }
+        self.dframe(cmd, signed)
+    }
+
+    fn cframe(&mut self, cmd: u8, signed: bool) -> Step<()> {
+        self.d.add(&f::DP8_COMMAND, Value::UInt(cmd as u64), 0, 1);
+        self.meaning(|| {
+            let poll = cmd & Dp8Command::POLL.0 != 0;
+            if poll { "CFRAME|POLL" } else { "CFRAME" }.to_string()
+        });
+        let op = Dp8Ext(self.take("CFRAME", field::EXT_OPCODE)?[0]);
+        self.d
+            .add(&f::DP8_EXT, Value::Enum(op.0 as i64, op.name_or("")), 1, 1);
+        self.u.msg_type = op.msg_type();
+        match op {
+            Dp8Ext::SACK => self.sack(signed),
+            Dp8Ext::CONNECT
+            | Dp8Ext::CONNECTED
+            | Dp8Ext::CONNECTED_SIGNED
+            | Dp8Ext::HARD_DISCONNECT => self.connect(op, signed),
+            _ => {
+                self.rest(&f::DP8_DATA);
+                self.d.tree.expert(
+                    &notes::DP8_UNKNOWN_CFRAME,
+                    Some(&f::DP8_EXT),
+                    Some(Pos::bytes(1, 1)),
+                    format!("unknown CFRAME opcode {:#04x}", op.0),
+                );
+                self.u.summary = format!("DP8 CFRAME opcode {:#04x}", op.0);
+                Ok(())
+            }
+        }
+    }
+
+    /// SACK (2.2.1.5).
+    fn sack(&mut self, signed: bool) -> Step<()> {
+        let h = self.take("SACK", field::SACK_HEAD)?;
+        let (flags, nseq, nrcv) = (h[0], h[2], h[3]);
+        self.d.u8_at(&f::DP8_SACK_FLAGS, field::SACK_FLAGS)?;
+        self.d.u8_at(&f::DP8_RETRY, field::SACK_RETRY)?;
+        self.d.u8_at(&f::DP8_NSEQ, field::SACK_NSEQ)?;
+        self.d.u8_at(&f::DP8_NRCV, field::SACK_NRCV)?;
+        self.d.u32_le_at(&f::DP8_TIMESTAMP, field::SACK_TIMESTAMP)?;
+        self.u.summary = format!("DP8 SACK next-seq {nseq} next-recv {nrcv}");
+        self.masks(flags, SACK_MASK_BITS, "SACK mask")?;
+        // A signature that is not all there is not looked for.
+        if signed && self.d.cur.remaining() >= 8 {
+            self.d.u64_le(&f::DP8_SIGNATURE)?;
+        }
+        self.rest(&f::DP8_DATA);
+        Ok(())
+    }
+
+    /// The common 16-byte head of CONNECT, CONNECTED, CONNECTED_SIGNED and HARD_DISCONNECT.
+    fn connect(&mut self, op: Dp8Ext, signed: bool) -> Step<()> {
+        self.take("CFRAME", field::CONNECT_HEAD)?;
+        self.d.u8_at(&f::DP8_MSG_ID, field::MSG_ID)?;
+        self.d.u8_at(&f::DP8_RSP_ID, field::RSP_ID)?;
+        let ver = self.d.u32_le_at(&f::DP8_VERSION, field::VERSION)?;
+        let sid = self.d.u32_le_at(&f::DP8_SESSION, field::SESSION)?;
+        self.d.u32_le_at(&f::DP8_TIMESTAMP, field::TIMESTAMP)?;
+        if op == Dp8Ext::CONNECTED_SIGNED && self.len() >= field::ECHO_TIMESTAMP.end {
+            self.connected_signed()?;
+        } else if op == Dp8Ext::HARD_DISCONNECT && signed && self.len() >= field::DISCONNECT_SIG.end
+        {
+            self.d.u64_le_at(&f::DP8_SIGNATURE, field::DISCONNECT_SIG)?;
+        }
+        self.rest(&f::DP8_DATA);
+        self.u.summary = format!(
+            "DP8 {} session {sid:#010x} version {ver:#x}",
+            op.name_or("")
+        );
+        Ok(())
+    }
+
+    /// CONNECTED_SIGNED (2.2.1.3): cookie, two secrets, signing options, echoed timestamp.
+    fn connected_signed(&mut self) -> Step<()> {
+        self.d.u64_le_at(&f::DP8_CONNECT_SIG, field::CONNECT_SIG)?;
+        self.d
+            .u64_le_at(&f::DP8_SENDER_SECRET, field::SENDER_SECRET)?;
+        self.d
+            .u64_le_at(&f::DP8_RECEIVER_SECRET, field::RECEIVER_SECRET)?;
+        let opts = u32::from_le_bytes(self.raw(&f::DP8_SIGNING_OPTS, field::SIGNING_OPTS)?);
+        let name = SigningOpts(opts & 3).name_or("");
+        let r = field::SIGNING_OPTS;
+        self.d.add(
+            &f::DP8_SIGNING_OPTS,
+            Value::Enum(opts as i64, name),
+            r.start,
+            r.len(),
+        );
+        self.d.u32_le_at(&f::DP8_ECHO_TS, field::ECHO_TIMESTAMP)?;
+        self.u.signing = true;
+        Ok(())
+    }
+
+    /// DFRAME (2.2.2): bCommand bControl bSeq bNRcv, masks, signature, payload.
+    fn dframe(&mut self, cmd: u8, signed: bool) -> Step<()> {
+        self.u.summary = "DP8 malformed DFRAME".into();
+        self.d.add(&f::DP8_COMMAND, Value::UInt(cmd as u64), 0, 1);
+        self.meaning(|| flag_names(cmd, Dp8Command::ALL.iter().map(|&(c, n)| (c.0, n))));
+        let h = self.take("DFRAME header", field::DFRAME_HEAD)?;
+        let (ctl, seq, nrcv) = (h[1], h[2], h[3]);
+        self.d.u8_at(&f::DP8_CONTROL, field::CONTROL)?;
+        self.meaning(|| flag_names(ctl, Dp8Control::ALL.iter().map(|&(c, n)| (c.0, n))));
+        self.d.u8_at(&f::DP8_SEQ, field::SEQ)?;
+        self.d.u8_at(&f::DP8_NRCV, field::NRCV)?;
+        self.masks(ctl, DFRAME_MASK_BITS, "DFRAME mask")?;
+        if signed {
+            self.ahead("DFRAME signature", 8)?;
+            self.d.u64_le(&f::DP8_SIGNATURE)?;
+        }
+        self.u.summary = format!("DP8 DATA seq {seq} nrcv {nrcv}");
+        self.u.msg_type = "DP8 DATA";
+        if ctl & Dp8Control::KEEPALIVE.0 != 0 && self.d.cur.remaining() == 4 {
+            // Keep-alive (version ≥ 1.5): dwSessID, no payload.
+            let sid = self.d.u32_le(&f::DP8_SESSION)?;
+            self.u.summary = format!("DP8 KEEPALIVE seq {seq} session {sid:#010x}");
+            self.u.msg_type = "DP8 KEEPALIVE";
+            return Ok(());
+        }
+        if ctl & Dp8Control::COALESCE.0 != 0 {
+            return self.coalesced(seq, nrcv);
+        }
+        self.single(cmd, seq);
+        Ok(())
+    }
+
+    /// The payload of a DFRAME that is not coalesced.
+    fn single(&mut self, cmd: u8, seq: u8) {
+        let (start, len) = (self.d.pos(), self.d.cur.remaining());
+        self.d
+            .add(&f::DP8_PAYLOAD_LEN, Value::UInt(len as u64), start, len);
+        let user = Dp8Command::USER_1.0 | Dp8Command::USER_2.0;
+        let whole = Dp8Command::NEW_MSG.0 | Dp8Command::END_MSG.0;
+        if len == 0 {
+            self.u.summary.push_str(" (no payload)");
+            self.u.msg_type = "DP8 ACK";
+        } else if cmd & user != 0 {
+            self.bytes_at(&f::DP8_CORE, start, len);
+            self.u.summary = format!("DP8 DATA seq {seq} core message {len} bytes");
+            self.u.msg_type = "DP8 core";
+        } else if cmd & whole != whole {
+            self.bytes_at(&f::DP8_FRAGMENT, start, len);
+            self.u.fragment = Some(Fragment {
+                bits: cmd & whole,
+                at: start,
+                len,
+                seq,
+            });
+            self.u.summary = format!("DP8 DATA seq {seq} fragment {len} bytes");
+            self.u.msg_type = "DP8 fragment";
+        } else {
+            self.u.payloads.push((start, len));
+        }
+    }
+
+    /// Coalesced payloads (2.2.3): 1–32 two-byte headers, padding to 4, then the payloads, each
+    /// padded to 4 bytes (sizes exclude the padding).
+    fn coalesced(&mut self, seq: u8, nrcv: u8) -> Step<()> {
+        let mut heads = [(0usize, 0usize, 0u8); 32];
+        let mut n = 0;
+        loop {
+            let at = self.d.pos();
+            let h = self.take("coalesce header", at..at + 2)?;
+            let (sz, sc) = (h[0], h[1]);
+            heads[n] = (at, sz as usize | (((sc & 0x38) as usize) << 5), sc);
+            n += 1;
+            if sc & CoalesceFlag::END_COALESCE.0 != 0 {
+                break;
+            }
+            if n >= heads.len() {
+                let msg = "more than 32 coalesce headers without END_COALESCE".to_string();
+                let def = &notes::DP8_TOO_MANY_COALESCED;
+                return Err(self.error(def, &f::DP8_SUB_CMD, (at, 2), msg));
+            }
+        }
+        if n % 2 == 1 {
+            let pad = self.d.cur.remaining().min(2);
+            self.d.cur.seek(self.d.pos() + pad);
+        }
+        let mut data_at = self.d.pos();
+        for (i, &(hat, size, sc)) in heads[..n].iter().enumerate() {
+            self.coalesced_payload(i, (hat, size, sc), data_at)?;
+            data_at += size;
+            if i + 1 < n {
+                data_at = data_at.div_ceil(4) * 4;
+            }
+        }
+        self.u.summary = format!("DP8 DATA seq {seq} nrcv {nrcv} coalesced ×{n}");
+        let len = self.len();
+        if data_at < len {
+            self.d.tree.expert(
+                &notes::DP8_AFTER_COALESCED,
+                None,
+                Some(Pos::bytes(data_at, len - data_at)),
+                format!("{} bytes after the last coalesced payload", len - data_at),
             );
-            u.ok = false;
-            return;
-        };
-        add(t, &f::DP8_QUERY_TYPE, Value::UInt(qt as u64), 4, 1);
-        let mut at = 5;
+        }
+        Ok(())
+    }
+
+    fn coalesced_payload(
+        &mut self,
+        i: usize,
+        (hat, size, sc): (usize, usize, u8),
+        data_at: usize,
+    ) -> Step<()> {
+        let t = &mut self.d.tree;
+        t.open(&f::DP8_SUB, Value::None, Pos::bytes(hat, 2));
+        t.add(
+            &f::DP8_SUB_SIZE,
+            Value::UInt(size as u64),
+            Pos::bytes(hat, 2),
+        );
+        t.add(
+            &f::DP8_SUB_CMD,
+            Value::UInt(sc as u64),
+            Pos::bytes(hat + 1, 1),
+        );
+        self.meaning(|| flag_names(sc, CoalesceFlag::ALL.iter().map(|&(c, n)| (c.0, n))));
+        let len = self.len();
+        if data_at + size > len {
+            let msg = format!(
+                "coalesced payload {} claims {size} bytes at offset {data_at}, only {} left",
+                i + 1,
+                len.saturating_sub(data_at)
+            );
+            let stop = self.error(
+                &notes::DP8_COALESCED_OVERRUN,
+                &f::DP8_SUB_SIZE,
+                (hat, 2),
+                msg,
+            );
+            self.d.tree.close_as_is();
+            return Err(stop);
+        }
+        if sc & (CoalesceFlag::USER_1.0 | CoalesceFlag::USER_2.0) != 0 {
+            self.bytes_at(&f::DP8_CORE, data_at, size);
+        } else {
+            self.u.payloads.push((data_at, size));
+        }
+        self.d.tree.close_as_is();
+        Ok(())
+    }
+}
+
+/// DirectPlay 8 enumeration ([MC-DPLHP] 2.2.1 EnumQuery, 2.2.2 EnumResponse); the caller
+/// checked [`is_dp8_enum`], so the first four bytes are there.
+impl Frame<'_> {
+    fn enumeration(&mut self) -> Step<()> {
+        let cmd = EnumCommand(self.raw::<1>(&f::DP8_ENUM_CMD, field::ENUM_COMMAND)?[0]);
+        let name = cmd.name_or("");
+        self.d
+            .add(&f::DP8_ENUM_CMD, Value::Enum(cmd.0 as i64, name), 1, 1);
+        let id = self
+            .d
+            .u16_le_at(&f::DP8_ENUM_PAYLOAD, field::ENUM_PAYLOAD)?;
+        self.u.summary = format!("DP8 {name} payload {id:#06x}");
+        if cmd == EnumCommand::QUERY {
+            self.u.msg_type = "DP8 ENUM_QUERY";
+            self.enum_query()
+        } else {
+            self.u.msg_type = "DP8 ENUM_RESPONSE";
+            self.enum_response()
+        }
+    }
+
+    fn enum_query(&mut self) -> Step<()> {
+        let len = self.len();
+        if len < field::QUERY_TYPE.end {
+            let msg = "ENUM_QUERY QueryType is cut off at offset 4".to_string();
+            let def = &notes::DP8_ENUM_CUT_OFF;
+            return Err(self.error(def, &f::DP8_QUERY_TYPE, (4, 0), msg));
+        }
+        let qt = self.d.u8_at(&f::DP8_QUERY_TYPE, field::QUERY_TYPE)?;
         if qt == 1 {
-            match p.get(5..21) {
-                Some(g) => {
-                    add(t, &f::DP8_APP_GUID, Value::Str(guid(g).into()), 5, 16);
-                    at = 21;
-                }
-                None => {
-                    t.error(
-                        Some(&f::DP8_APP_GUID),
-                        Some(Pos::bytes(5, p.len() - 5)),
-                        "ENUM_QUERY ApplicationGUID is cut off at offset 5",
-                    );
-                    u.ok = false;
-                    return;
-                }
+            if len < field::QUERY_GUID.end {
+                let msg = "ENUM_QUERY ApplicationGUID is cut off at offset 5".to_string();
+                let def = &notes::DP8_ENUM_CUT_OFF;
+                return Err(self.error(def, &f::DP8_APP_GUID, (5, len - 5), msg));
             }
+            self.guid_at(&f::DP8_APP_GUID, field::QUERY_GUID);
         }
-        if p.len() > at {
-            add(
-                t,
-                &f::DP8_APP_PAYLOAD,
-                Value::Bytes(p[at..].into()),
-                at,
-                p.len() - at,
+        self.rest(&f::DP8_APP_PAYLOAD);
+        Ok(())
+    }
+
+    /// EnumResponse: 14 DWORDs, two GUIDs, then the variable data the offsets point into.
+    fn enum_response(&mut self) -> Step<()> {
+        let len = self.len();
+        if len < field::RESPONSE.end {
+            let msg = format!("ENUM_RESPONSE needs 92 bytes, the datagram has {len}");
+            let def = &notes::DP8_ENUM_CUT_OFF;
+            return Err(self.error(def, &f::DP8_ENUM_CMD, (4, len - 4), msg));
+        }
+        let mut dw = [0u32; 6];
+        let defs = [
+            &f::DP8_REPLY_OFFSET,
+            &f::DP8_RESPONSE_SIZE,
+            &f::DP8_DESC_SIZE,
+            &f::DP8_DESC_FLAGS,
+            &f::DP8_MAX_PLAYERS,
+            &f::DP8_CUR_PLAYERS,
+        ];
+        for (i, def) in defs.into_iter().enumerate() {
+            dw[i] = self.d.u32_le_at(def, 4 + i * 4..8 + i * 4)?;
+        }
+        self.guid_at(&f::DP8_INSTANCE_GUID, field::INSTANCE_GUID);
+        self.guid_at(&f::DP8_APP_GUID, field::APP_GUID);
+        let off = u32::from_le_bytes(self.raw(&f::DP8_SESSION_NAME, field::SESSION_NAME_OFFSET)?);
+        let size = u32::from_le_bytes(self.raw(&f::DP8_SESSION_NAME, field::SESSION_NAME_SIZE)?);
+        if size > 0 {
+            self.session_name(off as usize, size as usize, (dw[5], dw[4]))?;
+        } else if len > field::RESPONSE.end {
+            self.bytes_at(&f::DP8_DATA, field::RESPONSE.end, len - field::RESPONSE.end);
+        }
+        Ok(())
+    }
+
+    /// SessionName: UTF-16LE at an offset counted from the end of EnumPayload, as ReplyOffset's.
+    fn session_name(&mut self, off: usize, size: usize, (cur, max): (u32, u32)) -> Step<()> {
+        let start = 4usize.saturating_add(off);
+        let len = self.len();
+        let Some(b) = self.d.cur.data().get(start..start.saturating_add(size)) else {
+            let msg = format!(
+                "SessionName ({size} bytes at offset {start}) lies outside the {len}-byte datagram"
+            );
+            let def = &notes::DP8_SESSION_NAME_OUTSIDE;
+            return Err(self.error(def, &f::DP8_SESSION_NAME, (28, 8), msg));
+        };
+        let units: Vec<u16> = b
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .take_while(|&c| c != 0)
+            .collect();
+        let name = String::from_utf16_lossy(&units);
+        self.u
+            .summary
+            .push_str(&format!(" \"{name}\" {cur}/{max} players"));
+        self.d
+            .add(&f::DP8_SESSION_NAME, Value::Str(name.into()), start, size);
+        Ok(())
+    }
+}
+
+/// DirectPlay 4 messages ([MC-DPL4CS] 2.2.6, 2.2.45).
+impl Frame<'_> {
+    fn dp4(&mut self, ids: bool) -> Step<()> {
+        let len = self.len();
+        if len < field::DP4_HEAD.end {
+            let msg = "DirectPlay 4 header is cut off".to_string();
+            let def = &notes::DP4_HEADER_CUT_OFF;
+            return Err(self.error(def, &f::DP4, (0, len), msg));
+        }
+        self.dp4_header()?;
+        if is_dp4_system(self.d.cur.data()) {
+            return self.dp4_system();
+        }
+        let body = field::DP4_HEAD.end;
+        if !ids {
+            self.u.summary = "DP4 player message (no ids)".into();
+            self.u.msg_type = "DP4 player";
+            if len > body {
+                self.u.payloads.push((body, len - body));
+            }
+            return Ok(());
+        }
+        if len < field::ID_TO.end {
+            let msg = "DirectPlay 4 player message ids are cut off".to_string();
+            let def = &notes::DP4_IDS_CUT_OFF;
+            return Err(self.error(def, &f::DP4, (body, len - body), msg));
+        }
+        let from = self.d.u32_le_at(&f::DP4_ID_FROM, field::ID_FROM)?;
+        let to = self.d.u32_le_at(&f::DP4_ID_TO, field::ID_TO)?;
+        self.u.summary = format!("DP4 {from:#010x}→{to:#010x}");
+        self.u.msg_type = "DP4 player";
+        if len > field::ID_TO.end {
+            self.u
+                .payloads
+                .push((field::ID_TO.end, len - field::ID_TO.end));
+        }
+        Ok(())
+    }
+
+    /// The size/token word and the SOCKADDR_IN placeholder.
+    fn dp4_header(&mut self) -> Step<()> {
+        let w = u32::from_le_bytes(self.raw(&f::DP4_SIZE, field::SIZE_TOKEN)?);
+        let size = (w & 0xfffff) as usize;
+        let token = Dp4Token(w >> 20);
+        self.d.add(&f::DP4_SIZE, Value::UInt(size as u64), 0, 4);
+        self.d.add(
+            &f::DP4_TOKEN,
+            Value::Enum(token.0 as i64, token.name_or("")),
+            2,
+            2,
+        );
+        self.d.u16_le_at(&f::DP4_FAMILY, field::FAMILY)?;
+        // SOCKADDR_IN port and address are in network order (struct built "as on a
+        // little-endian machine", where sin_port/sin_addr are already big-endian).
+        self.d.u16_be_at(&f::DP4_PORT, field::PORT)?;
+        let a: [u8; 4] = self.raw(&f::DP4_ADDR, field::ADDRESS)?;
+        if self.d.tree.detail() {
+            let addr = format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]);
+            self.d.add(&f::DP4_ADDR, Value::Str(addr.into()), 8, 4);
+        }
+        let len = self.len();
+        if size != len {
+            self.d.tree.expert(
+                &notes::DP4_SIZE_MISMATCH,
+                Some(&f::DP4_SIZE),
+                Some(Pos::bytes(0, 4)),
+                format!("size word says {size} bytes, the datagram has {len}"),
             );
         }
-        return;
+        Ok(())
     }
-    // EnumResponse: 14 DWORDs, two GUIDs, then the variable data the offsets point into.
-    let Some(h) = p.get(4..92) else {
-        t.error(
-            Some(&f::DP8_ENUM_CMD),
-            Some(Pos::bytes(4, p.len() - 4)),
-            format!("ENUM_RESPONSE needs 92 bytes, the datagram has {}", p.len()),
-        );
-        u.ok = false;
-        return;
-    };
-    let dw = |i: usize| u32::from_le_bytes([h[i * 4], h[i * 4 + 1], h[i * 4 + 2], h[i * 4 + 3]]);
-    for (i, def) in [
-        (0usize, &f::DP8_REPLY_OFFSET),
-        (1, &f::DP8_RESPONSE_SIZE),
-        (2, &f::DP8_DESC_SIZE),
-        (3, &f::DP8_DESC_FLAGS),
-        (4, &f::DP8_MAX_PLAYERS),
-        (5, &f::DP8_CUR_PLAYERS),
-    ] {
-        add(t, def, Value::UInt(dw(i) as u64), 4 + i * 4, 4);
-    }
-    add(
-        t,
-        &f::DP8_INSTANCE_GUID,
-        Value::Str(guid(&h[56..72]).into()),
-        60,
-        16,
-    );
-    add(
-        t,
-        &f::DP8_APP_GUID,
-        Value::Str(guid(&h[72..88]).into()),
-        76,
-        16,
-    );
-    let (off, size) = (dw(6) as usize, dw(7) as usize);
-    if size > 0 {
-        // Offsets count from the end of EnumPayload, as ReplyOffset does.
-        let start = 4usize.saturating_add(off);
-        match p.get(start..start.saturating_add(size)) {
-            Some(b) => {
-                let units: Vec<u16> = b
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                    .take_while(|&c| c != 0)
-                    .collect();
-                let name = String::from_utf16_lossy(&units);
-                u.summary
-                    .push_str(&format!(" \"{name}\" {}/{} players", dw(5), dw(4)));
-                add(
-                    t,
-                    &f::DP8_SESSION_NAME,
-                    Value::Str(name.into()),
-                    start,
-                    size,
-                );
-            }
-            None => {
-                t.error(
-                    Some(&f::DP8_SESSION_NAME),
-                    Some(Pos::bytes(4 + 24, 8)),
-                    format!("SessionName ({size} bytes at offset {start}) lies outside the {}-byte datagram", p.len()),
-                );
-                u.ok = false;
-            }
+
+    fn dp4_system(&mut self) -> Step<()> {
+        let len = self.len();
+        self.d
+            .add(&f::DP4_SIGNATURE, Value::Str("play".into()), 20, 4);
+        if len < field::DP4_VERSION.end {
+            let msg = "DirectPlay 4 system header is cut off".to_string();
+            let def = &notes::DP4_SYSTEM_CUT_OFF;
+            return Err(self.error(def, &f::DP4, (24, len - 24), msg));
         }
-    }
-    if size == 0 && p.len() > 92 {
-        add(
-            t,
-            &f::DP8_DATA,
-            Value::Bytes(p[92..].into()),
-            92,
-            p.len() - 92,
+        // After 'play': Command (2), then Version (2). The diagram of [MC-DPL4CS] 2.2.6 draws
+        // Version first, but the implementations put the command first: Wine dplayx
+        // (DPMSG_SENDENVELOPE: dwMagic, wCommandId, wVersion), Wireshark packet-dplay.c
+        // (dissect_dplay_header: play_str, command, dialect), and the spec's own 4.1 example
+        // (ENUMSESSIONS 0x0002, version 14). The real programs win.
+        let cmd = Dp4Command(u16::from_le_bytes(
+            self.raw(&f::DP4_COMMAND, field::DP4_COMMAND)?,
+        ));
+        let name = cmd.name_or("");
+        self.d
+            .add(&f::DP4_COMMAND, Value::Enum(cmd.0 as i64, name), 24, 2);
+        let ver = self.d.u16_le_at(&f::DP4_VERSION, field::DP4_VERSION)?;
+        if cmd == Dp4Command::ENUMSESSIONS && len >= field::ENUMSESSIONS.end {
+            // [MC-DPL4CS] 2.2.29: ApplicationGuid, PasswordOffset, Flags, Password.
+            self.guid_at(&f::DP4_APP_GUID, field::ENUM_APP_GUID);
+            self.d
+                .u32_le_at(&f::DP4_PASSWORD_OFFSET, field::PASSWORD_OFFSET)?;
+            self.d.u32_le_at(&f::DP4_ENUM_FLAGS, field::ENUM_FLAGS)?;
+        }
+        self.rest(&f::DP4_BODY);
+        self.u.summary = format!(
+            "DP4 {} v{ver}",
+            if name.is_empty() { "system" } else { name }
         );
+        self.u.msg_type = "DP4 system";
+        Ok(())
     }
 }

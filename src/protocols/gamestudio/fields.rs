@@ -1,9 +1,9 @@
 //! Every field the 3D GameStudio (Acknex) A5 and A6+ decoder emits, plus the DirectPlay 8 and
 //! DirectPlay 4 wrapper layers it unwraps (their own root fields `dplay8` and `dplay4`).
 //!
-//! Sources: the A5 SDK Programmer's Manual p.12–14 (2002), the later `prog_cserver` manual page
-//! (seed 000), Microsoft [MC-DPL8R] §2.2, [MC-DPLHP], [MC-DPL4CS] §2.2.1, §2.2.6, §2.2.45; see
-//! docs/protocols/gamestudio.md.
+//! Sources: Conitec's A5 SDK Programmer's Manual p.12–14 (2002), the later `prog_cserver` manual
+//! page, Microsoft [MC-DPL8R] 2.2, [MC-DPLHP], [MC-DPL4CS] 2.2.1, 2.2.6, 2.2.45 and Wireshark's
+//! epan/dissectors/packet-dplay.c; see docs/protocols/gamestudio.md.
 
 crate::field_defs! {
     ROOT = group("gamestudio", "3D GameStudio (Acknex) A5 and A6+");

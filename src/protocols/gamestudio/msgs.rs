@@ -1,14 +1,17 @@
 //! The Gamestudio message layer: back-to-back messages, each a command byte plus arguments.
 //!
-//! Tables: A5 = SDK Programmer's Manual © Conitec July 2002 p.12–14 ("The A5 Client/Server
-//! Protocol", seed 002 and /work/shared/protocols/gamestudio.md §1.2–1.4); A6+ = the later
-//! `prog_cserver` manual page (seed 000, the revision called PC-old in the reference notes).
-//! All multi-byte values are little-endian (see docs/protocols/gamestudio.md, "Byte order").
+//! Tables: A5 = Conitec's SDK "Programmer's Manual for A5 Engine 5.230" (July 2002), p.12–14
+//! "The A5 Client/Server Protocol"; A6+ = the later online manual page `prog_cserver` ("The
+//! Client/Server Protocol"), in its older revision (conitec.net/manual_d/prog_cserver.html,
+//! PC-old in docs/protocols/gamestudio.md) with the newest revision's changes
+//! (manual.conitec.net/prog_cserver.htm, PC-new) where the wire shows them. All multi-byte
+//! values are little-endian (see docs/protocols/gamestudio.md, "Byte order").
 
-use crate::tree::{Field, Note, Pos, Value};
-use crate::wire::{Dissector, Step};
+use crate::tree::{Field, FieldDef, Note, NoteDef, Pos, Value};
+use crate::wire::{Dissector, Step, Stop};
 
 use super::fields as f;
+use super::notes;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -46,7 +49,7 @@ impl PosMode {
     }
 }
 
-/// The A5 svc_info sync constant (M5-13), little-endian on the wire: `18 12 19 11`.
+/// The A5 svc_info sync constant (A5 manual p.13), little-endian on the wire: `18 12 19 11`.
 pub const SYNC: u32 = 0x1119_1218;
 
 /// The result of decoding one buffer of messages under one hypothesis.
@@ -66,41 +69,73 @@ pub struct Parsed {
     pub summaries: Vec<String>,
 }
 
+crate::open_enum! {
+    /// Client → server command bytes (A5 manual p.12–13; `prog_cserver` CLS_ table).
+    pub struct Cls(u8) {
+        /// A5 only: a one-byte filler.
+        FILL = 0x01 => "CLS_FILL",
+        JOIN = 0x02 => "CLS_JOIN",
+        CREATE = 0x03 => "CLS_CREATE",
+        REMOVE = 0x04 => "CLS_REMOVE",
+        PING = 0x07 => "CLS_PING",
+        LEVEL = 0x09 => "CLS_LEVEL",
+        VAR = 0x0a => "CLS_VAR",
+        STRING = 0x0b => "CLS_STRING",
+        SKILL = 0x0e => "CLS_SKILL",
+        SKILL3 = 0x0f => "CLS_SKILL3",
+    }
+}
+
+crate::open_enum! {
+    /// Server → client command bytes (A5 manual p.13–14; `prog_cserver` SVC_ table). An update
+    /// code's top two bits are its group; [`Svc::group_code`] maps 0x40..=0xff onto them.
+    pub struct Svc(u8) {
+        /// A5 only: a one-byte filler.
+        FILL = 0x01 => "SVC_FILL",
+        CREATE = 0x03 => "SVC_CREATE",
+        REMOVE = 0x04 => "SVC_REMOVE",
+        ENTSOUND = 0x05 => "SVC_ENTSOUND",
+        EFFECT = 0x06 => "SVC_EFFECT",
+        INFO = 0x07 => "SVC_INFO",
+        VAR = 0x0a => "SVC_VAR",
+        STRING = 0x0b => "SVC_STRING",
+        SKILL = 0x0e => "SVC_SKILL",
+        SKILL3 = 0x0f => "SVC_SKILL3",
+        /// A6+ only.
+        LOCAL = 0x12 => "SVC_LOCAL",
+        UPDATE1 = 0x40 => "SVC_UPDATE1",
+        UPDATE2 = 0x80 => "SVC_UPDATE2",
+        UPDATE3 = 0xc0 => "SVC_UPDATE3",
+    }
+}
+
+impl Svc {
+    /// The table entry of a command byte: update codes by their group.
+    pub fn group_code(cmd: u8) -> Svc {
+        if cmd >= Svc::UPDATE1.0 {
+            Svc(cmd & 0xc0)
+        } else {
+            Svc(cmd)
+        }
+    }
+}
+
 /// Command names, by direction and dialect (None: not a command of that table).
 pub fn command_name(to_server: bool, dialect: Dialect, cmd: u8) -> Option<&'static str> {
     let a5 = dialect == Dialect::A5;
-    Some(match (to_server, cmd) {
-        (_, 0x01) if a5 => {
-            if to_server {
-                "CLS_FILL"
-            } else {
-                "SVC_FILL"
-            }
-        }
-        (true, 0x02) => "CLS_JOIN",
-        (true, 0x03) => "CLS_CREATE",
-        (true, 0x04) => "CLS_REMOVE",
-        (true, 0x07) => "CLS_PING",
-        (true, 0x09) => "CLS_LEVEL",
-        (true, 0x0a) => "CLS_VAR",
-        (true, 0x0b) => "CLS_STRING",
-        (true, 0x0e) => "CLS_SKILL",
-        (true, 0x0f) => "CLS_SKILL3",
-        (false, 0x03) => "SVC_CREATE",
-        (false, 0x04) => "SVC_REMOVE",
-        (false, 0x05) => "SVC_ENTSOUND",
-        (false, 0x06) => "SVC_EFFECT",
-        (false, 0x07) => "SVC_INFO",
-        (false, 0x0a) => "SVC_VAR",
-        (false, 0x0b) => "SVC_STRING",
-        (false, 0x0e) => "SVC_SKILL",
-        (false, 0x0f) => "SVC_SKILL3",
-        (false, 0x12) if !a5 => "SVC_LOCAL",
-        (false, 0x40..=0x7f) => "SVC_UPDATE1",
-        (false, 0x80..=0xbf) => "SVC_UPDATE2",
-        (false, 0xc0..=0xff) => "SVC_UPDATE3",
-        _ => return None,
-    })
+    if to_server {
+        let c = Cls(cmd);
+        return if c == Cls::FILL && !a5 {
+            None
+        } else {
+            c.name()
+        };
+    }
+    match Svc::group_code(cmd) {
+        Svc::FILL if !a5 => None,
+        Svc::LOCAL if a5 => None,
+        c => c.name(),
+    }
 }
 
 /// One update parameter.
@@ -151,7 +186,8 @@ impl Param {
 }
 
 /// The parameter of each bit (0..5) of each update group (1..3), in the order the manual prints.
-/// A5: M5-14 (bit order). A6+: seed 000 "Parameter | Update.Bit" table.
+/// A5: the A5 manual p.14 (bit order). A6+: the `prog_cserver` page's "Parameter | Update.Bit"
+/// table.
 fn param_table(dialect: Dialect, group: u8) -> [Option<Param>; 6] {
     use Param::*;
     match (dialect, group) {
@@ -209,21 +245,25 @@ fn param_table(dialect: Dialect, group: u8) -> [Option<Param>; 6] {
 /// Wire order of the parameters selected by `bits`: the order of the manual's table. A5 prints
 /// it in bit order; the A6+ page lists group 1 as type, scale, ambient, albedo, skin (skin, bit
 /// 1.2, printed last), and "in the order given below" makes that the wire order.
-fn wire_order(dialect: Dialect, group: u8, bits: u8) -> Vec<Result<Param, u8>> {
+fn wire_order(
+    dialect: Dialect,
+    group: u8,
+    bits: u8,
+) -> impl Iterator<Item = Result<Param, u8>> + Clone {
     let table = param_table(dialect, group);
-    let order: [usize; 6] = if dialect == Dialect::A6 && group == 1 {
+    let order: [u8; 6] = if dialect == Dialect::A6 && group == 1 {
         [0, 1, 3, 4, 2, 5]
     } else {
         [0, 1, 2, 3, 4, 5]
     };
     order
-        .iter()
-        .filter(|&&b| bits & (1 << b) != 0)
-        .map(|&b| table[b].ok_or(b as u8))
-        .collect()
+        .into_iter()
+        .filter(move |&b| bits & (1 << b) != 0)
+        .map(move |b| table[b as usize].ok_or(b))
 }
 
-/// The A6+ ENTITY member at a byte offset (atypes.h of A7/A8; reference §5.1).
+/// The A6+ ENTITY member at a byte offset: the lite-C `atypes.h` ENTITY struct of A7/A8
+/// (GitHub VoroneTZ/Gex4 and MohammadJamali/Fun-3D-Gamestudio-Project), all members 4 bytes.
 pub fn entity_member(offset: i64) -> Option<String> {
     const HEAD: [&str; 37] = [
         "link.index",
@@ -278,6 +318,7 @@ pub fn entity_member(offset: i64) -> Option<String> {
     TAIL.get(i.checked_sub(137)?).map(|n| (*n).to_string())
 }
 
+/// The state of one parse: the dissector plus what the flow wants to learn from it.
 struct P<'a> {
     d: Dissector<'a>,
     dialect: Dialect,
@@ -285,6 +326,7 @@ struct P<'a> {
     used_cpos: bool,
     saw_sync: bool,
     saw_local: bool,
+    fills: usize,
     /// Summary words of the current message.
     words: Vec<String>,
 }
@@ -295,63 +337,63 @@ fn fmt_num(v: f64) -> String {
     if s == "-0" { "0".into() } else { s.into() }
 }
 
+fn xyz(v: [f64; 3]) -> String {
+    format!("{},{},{}", fmt_num(v[0]), fmt_num(v[1]), fmt_num(v[2]))
+}
+
+/// The data types (A5 manual p.12; the same on the `prog_cserver` page).
 impl<'a> P<'a> {
-    fn take<const N: usize>(
-        &mut self,
-        def: &'static crate::tree::FieldDef,
-    ) -> Step<(usize, [u8; N])> {
+    fn short(&mut self, def: &'static FieldDef) -> Step<i16> {
+        self.d.i16_le(def)
+    }
+    fn long(&mut self, def: &'static FieldDef) -> Step<i32> {
+        self.d.i32_le(def)
+    }
+    fn dword(&mut self, def: &'static FieldDef) -> Step<u32> {
+        self.d.u32_le(def)
+    }
+    fn byte(&mut self, def: &'static FieldDef) -> Step<u8> {
+        self.d.u8(def)
+    }
+    fn float(&mut self, def: &'static FieldDef) -> Step<f32> {
+        self.d.f32_le(def)
+    }
+    /// The raw bytes of a value the decoder converts, with where they start.
+    fn take<const N: usize>(&mut self, def: &'static FieldDef) -> Step<(usize, [u8; N])> {
         let at = self.d.pos();
         match self.d.cur.array::<N>() {
             Ok(a) => Ok((at, a)),
             Err(e) => Err(self.d.short(def, e)),
         }
     }
-    fn short(&mut self, def: &'static crate::tree::FieldDef) -> Step<i16> {
-        let (at, b) = self.take::<2>(def)?;
-        let v = i16::from_le_bytes(b);
-        self.d.add(def, Value::Int(v as i64), at, 2);
-        Ok(v)
-    }
-    fn long(&mut self, def: &'static crate::tree::FieldDef) -> Step<i32> {
-        let (at, b) = self.take::<4>(def)?;
-        let v = i32::from_le_bytes(b);
-        self.d.add(def, Value::Int(v as i64), at, 4);
-        Ok(v)
-    }
-    fn dword(&mut self, def: &'static crate::tree::FieldDef) -> Step<u32> {
-        let (at, b) = self.take::<4>(def)?;
-        let v = u32::from_le_bytes(b);
-        self.d.add(def, Value::UInt(v as u64), at, 4);
-        Ok(v)
-    }
-    fn byte(&mut self, def: &'static crate::tree::FieldDef) -> Step<u8> {
-        let (at, b) = self.take::<1>(def)?;
-        self.d.add(def, Value::UInt(b[0] as u64), at, 1);
-        Ok(b[0])
-    }
-    fn float(&mut self, def: &'static crate::tree::FieldDef) -> Step<f32> {
-        let (at, b) = self.take::<4>(def)?;
-        let v = f32::from_le_bytes(b);
-        self.d.add(def, Value::F32(v), at, 4);
-        Ok(v)
+    /// Adds a converted value whose meaning shows the raw number (built only for trees).
+    fn converted(&mut self, def: &'static FieldDef, v: f64, (at, n): (usize, usize), raw: i64) {
+        self.d.add(def, Value::F64(v), at, n);
+        if self.d.tree.detail()
+            && let Some(last) = self.d.tree.last_mut()
+        {
+            last.meaning = Some(format!("raw {raw}").into());
+        }
     }
     /// Fixed 22.10: signed 32-bit / 1024.
-    fn fixed(&mut self, def: &'static crate::tree::FieldDef) -> Step<f64> {
+    fn fixed(&mut self, def: &'static FieldDef) -> Step<f64> {
         let (at, b) = self.take::<4>(def)?;
         let raw = i32::from_le_bytes(b);
         let v = raw as f64 / 1024.0;
-        self.d.add(def, Value::F64(v), at, 4).meaning = Some(format!("raw {raw}").into());
+        self.converted(def, v, (at, 4), raw.into());
         Ok(v)
     }
     /// Position: signed 24-bit, raw × 8 = 22.10 fixed, i.e. quants = raw / 128.
-    fn packed(&mut self, def: &'static crate::tree::FieldDef) -> Step<f64> {
+    fn packed(&mut self, def: &'static FieldDef) -> Step<f64> {
         let (at, b) = self.take::<3>(def)?;
-        let raw = i32::from_le_bytes([b[0], b[1], b[2], if b[2] & 0x80 != 0 { 0xff } else { 0 }]);
+        let sign = if b[2] & 0x80 != 0 { 0xff } else { 0 };
+        let raw = i32::from_le_bytes([b[0], b[1], b[2], sign]);
         let v = raw as f64 / 128.0;
-        self.d.add(def, Value::F64(v), at, 3).meaning = Some(format!("raw {raw}").into());
+        self.converted(def, v, (at, 3), raw.into());
         Ok(v)
     }
-    fn cpos(&mut self, def: &'static crate::tree::FieldDef) -> Step<f64> {
+    /// CPosition: Position or Fixed by `pos_resolution`, which is not on the wire.
+    fn cpos(&mut self, def: &'static FieldDef) -> Step<f64> {
         self.used_cpos = true;
         match self.pos {
             PosMode::Packed => self.packed(def),
@@ -359,29 +401,37 @@ impl<'a> P<'a> {
         }
     }
     /// Angle: raw × 360 / 65535 (read unsigned, so that 0x8000 is 180°).
-    fn angle(&mut self, def: &'static crate::tree::FieldDef) -> Step<f64> {
+    fn angle(&mut self, def: &'static FieldDef) -> Step<f64> {
         let (at, b) = self.take::<2>(def)?;
         let raw = u16::from_le_bytes(b);
         let v = raw as f64 * 360.0 / 65535.0;
-        self.d.add(def, Value::F64(v), at, 2).meaning = Some(format!("raw {raw}").into());
+        self.converted(def, v, (at, 2), raw.into());
         Ok(v)
     }
     /// Scale(x): byte × x / 255.
-    fn scale(&mut self, def: &'static crate::tree::FieldDef, x: f64) -> Step<f64> {
+    fn scale(&mut self, def: &'static FieldDef, x: f64) -> Step<f64> {
         let (at, b) = self.take::<1>(def)?;
         let v = b[0] as f64 * x / 255.0;
-        self.d.add(def, Value::F64(v), at, 1).meaning = Some(format!("raw {}", b[0]).into());
+        self.converted(def, v, (at, 1), b[0].into());
         Ok(v)
     }
-    fn string(&mut self, def: &'static crate::tree::FieldDef) -> Step<String> {
+    /// A Short multiplied by `factor` (update scale: ×0.25; A5 uv: /16).
+    fn short_times(&mut self, def: &'static FieldDef, factor: f64) -> Step<f64> {
+        let (at, b) = self.take::<2>(def)?;
+        let raw = i16::from_le_bytes(b);
+        let v = raw as f64 * factor;
+        self.converted(def, v, (at, 2), raw.into());
+        Ok(v)
+    }
+    fn string(&mut self, def: &'static FieldDef) -> Step<String> {
         let s = self.d.cstring(def, 4096)?;
         Ok(String::from_utf8_lossy(s).into_owned())
     }
     fn vec3(
         &mut self,
-        group: &'static crate::tree::FieldDef,
-        defs: [&'static crate::tree::FieldDef; 3],
-        read: fn(&mut Self, &'static crate::tree::FieldDef) -> Step<f64>,
+        group: &'static FieldDef,
+        defs: [&'static FieldDef; 3],
+        read: impl Fn(&mut Self, &'static FieldDef) -> Step<f64>,
     ) -> Step<[f64; 3]> {
         self.d.open(group);
         let mut out = [0.0; 3];
@@ -400,172 +450,75 @@ impl<'a> P<'a> {
     fn w(&mut self, s: impl Into<String>) {
         self.words.push(s.into());
     }
-    /// Struct_Offset, named from the A6+ ENTITY layout; `count` values start there (SKILL3: 3).
-    fn struct_offset(&mut self, count: i64) -> Step<()> {
-        let off = self.short(&f::STRUCT_OFFSET)?;
-        if self.dialect == Dialect::A6
-            && let Some(first) = entity_member(off as i64)
-        {
-            let names: Vec<String> = (0..count)
-                .map_while(|i| entity_member(off as i64 + 4 * i))
-                .collect();
-            let name = if names.len() == count as usize {
-                names.join(", ")
-            } else {
-                first
-            };
-            let at = self.d.pos() - 2;
-            if let Some(last) = self.d.tree.last_mut() {
-                last.meaning = Some(name.clone().into());
-            }
-            self.d
-                .add(&f::STRUCT_FIELD, Value::Str(name.clone().into()), at, 2);
-            self.w(name.replace(", ", ","));
-            return Ok(());
+    /// An error of the message layer at `at..at + n`; decoding of the buffer stops.
+    fn error(
+        &mut self,
+        def: &'static NoteDef,
+        field: &'static FieldDef,
+        (at, n): (usize, usize),
+        msg: String,
+    ) -> Stop {
+        self.d
+            .tree
+            .expert(def, Some(field), Some(Pos::bytes(at, n)), msg);
+        Stop
+    }
+}
+
+/// The messages (the command byte is already read).
+impl P<'_> {
+    fn message(&mut self, to_server: bool, cmd: u8) -> Step<()> {
+        if to_server {
+            self.client(Cls(cmd))
+        } else if cmd >= Svc::UPDATE1.0 {
+            self.update(cmd)
+        } else {
+            self.server(Svc(cmd))
         }
-        self.w(format!("offset {off}"));
-        Ok(())
     }
 
-    /// Decodes the arguments of one message (the command byte is already read).
-    fn message(&mut self, to_server: bool, cmd: u8) -> Step<()> {
+    fn client(&mut self, cmd: Cls) -> Step<()> {
         let a5 = self.dialect == Dialect::A5;
-        match (to_server, cmd) {
-            (_, 0x01) => {}
-            (true, 0x02) => {
-                if a5 {
-                    self.dword(&f::PLAYER_DPID)?;
-                }
-                let n = self.string(&f::PLAYER_NAME)?;
-                self.w(format!("\"{n}\""));
-                // The newest page revision adds String Session_Name. Client command bytes are
-                // all below 0x10, so printable text right after the name can only be that.
-                if !a5 && self.d.cur.peek_u8().is_some_and(|b| b >= 0x20) {
-                    let s = self.string(&f::SESSION_NAME)?;
-                    self.w(format!("session \"{s}\""));
-                }
-            }
-            (true, 0x03) => {
-                if a5 {
-                    self.dword(&f::PLAYER_DPID)?;
-                }
-                let n = self.string(&f::FILE_NAME)?;
-                let s = self.vec3(
-                    &f::START,
-                    [&f::START_X, &f::START_Y, &f::START_Z],
-                    Self::packed,
-                )?;
-                // The newest page revision (PC-new, reference §1) widens Action_Index to a Long.
-                // Exactly 6 bytes left (Long + Short) is read that way, unless they are PC-old's
-                // Short + Short followed by two CLS_PINGs. Otherwise e.g. `03 "player.mdl" …`
-                // parsed only as A5 server messages and locked direction, dialect and CPosition
-                // the wrong way.
-                let rest = self.d.cur.rest();
-                if !a5 && rest.len() == 6 && rest[4..] != [0x07, 0x07] {
-                    self.long(&f::ACTION_INDEX)?;
-                } else {
-                    self.short(&f::ACTION_INDEX)?;
-                }
-                let id = self.short(&f::IDENTIFIER)?;
-                self.w(format!(
-                    "{n} at {},{},{} id {id}",
-                    fmt_num(s[0]),
-                    fmt_num(s[1]),
-                    fmt_num(s[2])
-                ));
-            }
-            (true, 0x04) => {
-                if a5 {
-                    let v = self.dword(&f::ENTITY_DPID)?;
-                    self.w(format!("dpid {v:#x}"));
-                } else if (2..4).contains(&self.d.cur.remaining()) {
-                    // The newest page revision (PC-new, reference §1) makes Entity_Index a Short.
-                    // Only 2 or 3 bytes left cannot be PC-old's Long: read the Short, so that such
-                    // a message does not parse as SVC_REMOVE only and reverse the flow's
-                    // direction.
-                    let v = self.short(&f::ENTITY)?;
-                    self.w(format!("ent {v}"));
-                } else {
-                    let v = self.long(&f::ENTITY)?;
-                    self.w(format!("ent {v}"));
-                }
-            }
-            (true, 0x07) if a5 => {
-                self.dword(&f::PLAYER_DPID)?;
-            }
-            (true, 0x09) => {
+        match cmd {
+            Cls::JOIN => self.cls_join(),
+            Cls::CREATE => self.cls_create(),
+            Cls::REMOVE => self.cls_remove(),
+            Cls::PING if a5 => self.dword(&f::PLAYER_DPID).map(drop),
+            Cls::LEVEL => {
                 if a5 {
                     self.dword(&f::PLAYER_DPID)?;
                 }
                 let n = self.string(&f::LEVEL_NAME)?;
                 self.w(n);
+                Ok(())
             }
-            (_, 0x0a) => {
-                let idx = self.short(&f::VAR_INDEX)?;
-                let len = self.short(&f::VAR_LENGTH)?;
-                if len < 0 || (len as usize) * 4 > self.d.cur.remaining() {
-                    let at = self.d.pos();
-                    self.d.tree.error(
-                        Some(&f::VAR_LENGTH),
-                        Some(Pos::bytes(at.saturating_sub(2), 2)),
-                        format!(
-                            "Var_Length {len} needs {} bytes, only {} left",
-                            (len.max(0) as usize) * 4,
-                            self.d.cur.remaining()
-                        ),
-                    );
-                    return Err(crate::wire::Stop);
-                }
-                let mut vals = Vec::new();
-                for _ in 0..len {
-                    vals.push(fmt_num(self.fixed(&f::VAR_VALUE)?));
-                }
-                if vals.len() > 4 {
-                    vals.truncate(4);
-                    vals.push("…".into());
-                }
-                self.w(format!("var {idx} = {}", vals.join(",")));
-            }
-            (_, 0x0b) => {
-                let idx = self.short(&f::STRING_INDEX)?;
-                let t = self.string(&f::TEXT)?;
-                let short: String = t.chars().take(40).collect();
-                let more = if short.len() < t.len() { "…" } else { "" };
-                self.w(format!("str {idx} \"{short}{more}\""));
-            }
-            (_, 0x0e) | (_, 0x0f) => {
-                if to_server && a5 {
-                    let v = self.dword(&f::ENTITY_DPID)?;
-                    self.w(format!("dpid {v:#x}"));
-                } else {
-                    let v = self.short(&f::ENTITY)?;
-                    self.w(format!("ent {v}"));
-                }
-                let n = if cmd == 0x0e { 1 } else { 3 };
-                self.struct_offset(n)?;
-                let mut vals = Vec::new();
-                for _ in 0..n {
-                    vals.push(fmt_num(self.fixed(&f::SKILL)?));
-                }
-                self.w(format!("= {}", vals.join(",")));
-            }
-            (false, 0x03) => {
+            Cls::VAR => self.var(),
+            Cls::STRING => self.string_msg(),
+            Cls::SKILL | Cls::SKILL3 => self.skill(true, cmd == Cls::SKILL3),
+            // CLS_FILL and the A6+ CLS_PING have no arguments.
+            _ => Ok(()),
+        }
+    }
+
+    fn server(&mut self, cmd: Svc) -> Step<()> {
+        match cmd {
+            Svc::CREATE => {
                 let e = self.short(&f::ENTITY)?;
                 let id = self.short(&f::IDENTIFIER)?;
                 self.w(format!("ent {e} id {id}"));
             }
-            (false, 0x04) => {
+            Svc::REMOVE => {
                 let e = self.short(&f::ENTITY)?;
                 self.w(format!("ent {e}"));
             }
-            (false, 0x05) => {
+            Svc::ENTSOUND => {
                 let e = self.short(&f::ENTITY)?;
                 let s = self.short(&f::SOUND_INDEX)?;
                 let v = self.scale(&f::VOLUME, 2000.0)?;
                 self.long(&f::SOUND_HANDLE)?;
                 self.w(format!("ent {e} sound {s} vol {}", fmt_num(v)));
             }
-            (false, 0x06) => {
+            Svc::EFFECT => {
                 let a = self.short(&f::ACTION_INDEX)?;
                 let n = self.short(&f::NUMBER)?;
                 let s = self.vec3(
@@ -574,291 +527,437 @@ impl<'a> P<'a> {
                     Self::packed,
                 )?;
                 self.vec3(&f::VEL, [&f::VEL_X, &f::VEL_Y, &f::VEL_Z], Self::fixed)?;
-                self.w(format!(
-                    "action {a} ×{n} at {},{},{}",
-                    fmt_num(s[0]),
-                    fmt_num(s[1]),
-                    fmt_num(s[2])
-                ));
+                self.w(format!("action {a} ×{n} at {}", xyz(s)));
             }
-            (false, 0x07) => {
-                if a5 {
-                    let s = self.dword(&f::SYNC)?;
-                    if s != SYNC {
-                        let at = self.d.pos() - 4;
-                        self.d.tree.error(
-                            Some(&f::SYNC),
-                            Some(Pos::bytes(at, 4)),
-                            format!("svc_info sync constant is {s:#010x}, not 0x11191218"),
-                        );
-                        return Err(crate::wire::Stop);
-                    }
-                    self.saw_sync = true;
-                }
-                let v = self.byte(&f::PROTOCOL_VERSION)?;
-                let t = self.float(&f::SERVER_TIME)?;
-                self.w(format!("v{v} time {}", fmt_num(t as f64)));
-                if a5 {
-                    let ft = self.float(&f::FRAME_TIME)?;
-                    self.w(format!("frame {}", fmt_num(ft as f64)));
-                }
-            }
-            (false, 0x12) => {
+            Svc::INFO => self.svc_info()?,
+            Svc::VAR => self.var()?,
+            Svc::STRING => self.string_msg()?,
+            Svc::SKILL | Svc::SKILL3 => self.skill(false, cmd == Svc::SKILL3)?,
+            Svc::LOCAL => {
                 let e = self.short(&f::ENTITY)?;
                 let func = self.short(&f::FUNCTION_INDEX)?;
                 self.saw_local = true;
                 self.w(format!("ent {e} func {func}"));
             }
-            (false, 0x40..=0xff) => self.update(cmd)?,
+            // SVC_FILL has no arguments.
             _ => {}
         }
         Ok(())
     }
 
-    fn update(&mut self, cmd: u8) -> Step<()> {
-        let group = cmd >> 6;
-        let bits = cmd & 0x3f;
-        let order = wire_order(self.dialect, group, bits);
-        let names: Vec<&str> = order
-            .iter()
-            .map(|p| match p {
-                Ok(p) => p.name(),
-                Err(_) => "unused",
-            })
+    fn cls_join(&mut self) -> Step<()> {
+        if self.dialect == Dialect::A5 {
+            self.dword(&f::PLAYER_DPID)?;
+        }
+        let n = self.string(&f::PLAYER_NAME)?;
+        self.w(format!("\"{n}\""));
+        // PC-new adds String Session_Name. Client command bytes are all below 0x10, so
+        // printable text right after the name can only be that.
+        if self.dialect == Dialect::A6 && self.d.cur.peek_u8().is_some_and(|b| b >= 0x20) {
+            let s = self.string(&f::SESSION_NAME)?;
+            self.w(format!("session \"{s}\""));
+        }
+        Ok(())
+    }
+
+    fn cls_create(&mut self) -> Step<()> {
+        let a5 = self.dialect == Dialect::A5;
+        if a5 {
+            self.dword(&f::PLAYER_DPID)?;
+        }
+        let n = self.string(&f::FILE_NAME)?;
+        let s = self.vec3(
+            &f::START,
+            [&f::START_X, &f::START_Y, &f::START_Z],
+            Self::packed,
+        )?;
+        // PC-new widens Action_Index to a Long. Exactly 6 bytes left (Long + Short) is read that
+        // way, unless they are PC-old's Short + Short followed by two CLS_PINGs. Otherwise e.g.
+        // `03 "player.mdl" …` parsed only as A5 server messages and locked direction, dialect and
+        // CPosition the wrong way.
+        let rest = self.d.cur.rest();
+        if !a5 && rest.len() == 6 && rest[4..] != [Cls::PING.0, Cls::PING.0] {
+            self.long(&f::ACTION_INDEX)?;
+        } else {
+            self.short(&f::ACTION_INDEX)?;
+        }
+        let id = self.short(&f::IDENTIFIER)?;
+        self.w(format!("{n} at {} id {id}", xyz(s)));
+        Ok(())
+    }
+
+    fn cls_remove(&mut self) -> Step<()> {
+        if self.dialect == Dialect::A5 {
+            let v = self.dword(&f::ENTITY_DPID)?;
+            self.w(format!("dpid {v:#x}"));
+            return Ok(());
+        }
+        // PC-new makes Entity_Index a Short. Only 2 or 3 bytes left cannot be PC-old's Long:
+        // read the Short, so that such a message does not parse as SVC_REMOVE only and reverse
+        // the flow's direction.
+        let v = if (2..4).contains(&self.d.cur.remaining()) {
+            i32::from(self.short(&f::ENTITY)?)
+        } else {
+            self.long(&f::ENTITY)?
+        };
+        self.w(format!("ent {v}"));
+        Ok(())
+    }
+
+    /// CLS_VAR / SVC_VAR: Short Var_Index, Short Var_Length, Fixed Var[Var_Length].
+    fn var(&mut self) -> Step<()> {
+        let idx = self.short(&f::VAR_INDEX)?;
+        let len = self.short(&f::VAR_LENGTH)?;
+        let left = self.d.cur.remaining();
+        if len < 0 || (len as usize) * 4 > left {
+            let at = self.d.pos().saturating_sub(2);
+            let need = (len.max(0) as usize) * 4;
+            let msg = format!("Var_Length {len} needs {need} bytes, only {left} left");
+            return Err(self.error(&notes::BAD_VAR_LENGTH, &f::VAR_LENGTH, (at, 2), msg));
+        }
+        let mut vals = Vec::new();
+        for _ in 0..len {
+            vals.push(fmt_num(self.fixed(&f::VAR_VALUE)?));
+        }
+        if vals.len() > 4 {
+            vals.truncate(4);
+            vals.push("…".into());
+        }
+        self.w(format!("var {idx} = {}", vals.join(",")));
+        Ok(())
+    }
+
+    /// CLS_STRING / SVC_STRING: Short String_Index, String Text.
+    fn string_msg(&mut self) -> Step<()> {
+        let idx = self.short(&f::STRING_INDEX)?;
+        let t = self.string(&f::TEXT)?;
+        let short: String = t.chars().take(40).collect();
+        let more = if short.len() < t.len() { "…" } else { "" };
+        self.w(format!("str {idx} \"{short}{more}\""));
+        Ok(())
+    }
+
+    /// SKILL / SKILL3 both ways: the entity (an A5 client names it by DPID), Struct_Offset, then
+    /// one or three Fixed values.
+    fn skill(&mut self, to_server: bool, three: bool) -> Step<()> {
+        if to_server && self.dialect == Dialect::A5 {
+            let v = self.dword(&f::ENTITY_DPID)?;
+            self.w(format!("dpid {v:#x}"));
+        } else {
+            let v = self.short(&f::ENTITY)?;
+            self.w(format!("ent {v}"));
+        }
+        let n = if three { 3 } else { 1 };
+        self.struct_offset(n)?;
+        let mut vals = Vec::new();
+        for _ in 0..n {
+            vals.push(fmt_num(self.fixed(&f::SKILL)?));
+        }
+        self.w(format!("= {}", vals.join(",")));
+        Ok(())
+    }
+
+    /// Struct_Offset, named from the A6+ ENTITY layout; `count` values start there (SKILL3: 3).
+    fn struct_offset(&mut self, count: i64) -> Step<()> {
+        let off = self.short(&f::STRUCT_OFFSET)?;
+        let first = match self.dialect {
+            Dialect::A6 => entity_member(off as i64),
+            Dialect::A5 => None,
+        };
+        let Some(first) = first else {
+            self.w(format!("offset {off}"));
+            return Ok(());
+        };
+        let names: Vec<String> = (0..count)
+            .map_while(|i| entity_member(off as i64 + 4 * i))
             .collect();
-        let at = self.d.pos() - 1;
+        let name = if names.len() == count as usize {
+            names.join(", ")
+        } else {
+            first
+        };
+        let at = self.d.pos() - 2;
+        if let Some(last) = self.d.tree.last_mut() {
+            last.meaning = Some(name.clone().into());
+        }
         self.d
-            .add(&f::PARAMS, Value::UInt(bits as u64), at, 1)
-            .meaning = Some(names.join(", ").into());
-        let e = self.short(&f::ENTITY)?;
-        self.w(format!("ent {e}"));
-        for p in order {
-            let p = match p {
-                Ok(p) => p,
-                Err(bit) => {
-                    let at = self.d.pos();
-                    self.d.tree.error(
-                        Some(&f::PARAMS),
-                        Some(Pos::bytes(at, 0)),
-                        format!(
-                            "update bit {group}.{bit} has no parameter in the {} table; its size is unknown",
-                            self.dialect.label()
-                        ),
-                    );
-                    return Err(crate::wire::Stop);
-                }
-            };
-            match p {
-                Param::Position => {
-                    let v = self.vec3(&f::POS, [&f::POS_X, &f::POS_Y, &f::POS_Z], Self::cpos)?;
-                    self.w(format!(
-                        "pos {},{},{}",
-                        fmt_num(v[0]),
-                        fmt_num(v[1]),
-                        fmt_num(v[2])
-                    ));
-                }
-                Param::Pan => {
-                    let v = self.angle(&f::PAN)?;
-                    self.w(format!("pan {}", fmt_num(v)));
-                }
-                Param::Tilt => {
-                    let v = self.angle(&f::TILT)?;
-                    self.w(format!("tilt {}", fmt_num(v)));
-                }
-                Param::Roll => {
-                    let v = self.angle(&f::ROLL)?;
-                    self.w(format!("roll {}", fmt_num(v)));
-                }
-                Param::Frame => {
-                    let fr = self.short(&f::FRAME)?;
-                    let frac = self.scale(&f::FRAME_FRACTION, 1.0)?;
-                    if self.dialect == Dialect::A6 {
-                        self.short(&f::NEXT_FRAME)?;
-                    }
-                    self.w(format!("frame {}", fmt_num(fr as f64 + frac)));
-                }
-                Param::NextFrame => {
-                    let n = self.short(&f::NEXT_FRAME)?;
-                    self.w(format!("next {n}"));
-                }
-                Param::Flags1 => {
-                    let v = if self.dialect == Dialect::A6 {
-                        let (at, b) = self.take::<2>(&f::FLAGS)?;
-                        let v = u16::from_le_bytes(b) as u64;
-                        // The Short carries entity flags 8..23: shifted back into place.
-                        self.d.add(&f::FLAGS, Value::UInt(v), at, 2).meaning =
-                            Some(format!("flags mask {:#x}", v << 8).into());
-                        v
-                    } else {
-                        self.byte(&f::FLAGS)? as u64
-                    };
-                    self.w(format!("flags {v:#x}"));
-                }
-                Param::Flags2 => {
-                    let v = self.byte(&f::FLAGS2)?;
-                    self.w(format!("flags2 {v:#x}"));
-                }
-                Param::Type => {
-                    let n = self.string(&f::FILE_NAME)?;
-                    self.w(format!("type {n}"));
-                }
-                Param::Scale => {
-                    let v = self.vec3(
-                        &f::SCALE,
-                        [&f::SCALE_X, &f::SCALE_Y, &f::SCALE_Z],
-                        |p, def| {
-                            let (at, b) = p.take::<2>(def)?;
-                            let raw = i16::from_le_bytes(b);
-                            let v = raw as f64 * 0.25;
-                            p.d.add(def, Value::F64(v), at, 2).meaning =
-                                Some(format!("raw {raw}").into());
-                            Ok(v)
-                        },
-                    )?;
-                    self.w(format!(
-                        "scale {},{},{}",
-                        fmt_num(v[0]),
-                        fmt_num(v[1]),
-                        fmt_num(v[2])
-                    ));
-                }
-                Param::Ambient => {
-                    let v = self.scale(&f::AMBIENT, 100.0)?;
-                    self.w(format!("ambient {}", fmt_num(v)));
-                }
-                Param::Albedo => {
-                    let v = self.scale(&f::ALBEDO, 255.0)?;
-                    self.w(format!("albedo {}", fmt_num(v)));
-                }
-                Param::Skin => {
-                    let v = self.byte(&f::SKIN)?;
-                    self.w(format!("skin {v}"));
-                }
-                Param::Lightrange => {
-                    let v = self.scale(&f::LIGHTRANGE, 2000.0)?;
-                    self.w(format!("light {}", fmt_num(v)));
-                }
-                Param::Color => {
-                    let order = if self.dialect == Dialect::A5 {
-                        [&f::BLUE, &f::GREEN, &f::RED]
-                    } else {
-                        [&f::RED, &f::GREEN, &f::BLUE]
-                    };
-                    let v = self.vec3(&f::COLOR, order, |p, def| p.scale(def, 255.0))?;
-                    let (r, g, b) = if self.dialect == Dialect::A5 {
-                        (v[2], v[1], v[0])
-                    } else {
-                        (v[0], v[1], v[2])
-                    };
-                    self.w(format!("rgb {},{},{}", fmt_num(r), fmt_num(g), fmt_num(b)));
-                }
-                Param::Alpha => {
-                    let v = self.scale(&f::ALPHA, 100.0)?;
-                    self.w(format!("alpha {}", fmt_num(v)));
-                }
-                Param::Uv => {
-                    let (u, v) = if self.dialect == Dialect::A5 {
-                        let mut uv = [0.0; 2];
-                        for (i, def) in [&f::U, &f::V].into_iter().enumerate() {
-                            let (at, b) = self.take::<2>(def)?;
-                            let raw = i16::from_le_bytes(b);
-                            uv[i] = raw as f64 / 16.0;
-                            self.d.add(def, Value::F64(uv[i]), at, 2).meaning =
-                                Some(format!("raw {raw}").into());
-                        }
-                        (uv[0], uv[1])
-                    } else {
-                        (self.fixed(&f::U)?, self.fixed(&f::V)?)
-                    };
-                    self.w(format!("uv {},{}", fmt_num(u), fmt_num(v)));
-                }
+            .add(&f::STRUCT_FIELD, Value::Str(name.clone().into()), at, 2);
+        self.w(name.replace(", ", ","));
+        Ok(())
+    }
+
+    /// SVC_INFO: A5 adds the sync constant before and the frame time after (A5 manual p.13).
+    fn svc_info(&mut self) -> Step<()> {
+        let a5 = self.dialect == Dialect::A5;
+        if a5 {
+            let s = self.dword(&f::SYNC)?;
+            if s != SYNC {
+                let at = self.d.pos() - 4;
+                let msg = format!("svc_info sync constant is {s:#010x}, not 0x11191218");
+                return Err(self.error(&notes::BAD_SYNC, &f::SYNC, (at, 4), msg));
             }
+            self.saw_sync = true;
+        }
+        let v = self.byte(&f::PROTOCOL_VERSION)?;
+        let t = self.float(&f::SERVER_TIME)?;
+        self.w(format!("v{v} time {}", fmt_num(t as f64)));
+        if a5 {
+            let ft = self.float(&f::FRAME_TIME)?;
+            self.w(format!("frame {}", fmt_num(ft as f64)));
         }
         Ok(())
     }
 }
 
-/// Decodes a buffer of back-to-back messages. Positions are shifted by `base` (the buffer's
-/// offset in the UDP payload).
-pub fn parse(data: &[u8], base: usize, to_server: bool, dialect: Dialect, pos: PosMode) -> Parsed {
-    let mut p = P {
-        // TODO(toolkit): take the detail flag from the datagram.
-        d: Dissector::new(data, true),
-        dialect,
-        pos,
-        used_cpos: false,
-        saw_sync: false,
-        saw_local: false,
-        words: Vec::new(),
-    };
-    let mut out = Parsed {
-        clean: true,
-        ..Parsed::default()
-    };
-    let mut fills = 0usize;
-    while let Some(cmd) = p.d.cur.peek_u8() {
-        let start = p.d.pos();
-        let Some(name) = command_name(to_server, dialect, cmd) else {
-            p.d.tree.error(
-                Some(&f::CMD),
-                Some(Pos::bytes(start, 1)),
-                format!(
-                    "unknown {} command {cmd:#04x} at offset {}",
-                    if to_server { "client" } else { "server" },
-                    start + base
-                ),
-            );
-            out.clean = false;
-            break;
+/// SVC_UPDATE1/2/3: the group is the code's top two bits, bits 0..5 select the parameters.
+impl P<'_> {
+    fn update(&mut self, cmd: u8) -> Step<()> {
+        let group = cmd >> 6;
+        let bits = cmd & 0x3f;
+        let order = wire_order(self.dialect, group, bits);
+        let at = self.d.pos() - 1;
+        self.d.add(&f::PARAMS, Value::UInt(bits as u64), at, 1);
+        if self.d.tree.detail()
+            && let Some(last) = self.d.tree.last_mut()
+        {
+            let names: Vec<&str> = order
+                .clone()
+                .map(|p| p.map_or("unused", Param::name))
+                .collect();
+            last.meaning = Some(names.join(", ").into());
+        }
+        let e = self.short(&f::ENTITY)?;
+        self.w(format!("ent {e}"));
+        for p in order {
+            match p {
+                Ok(p) => self.param(p)?,
+                Err(bit) => {
+                    let at = self.d.pos();
+                    let msg = format!(
+                        "update bit {group}.{bit} has no parameter in the {} table; its size is unknown",
+                        self.dialect.label()
+                    );
+                    let def = &notes::UNUSED_UPDATE_BIT;
+                    return Err(self.error(def, &f::PARAMS, (at, 0), msg));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn param(&mut self, p: Param) -> Step<()> {
+        match p {
+            Param::Position => {
+                let v = self.vec3(&f::POS, [&f::POS_X, &f::POS_Y, &f::POS_Z], Self::cpos)?;
+                self.w(format!("pos {}", xyz(v)));
+            }
+            Param::Pan => self.converted_word(&f::PAN, "pan", Self::angle)?,
+            Param::Tilt => self.converted_word(&f::TILT, "tilt", Self::angle)?,
+            Param::Roll => self.converted_word(&f::ROLL, "roll", Self::angle)?,
+            Param::Frame => {
+                let fr = self.short(&f::FRAME)?;
+                let frac = self.scale(&f::FRAME_FRACTION, 1.0)?;
+                if self.dialect == Dialect::A6 {
+                    self.short(&f::NEXT_FRAME)?;
+                }
+                self.w(format!("frame {}", fmt_num(fr as f64 + frac)));
+            }
+            Param::NextFrame => {
+                let n = self.short(&f::NEXT_FRAME)?;
+                self.w(format!("next {n}"));
+            }
+            Param::Flags1 => self.flags1()?,
+            Param::Flags2 => {
+                let v = self.byte(&f::FLAGS2)?;
+                self.w(format!("flags2 {v:#x}"));
+            }
+            Param::Type => {
+                let n = self.string(&f::FILE_NAME)?;
+                self.w(format!("type {n}"));
+            }
+            Param::Scale => {
+                let defs = [&f::SCALE_X, &f::SCALE_Y, &f::SCALE_Z];
+                let v = self.vec3(&f::SCALE, defs, |p, def| p.short_times(def, 0.25))?;
+                self.w(format!("scale {}", xyz(v)));
+            }
+            Param::Ambient => {
+                self.converted_word(&f::AMBIENT, "ambient", |p, d| p.scale(d, 100.0))?
+            }
+            Param::Albedo => self.converted_word(&f::ALBEDO, "albedo", |p, d| p.scale(d, 255.0))?,
+            Param::Skin => {
+                let v = self.byte(&f::SKIN)?;
+                self.w(format!("skin {v}"));
+            }
+            Param::Lightrange => {
+                self.converted_word(&f::LIGHTRANGE, "light", |p, d| p.scale(d, 2000.0))?
+            }
+            Param::Color => self.color()?,
+            Param::Alpha => self.converted_word(&f::ALPHA, "alpha", |p, d| p.scale(d, 100.0))?,
+            Param::Uv => self.uv()?,
+        }
+        Ok(())
+    }
+
+    /// Reads one converted value and adds `word value` to the summary.
+    fn converted_word(
+        &mut self,
+        def: &'static FieldDef,
+        word: &str,
+        read: impl Fn(&mut Self, &'static FieldDef) -> Step<f64>,
+    ) -> Step<()> {
+        let v = read(self, def)?;
+        self.w(format!("{word} {}", fmt_num(v)));
+        Ok(())
+    }
+
+    /// flags1: A5 a Byte; A6+ a Short carrying entity flags 8..23.
+    fn flags1(&mut self) -> Step<()> {
+        let v = if self.dialect == Dialect::A6 {
+            let (at, b) = self.take::<2>(&f::FLAGS)?;
+            let v = u16::from_le_bytes(b) as u64;
+            self.d.add(&f::FLAGS, Value::UInt(v), at, 2);
+            if self.d.tree.detail()
+                && let Some(last) = self.d.tree.last_mut()
+            {
+                // Shifted back into place.
+                last.meaning = Some(format!("flags mask {:#x}", v << 8).into());
+            }
+            v
+        } else {
+            self.byte(&f::FLAGS)? as u64
         };
-        p.d.open(&f::MSG);
-        p.d.tree.set_group_meaning(name);
-        let _ = p.d.cur.u8();
-        p.d.add(&f::CMD, Value::Enum(cmd as i64, name), start, 1);
-        p.words.clear();
-        let r = p.message(to_server, cmd);
-        p.d.close();
-        if cmd == 0x01 {
-            fills += 1;
+        self.w(format!("flags {v:#x}"));
+        Ok(())
+    }
+
+    /// Colour: Scale(255) × 3, A5 in the order blue, green, red, A6+ red, green, blue.
+    fn color(&mut self) -> Step<()> {
+        let a5 = self.dialect == Dialect::A5;
+        let order = if a5 {
+            [&f::BLUE, &f::GREEN, &f::RED]
+        } else {
+            [&f::RED, &f::GREEN, &f::BLUE]
+        };
+        let v = self.vec3(&f::COLOR, order, |p, def| p.scale(def, 255.0))?;
+        let rgb = if a5 { [v[2], v[1], v[0]] } else { v };
+        self.w(format!("rgb {}", xyz(rgb)));
+        Ok(())
+    }
+
+    /// uv: A5 Short U, Short V (/16); A6+ Fixed U, V.
+    fn uv(&mut self) -> Step<()> {
+        let (u, v) = if self.dialect == Dialect::A5 {
+            (
+                self.short_times(&f::U, 1.0 / 16.0)?,
+                self.short_times(&f::V, 1.0 / 16.0)?,
+            )
+        } else {
+            (self.fixed(&f::U)?, self.fixed(&f::V)?)
+        };
+        self.w(format!("uv {},{}", fmt_num(u), fmt_num(v)));
+        Ok(())
+    }
+}
+
+/// The message loop.
+impl<'a> P<'a> {
+    fn new(data: &'a [u8], dialect: Dialect, pos: PosMode, detail: bool) -> P<'a> {
+        P {
+            d: Dissector::new(data, detail),
+            dialect,
+            pos,
+            used_cpos: false,
+            saw_sync: false,
+            saw_local: false,
+            fills: 0,
+            words: Vec::new(),
+        }
+    }
+
+    /// One message: its group, command field and arguments; its summary goes into `out`.
+    fn next(&mut self, cmd: u8, to_server: bool, base: usize, out: &mut Parsed) -> Step<()> {
+        let start = self.d.pos();
+        let Some(name) = command_name(to_server, self.dialect, cmd) else {
+            let side = if to_server { "client" } else { "server" };
+            let msg = format!(
+                "unknown {side} command {cmd:#04x} at offset {}",
+                start + base
+            );
+            return Err(self.error(&notes::UNKNOWN_COMMAND, &f::CMD, (start, 1), msg));
+        };
+        self.d.open(&f::MSG);
+        self.d.tree.set_group_meaning(name);
+        self.d.cur.seek(start + 1);
+        self.d.add(&f::CMD, Value::Enum(cmd as i64, name), start, 1);
+        self.words.clear();
+        let r = self.message(to_server, cmd);
+        self.d.close();
+        if cmd == Cls::FILL.0 {
+            self.fills += 1;
         } else {
             out.names.push(name);
             let mut s = name.to_string();
-            for w in &p.words {
+            for w in &self.words {
                 s.push(' ');
                 s.push_str(w);
             }
             out.summaries.push(s);
         }
-        if r.is_err() {
+        r
+    }
+
+    /// The undecoded rest, the fill count, and the tree moved to the buffer's place.
+    fn finish(mut self, base: usize, out: &mut Parsed) {
+        if !self.d.cur.is_empty() && self.d.tree.detail() {
+            let at = self.d.pos();
+            let rest = self.d.cur.rest();
+            self.d
+                .add(&f::UNDECODED, Value::Bytes(rest.into()), at, rest.len());
+        }
+        if self.fills > 0 {
+            out.summaries.push(format!("{} fill", self.fills));
+        }
+        out.used_cpos = self.used_cpos;
+        out.saw_sync = self.saw_sync;
+        out.saw_local = self.saw_local;
+        let mut rec = crate::tree::Record::new("gamestudio");
+        self.d.tree.finish_into(self.d.cur.len(), &mut rec);
+        for fld in &mut rec.fields {
+            shift(fld, base);
+        }
+        for n in &mut rec.notes {
+            if let Some(ps) = &mut n.pos {
+                ps.offset = ps.offset.saturating_add(base as u32);
+            }
+        }
+        out.fields = rec.fields;
+        out.notes = rec.notes;
+    }
+}
+
+/// Decodes a buffer of back-to-back messages. Positions are shifted by `base` (the buffer's
+/// offset in the UDP payload). `detail`: keep the field tree (a trial parse that only asks
+/// whether the buffer parses cleanly passes `false`).
+pub fn parse(
+    data: &[u8],
+    base: usize,
+    to_server: bool,
+    dialect: Dialect,
+    pos: PosMode,
+    detail: bool,
+) -> Parsed {
+    let mut p = P::new(data, dialect, pos, detail);
+    let mut out = Parsed {
+        clean: true,
+        ..Parsed::default()
+    };
+    while let Some(cmd) = p.d.cur.peek_u8() {
+        if p.next(cmd, to_server, base, &mut out).is_err() {
             out.clean = false;
             break;
         }
     }
-    if !p.d.cur.is_empty() {
-        let at = p.d.pos();
-        let rest = p.d.cur.rest();
-        p.d.add(&f::UNDECODED, Value::Bytes(rest.into()), at, rest.len());
-    }
-    if fills > 0 {
-        out.summaries.push(format!("{fills} fill"));
-    }
-    out.used_cpos = p.used_cpos;
-    out.saw_sync = p.saw_sync;
-    out.saw_local = p.saw_local;
-    let mut rec = crate::tree::Record::new("gamestudio");
-    let end = data.len();
-    p.d.tree.finish_into(end, &mut rec);
-    for fld in &mut rec.fields {
-        shift(fld, base);
-    }
-    for n in &mut rec.notes {
-        if let Some(ps) = &mut n.pos {
-            ps.offset = ps.offset.saturating_add(base as u32);
-        }
-    }
-    out.fields = rec.fields;
-    out.notes = rec.notes;
+    p.finish(base, &mut out);
     out
 }
 

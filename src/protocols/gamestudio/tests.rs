@@ -4,9 +4,9 @@ use super::msgs::{self, Dialect, PosMode};
 use super::*;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
-use crate::tree::{Record, Severity, Value};
+use crate::tree::{Pos, Record, Severity, Value};
 
-/// The seed's worked example (seed 000): SVC_UPDATE2 position + pan of entity 7.
+/// The worked example of the `prog_cserver` page: SVC_UPDATE2 position + pan of entity 7.
 const SEED: [u8; 14] = [
     0x83, 0x07, 0x00, 0x80, 0x00, 0x00, 0x00, 0x01, 0x00, 0x80, 0x01, 0x00, 0x80, 0x00,
 ];
@@ -49,8 +49,8 @@ fn dgram(payload: &[u8], dir: Direction, frame: u64) -> Datagram<'_> {
 }
 
 #[test]
-fn seed_example_field_by_field() {
-    let p = msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed);
+fn worked_example_field_by_field() {
+    let p = msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     assert!(p.used_cpos);
     assert_eq!(p.names, vec!["SVC_UPDATE2"]);
@@ -93,12 +93,12 @@ fn seed_example_field_by_field() {
     // The A5 manual's copy with its code 0x43 decodes the same under the A5 bit map.
     let mut a5 = SEED;
     a5[0] = 0x43;
-    let p = msgs::parse(&a5, 0, false, Dialect::A5, PosMode::Packed);
+    let p = msgs::parse(&a5, 0, false, Dialect::A5, PosMode::Packed, true);
     assert!(p.clean);
     let r = rec_of(p);
     assert_eq!(f64_of(&r, "gamestudio.msg.pos.z"), 3.0);
     // Read with Fixed CPositions the example does not fit.
-    assert!(!msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Fixed).clean);
+    assert!(!msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Fixed, true).clean);
 }
 
 #[test]
@@ -112,6 +112,7 @@ fn primitives_byte_exact() {
         false,
         Dialect::A6,
         PosMode::Packed,
+        true,
     );
     let r = rec_of(p);
     assert_eq!(f64_of(&r, "gamestudio.msg.pos.x"), -1.0 / 128.0);
@@ -124,6 +125,7 @@ fn primitives_byte_exact() {
         true,
         Dialect::A6,
         PosMode::Packed,
+        true,
     ));
     assert_eq!(f64_of(&r, "gamestudio.msg.skill"), -1.0);
     assert_eq!(
@@ -139,6 +141,7 @@ fn primitives_byte_exact() {
         false,
         Dialect::A6,
         PosMode::Packed,
+        true,
     ));
     assert_eq!(f64_of(&r, "gamestudio.msg.pan"), 360.0);
     assert!((f64_of(&r, "gamestudio.msg.tilt") - 180.0027).abs() < 1e-3);
@@ -152,7 +155,7 @@ fn primitives_byte_exact() {
     let mut b = vec![0x07, 0x18, 0x12, 0x19, 0x11, 5];
     b.extend_from_slice(&2.5f32.to_le_bytes());
     b.extend_from_slice(&0.25f32.to_le_bytes());
-    let p = msgs::parse(&b, 0, false, Dialect::A5, PosMode::Packed);
+    let p = msgs::parse(&b, 0, false, Dialect::A5, PosMode::Packed, true);
     assert!(p.clean && p.saw_sync);
     let r = rec_of(p);
     assert_eq!(
@@ -162,7 +165,7 @@ fn primitives_byte_exact() {
     assert_eq!(f64_of(&r, "gamestudio.msg.server_time"), 2.5);
     assert_eq!(f64_of(&r, "gamestudio.msg.frame_time"), 0.25);
     // …and is not an A6+ SVC_INFO followed by valid messages
-    assert!(!msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed).clean);
+    assert!(!msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed, true).clean);
 }
 
 #[test]
@@ -184,7 +187,14 @@ fn a6_group1_wire_order_is_the_table_order() {
     let mut b = vec![0x47, 2, 0];
     b.extend_from_slice(b"m.mdl\0");
     b.extend_from_slice(&[4, 0, 4, 0, 4, 0, 9]);
-    let r = rec_of(msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed));
+    let r = rec_of(msgs::parse(
+        &b,
+        0,
+        false,
+        Dialect::A6,
+        PosMode::Packed,
+        true,
+    ));
     assert_eq!(r.find("gamestudio.msg.skin").unwrap().value, Value::UInt(9));
     assert_eq!(f64_of(&r, "gamestudio.msg.scale.x"), 1.0);
     // 0x5c: skin, ambient, albedo → ambient, albedo, skin on the wire
@@ -194,6 +204,7 @@ fn a6_group1_wire_order_is_the_table_order() {
         false,
         Dialect::A6,
         PosMode::Packed,
+        true,
     ));
     assert_eq!(f64_of(&r, "gamestudio.msg.ambient"), 100.0);
     assert_eq!(f64_of(&r, "gamestudio.msg.albedo"), 0.0);
@@ -203,18 +214,52 @@ fn a6_group1_wire_order_is_the_table_order() {
 #[test]
 fn client_and_server_tables_differ() {
     // 0x03 is CLS_CREATE towards the server and SVC_CREATE towards the client.
-    let p = msgs::parse(&[0x03, 7, 0, 9, 0], 0, false, Dialect::A6, PosMode::Packed);
+    let p = msgs::parse(
+        &[0x03, 7, 0, 9, 0],
+        0,
+        false,
+        Dialect::A6,
+        PosMode::Packed,
+        true,
+    );
     assert_eq!(p.names, vec!["SVC_CREATE"]);
-    let p = msgs::parse(&[0x03, 7, 0, 9, 0], 0, true, Dialect::A6, PosMode::Packed);
+    let p = msgs::parse(
+        &[0x03, 7, 0, 9, 0],
+        0,
+        true,
+        Dialect::A6,
+        PosMode::Packed,
+        true,
+    );
     assert!(!p.clean);
     // A6 CLS_PING has no argument; A5 cls_ping carries a DPID.
-    assert!(msgs::parse(&[7], 0, true, Dialect::A6, PosMode::Packed).clean);
-    assert!(!msgs::parse(&[7], 0, true, Dialect::A5, PosMode::Packed).clean);
-    assert!(msgs::parse(&[7, 1, 2, 3, 4], 0, true, Dialect::A5, PosMode::Packed).clean);
+    assert!(msgs::parse(&[7], 0, true, Dialect::A6, PosMode::Packed, true).clean);
+    assert!(!msgs::parse(&[7], 0, true, Dialect::A5, PosMode::Packed, true).clean);
+    assert!(
+        msgs::parse(
+            &[7, 1, 2, 3, 4],
+            0,
+            true,
+            Dialect::A5,
+            PosMode::Packed,
+            true
+        )
+        .clean
+    );
     // Fill bytes only in A5; SVC_LOCAL only in A6+.
-    assert!(msgs::parse(&[1, 1], 0, false, Dialect::A5, PosMode::Packed).clean);
-    assert!(!msgs::parse(&[1], 0, false, Dialect::A6, PosMode::Packed).clean);
-    assert!(!msgs::parse(&[0x12, 1, 0, 2, 0], 0, false, Dialect::A5, PosMode::Packed).clean);
+    assert!(msgs::parse(&[1, 1], 0, false, Dialect::A5, PosMode::Packed, true).clean);
+    assert!(!msgs::parse(&[1], 0, false, Dialect::A6, PosMode::Packed, true).clean);
+    assert!(
+        !msgs::parse(
+            &[0x12, 1, 0, 2, 0],
+            0,
+            false,
+            Dialect::A5,
+            PosMode::Packed,
+            true
+        )
+        .clean
+    );
 }
 
 #[test]
@@ -246,20 +291,41 @@ fn flow_reverses_a_wrong_direction_and_decides_dialect() {
     assert!(d.iter().any(|(k, _)| k == "server"));
 }
 
-/// The newest page revision (PC-new, reference §1) sends CLS_REMOVE with a Short entity index.
+/// The newest page revision (PC-new, manual.conitec.net/prog_cserver.htm) sends CLS_REMOVE with
+/// a Short entity index.
 /// Before the fix `04 05 00` toward the server parsed only as SVC_REMOVE, so the flow's
 /// direction was locked the wrong way round for the rest of the capture.
 #[test]
 fn pc_new_short_cls_remove_does_not_reverse_direction() {
-    let p = msgs::parse(&[0x04, 5, 0], 0, true, Dialect::A6, PosMode::Packed);
+    let p = msgs::parse(&[0x04, 5, 0], 0, true, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     assert_eq!(
         rec_of(p).find("gamestudio.msg.entity_index").unwrap().value,
         Value::Int(5)
     );
     // With a ping after it (PC-new), still a client datagram, and only that.
-    assert!(msgs::parse(&[0x04, 5, 0, 0x07], 0, true, Dialect::A6, PosMode::Packed).clean);
-    assert!(!msgs::parse(&[0x04, 5, 0, 0x07], 0, false, Dialect::A6, PosMode::Packed).clean);
+    assert!(
+        msgs::parse(
+            &[0x04, 5, 0, 0x07],
+            0,
+            true,
+            Dialect::A6,
+            PosMode::Packed,
+            true
+        )
+        .clean
+    );
+    assert!(
+        !msgs::parse(
+            &[0x04, 5, 0, 0x07],
+            0,
+            false,
+            Dialect::A6,
+            PosMode::Packed,
+            true
+        )
+        .clean
+    );
     // PC-old's Long is still read when four bytes are there.
     let r = rec_of(msgs::parse(
         &[0x04, 9, 0, 0, 0],
@@ -267,6 +333,7 @@ fn pc_new_short_cls_remove_does_not_reverse_direction() {
         true,
         Dialect::A6,
         PosMode::Packed,
+        true,
     ));
     assert_eq!(
         r.find("gamestudio.msg.entity_index").unwrap().value,
@@ -294,7 +361,7 @@ fn pc_new_long_action_cls_create() {
     b.extend_from_slice(&[0x00, 0x05, 0x00, 0x00, 0xf6, 0xff, 0x00, 0x20, 0x00]);
     b.extend_from_slice(&4i32.to_le_bytes());
     b.extend_from_slice(&77i16.to_le_bytes());
-    let p = msgs::parse(&b, 0, true, Dialect::A6, PosMode::Packed);
+    let p = msgs::parse(&b, 0, true, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     let r = rec_of(p);
     assert_eq!(
@@ -309,7 +376,14 @@ fn pc_new_long_action_cls_create() {
     // PC-old (Short action) is unchanged, also when two pings follow.
     let mut old = b[..b.len() - 6].to_vec();
     old.extend_from_slice(&[4, 0, 77, 0, 0x07, 0x07]);
-    let r = rec_of(msgs::parse(&old, 0, true, Dialect::A6, PosMode::Packed));
+    let r = rec_of(msgs::parse(
+        &old,
+        0,
+        true,
+        Dialect::A6,
+        PosMode::Packed,
+        true,
+    ));
     assert_eq!(
         r.find("gamestudio.msg.identifier").unwrap().value,
         Value::Int(77)
@@ -340,7 +414,7 @@ fn cposition_is_not_locked_while_the_dialect_is_open() {
         0x41, 0x81, 0x43, 0x41, 0x41, 0x00, 0x81, 0x43, 0x81, 0x10, 0x41, 0x05, 0x81, 0x00, 0x01,
         0x80, 0x01, 0x81,
     ];
-    let clean = |d, p| msgs::parse(&b, 0, false, d, p).clean;
+    let clean = |d, p| msgs::parse(&b, 0, false, d, p, true).clean;
     assert!(clean(Dialect::A6, PosMode::Packed) && !clean(Dialect::A6, PosMode::Fixed));
     assert!(clean(Dialect::A5, PosMode::Fixed) && !clean(Dialect::A5, PosMode::Packed));
     let mut flow = PROTOCOL.new_flow(&Prefs::default());
@@ -374,8 +448,8 @@ fn cposition_is_not_locked_while_the_dialect_is_open() {
 #[test]
 fn dialect_is_not_locked_from_a_guessed_direction() {
     let b = [0x07, 0x03, 0x00, 0x00, 0x00, 0x01];
-    assert!(msgs::parse(&b, 0, true, Dialect::A5, PosMode::Packed).clean);
-    assert!(msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed).clean);
+    assert!(msgs::parse(&b, 0, true, Dialect::A5, PosMode::Packed, true).clean);
+    assert!(msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed, true).clean);
     let mut flow = PROTOCOL.new_flow(&Prefs::default());
     let mut out = Vec::new();
     flow.decode(&dgram(&b, Direction::ToClient, 1), &mut out);
@@ -495,7 +569,7 @@ fn dplay8_coalesced_offsets() {
     // Two sub-payloads: 5 bytes (padded to 8) and 1 byte.
     let mut p = vec![0x37, 0x04, 0, 0, 5, 0x00, 1, 0x01];
     p.extend_from_slice(&[0x12, 1, 0, 2, 0, 0, 0, 0, 0x07]);
-    let u = dplay::dp8(&p, false);
+    let u = dplay::dp8(&p, false, true);
     assert!(u.ok);
     assert_eq!(u.payloads, vec![(8, 5), (16, 1)]);
 }
@@ -589,7 +663,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
             let _ = out[0]
                 .notes
                 .iter()
-                .filter(|n| n.severity == Severity::Error)
+                .filter(|n| n.severity() == Severity::Error)
                 .count();
             total += 1;
         }
@@ -605,6 +679,7 @@ fn join_with_session_name() {
         true,
         Dialect::A6,
         PosMode::Packed,
+        true,
     );
     assert!(p.clean);
     assert_eq!(p.names, vec!["CLS_JOIN", "CLS_PING"]);
@@ -625,7 +700,7 @@ fn dplay8_sack_masks_and_errors() {
     let mut p = vec![0x80, 0x06, 0x0b, 0, 5, 4, 0, 0, 0x10, 0, 0, 0];
     p.extend_from_slice(&7u32.to_le_bytes());
     p.extend_from_slice(&9u32.to_le_bytes());
-    let u = dplay::dp8(&p, false);
+    let u = dplay::dp8(&p, false, true);
     assert!(u.ok);
     let mut r = Record::new("gamestudio");
     u.tree.finish_into(p.len(), &mut r);
@@ -633,7 +708,7 @@ fn dplay8_sack_masks_and_errors() {
     assert_eq!(r.find("dplay8.send_mask1").unwrap().value, Value::UInt(9));
     assert_eq!(r.find("dplay8.timestamp").unwrap().value, Value::UInt(16));
     // The same with the last mask cut off: located error.
-    let u = dplay::dp8(&p[..18], false);
+    let u = dplay::dp8(&p[..18], false, true);
     assert!(!u.ok);
     let mut r = Record::new("gamestudio");
     u.tree.finish_into(18, &mut r);
@@ -642,17 +717,17 @@ fn dplay8_sack_masks_and_errors() {
     // DFRAME with both SEND masks and a Gamestudio payload
     let mut p = vec![0x31, 0xc0, 3, 2];
     p.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0, 0x07]);
-    let u = dplay::dp8(&p, false);
+    let u = dplay::dp8(&p, false, true);
     assert!(u.ok);
     assert_eq!(u.payloads, vec![(12, 1)]);
     // A split message (NEW_MSG without END_MSG) is a fragment, not decoded.
-    let u = dplay::dp8(&[0x13, 0, 0, 0, 0x07], false);
+    let u = dplay::dp8(&[0x13, 0, 0, 0, 0x07], false, true);
     assert!(u.ok && u.payloads.is_empty());
     // Coalesced payloads flagged USER_1 are DirectPlay core messages.
-    let u = dplay::dp8(&[0x37, 0x04, 0, 0, 1, 0x41, 0, 0, 0x07], false);
+    let u = dplay::dp8(&[0x37, 0x04, 0, 0, 1, 0x41, 0, 0, 0x07], false, true);
     assert!(u.ok && u.payloads.is_empty());
     // Coalesced size with the BIG bits: 0x108 bytes needs 264 bytes.
-    let u = dplay::dp8(&[0x37, 0x04, 0, 0, 0x08, 0x09, 0, 0, 0x07], false);
+    let u = dplay::dp8(&[0x37, 0x04, 0, 0, 0x08, 0x09, 0, 0, 0x07], false, true);
     assert!(!u.ok);
 }
 
@@ -665,7 +740,7 @@ fn dplay4_player_and_system() {
     p.extend_from_slice(&2u32.to_le_bytes());
     p.extend_from_slice(&[0x07, 1, 2, 3, 4]);
     assert!(dplay::is_dp4(&p) && !dplay::is_dp4_system(&p));
-    let u = dplay::dp4(&p);
+    let u = dplay::dp4_with(&p, true, true);
     assert_eq!(u.payloads, vec![(28, 5)]);
     let mut r = Record::new("gamestudio");
     u.tree.finish_into(p.len(), &mut r);
@@ -684,18 +759,18 @@ fn dplay4_player_and_system() {
     assert!(r.notes.is_empty());
     // A wrong size word is a warning.
     p[0] = 40;
-    let u = dplay::dp4(&p);
+    let u = dplay::dp4_with(&p, true, true);
     let mut r = Record::new("gamestudio");
     u.tree.finish_into(p.len(), &mut r);
     assert_eq!(r.worst(), Some(Severity::Warning));
     // System message: 'play', command, version (Wine dplayx DPMSG_SENDENVELOPE, Wireshark
-    // packet-dplay.c, [MC-DPL4CS] §4.1 example: ENUMSESSIONS 0x0002, version 14; only the §2.2.6
+    // packet-dplay.c, [MC-DPL4CS] 4.1 example: ENUMSESSIONS 0x0002, version 14; only the 2.2.6
     // diagram draws the version first).
     let mut q = p[..20].to_vec();
     q.extend_from_slice(b"play");
     q.extend_from_slice(&[0x16, 0, 14, 0]);
     assert!(dplay::is_dp4_system(&q));
-    let u = dplay::dp4(&q);
+    let u = dplay::dp4_with(&q, true, true);
     assert_eq!(u.msg_type, "DP4 system");
     assert!(u.summary.contains("PING"), "{}", u.summary);
     assert!(u.summary.contains("v14"), "{}", u.summary);
@@ -726,7 +801,7 @@ fn dplay8_reassembly() {
     );
     assert_eq!(out[1].msg_type, "DP8 fragment");
     assert!(!out[1].has_errors());
-    // NEW_MSG + END_MSG around the seed example, split 5 / 9.
+    // NEW_MSG + END_MSG around the worked example, split 5 / 9.
     let mut first = vec![0x17, 0, 1, 0];
     first.extend_from_slice(&SEED[..5]);
     let mut last = vec![0x27, 0, 2, 0];

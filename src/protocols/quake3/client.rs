@@ -1,18 +1,19 @@
-//! Client → server messages (reference §11): serverId, acknowledgements, client commands,
-//! usercmds decoded through their key.
+//! Client → server messages: serverId, acknowledgements, client commands, usercmds decoded
+//! through their key (ioquake3 code/client/cl_input.c `CL_WritePacket`, code/server/sv_client.c
+//! `SV_ExecuteClientMessage`, `SV_UserMove`, `SV_UserVoip`).
 
 use super::State;
 use super::connectionless::tokenize;
+use super::constants::{Clc, MAX_OPS, MAX_PACKET_USERCMDS};
 use super::fields::*;
-use super::msg::{Bad, BitReader};
-use super::server::{Loc, Summary, push_hex, push_int, push_uint};
+use super::msg::{BitDissector, BitReader, Loc};
+use super::notes;
+use super::server::{Summary, push_hex, push_int, push_uint};
 use crate::tree::{TreeBuilder, Value};
+use crate::wire::Step;
 
-const MAX_OPS: usize = 4096;
-/// MAX_PACKET_USERCMDS.
-const MAX_USERCMDS: u8 = 32;
-
-/// `MSG_HashKey(text, 32)` with `%` and bytes > 127 mapped to `.` (reference §11.3).
+/// `MSG_HashKey(text, 32)` with `%` and bytes > 127 mapped to `.` (ioquake3 code/qcommon/msg.c
+/// `MSG_HashKey`; id 1.32 code/qcommon/common.c `Com_HashKey`).
 pub fn hash_key(text: &[u8]) -> u32 {
     let mut h: i32 = 0;
     for (i, &c) in text.iter().take(32).enumerate() {
@@ -26,7 +27,7 @@ pub fn hash_key(text: &[u8]) -> u32 {
     h ^ (h >> 10) ^ (h >> 20)
 }
 
-/// One usercmd (q_shared.h `usercmd_t`).
+/// One usercmd (ioquake3 code/qcommon/q_shared.h `usercmd_t`).
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 pub struct UserCmd {
     pub server_time: i32,
@@ -69,53 +70,54 @@ impl Changed {
 pub type UserCmdSpans = [(u32, u32); 9];
 
 pub fn read_usercmd(
-    r: &mut BitReader<'_>,
+    d: &mut BitDissector<'_, '_>,
     from: &UserCmd,
     base_key: u32,
     spans: &mut UserCmdSpans,
-) -> Result<(UserCmd, Changed), Bad> {
+) -> Step<(UserCmd, Changed)> {
+    const WHAT: &str = "usercmd";
     let mut to = *from;
     *spans = [(0, 0); 9];
-    let t0 = r.pos() as u32;
-    to.server_time = if r.bit()? == 1 {
-        from.server_time.wrapping_add(r.bits(8)? as i32)
+    let t0 = d.pos() as u32;
+    to.server_time = if d.bit(WHAT)? == 1 {
+        from.server_time.wrapping_add(d.bits(WHAT, 8)? as i32)
     } else {
-        r.long()?
+        d.long(WHAT)?
     };
-    spans[0] = (t0, r.pos() as u32);
+    spans[0] = (t0, d.pos() as u32);
     let mut changed = Changed::default();
-    if r.bit()? == 0 {
+    if d.bit(WHAT)? == 0 {
         return Ok((to, changed));
     }
     let key = base_key ^ to.server_time as u32;
-    let mut field = |r: &mut BitReader<'_>, n: u32, k: usize| -> Result<Option<u32>, Bad> {
-        let start = r.pos();
-        if r.bit()? == 0 {
+    let mut field = |d: &mut BitDissector<'_, '_>, n: u32, k: usize| -> Step<Option<u32>> {
+        let start = d.pos();
+        if d.bit(WHAT)? == 0 {
             return Ok(None);
         }
         changed.0 |= 1 << k;
-        let v = r.bits(n as i32)? as u32;
-        spans[k + 1] = (start as u32, r.pos() as u32);
+        let v = d.bits(WHAT, n as i32)? as u32;
+        spans[k + 1] = (start as u32, d.pos() as u32);
         Ok(Some(v ^ (key & ((1u32 << n) - 1))))
     };
     for k in 0..3 {
-        if let Some(v) = field(r, 16, k)? {
+        if let Some(v) = field(d, 16, k)? {
             to.angles[k] = v as u16;
         }
     }
-    if let Some(v) = field(r, 8, 3)? {
+    if let Some(v) = field(d, 8, 3)? {
         to.forward = v as u8 as i8;
     }
-    if let Some(v) = field(r, 8, 4)? {
+    if let Some(v) = field(d, 8, 4)? {
         to.right = v as u8 as i8;
     }
-    if let Some(v) = field(r, 8, 5)? {
+    if let Some(v) = field(d, 8, 5)? {
         to.up = v as u8 as i8;
     }
-    if let Some(v) = field(r, 16, 6)? {
+    if let Some(v) = field(d, 16, 6)? {
         to.buttons = v as u16;
     }
-    if let Some(v) = field(r, 8, 7)? {
+    if let Some(v) = field(d, 8, 7)? {
         to.weapon = v as u8;
     }
     Ok((to, changed))
@@ -157,82 +159,62 @@ impl State {
         sum: &mut Summary,
         new_cmds: &mut Vec<(u32, Vec<u8>)>,
     ) {
-        let mut r = BitReader::new(body);
         t.open(&CLC, Value::None, loc.bits(0, body.len() * 8));
-        if let Err((what, bad)) = self.client_ops(&mut r, key_text, loc, t, sum, new_cmds) {
-            let msg = match bad {
-                Bad::Overread => format!("{what}: read past the end of the message"),
-                Bad::Nyt => format!("{what}: Huffman code of NYT (corrupt stream)"),
-            };
-            let p = r.pos().min(body.len() * 8);
-            t.error(None, Some(loc.bits(p, body.len() * 8)), msg);
-        }
+        let mut d = BitDissector::new(body, t, loc);
+        // A failed read has recorded its note; the message ends there.
+        let _ = self.client_ops(&mut d, key_text, sum, new_cmds);
         t.close_as_is();
     }
 
     fn client_ops(
         &self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         key_text: Option<&[u8]>,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
         new_cmds: &mut Vec<(u32, Vec<u8>)>,
-    ) -> Result<(), (&'static str, Bad)> {
-        let e = |e| ("client message header", e);
-        let a = r.pos();
-        let server_id = r.long().map_err(e)?;
-        t.add(
-            &CLC_SERVER_ID,
-            Value::Int(server_id as i64),
-            loc.since(a, r),
-        );
-        let a = r.pos();
-        let msg_ack = r.ulong().map_err(e)?;
-        t.add(
-            &CLC_MESSAGE_ACK,
-            Value::UInt(msg_ack as u64),
-            loc.since(a, r),
-        );
-        let a = r.pos();
-        let rel_ack = r.ulong().map_err(e)?;
-        t.add(
-            &CLC_RELIABLE_ACK,
-            Value::UInt(rel_ack as u64),
-            loc.since(a, r),
-        );
+    ) -> Step<()> {
+        let a = d.pos();
+        let server_id = d.long("client message header")?;
+        d.t.add(&CLC_SERVER_ID, Value::Int(server_id as i64), d.since(a));
+        let a = d.pos();
+        let msg_ack = d.ulong("client message header")?;
+        d.t.add(&CLC_MESSAGE_ACK, Value::UInt(msg_ack as u64), d.since(a));
+        let a = d.pos();
+        let rel_ack = d.ulong("client message header")?;
+        d.t.add(&CLC_RELIABLE_ACK, Value::UInt(rel_ack as u64), d.since(a));
         for _ in 0..MAX_OPS {
-            let s = r.pos();
-            let op = r.byte().map_err(|e| ("clc opcode", e))?;
+            let s = d.pos();
+            let op = Clc(d.byte("clc opcode")?);
             match op {
-                1 => {}
-                2 | 3 => {
-                    self.moves(r, s, op == 3, key_text, msg_ack, rel_ack, loc, t, sum)?;
+                Clc::NOP => {}
+                Clc::MOVE | Clc::MOVE_NO_DELTA => {
+                    let no_delta = op == Clc::MOVE_NO_DELTA;
+                    self.moves(d, s, no_delta, key_text, msg_ack, rel_ack, sum)?;
                     // The server stops parsing after the move (sv_client.c
                     // SV_ExecuteClientMessage); the client always ends with clc_EOF.
-                    let a = r.pos();
-                    match r.byte() {
-                        Ok(5) => {}
-                        _ => t.warning(
+                    let a = d.pos();
+                    match d.r.byte() {
+                        Ok(b) if Clc(b) == Clc::EOF => {}
+                        _ => d.t.expert(
+                            &notes::NO_CLC_EOF,
                             None,
-                            Some(loc.since(a, r)),
+                            Some(d.since(a)),
                             "no clc_EOF after the move (the server ignores the rest)",
                         ),
                     }
                     return Ok(());
                 }
-                4 => {
-                    let num = r.ulong().map_err(|e| ("client command", e))?;
+                Clc::CLIENT_COMMAND => {
+                    let num = d.ulong("client command")?;
                     let mut text = Vec::new();
-                    r.string(1024, &mut text)
-                        .map_err(|e| ("client command", e))?;
-                    let p = loc.bits(s, r.pos());
-                    t.open(&CLC_COMMAND, Value::None, p);
-                    t.add(&CLC_CMD_SEQUENCE, Value::UInt(num as u64), p);
-                    t.add_text(&CLC_CMD_TEXT, &text, p);
+                    d.string("client command", 1024, &mut text)?;
+                    let p = d.loc.bits(s, d.pos());
+                    d.t.open(&CLC_COMMAND, Value::None, p);
+                    d.t.add(&CLC_CMD_SEQUENCE, Value::UInt(num as u64), p);
+                    d.t.add_text(&CLC_CMD_TEXT, &text, p);
                     let toks = tokenize(&text);
                     let name = toks.first().copied().unwrap_or(b"");
-                    t.add_text(&CLC_CMD_NAME, name, p);
+                    d.t.add_text(&CLC_CMD_NAME, name, p);
                     let show = String::from_utf8_lossy(&text);
                     let show: String = show.chars().take(60).collect();
                     if matches!(name, b"say" | b"say_team" | b"tell") {
@@ -240,29 +222,30 @@ impl State {
                         let rest = text.get(name.len()..).unwrap_or(&[]).trim_ascii();
                         let rest = rest.strip_prefix(b"\"").unwrap_or(rest);
                         let rest = rest.strip_suffix(b"\"").unwrap_or(rest);
-                        t.add_text(&CLC_CMD_MESSAGE, rest, p);
+                        d.t.add_text(&CLC_CMD_MESSAGE, rest, p);
                     }
-                    t.close_as_is();
+                    d.t.close_as_is();
                     sum.add(format_args!("cmd {num} {show}"));
                     if sum.msg_type.is_empty() {
                         sum.msg_type = "clientCommand";
                     }
                     new_cmds.push((num, text));
                 }
-                5 => {
+                Clc::EOF => {
                     if sum.msg_type.is_empty() {
                         sum.msg_type = "client";
                     }
                     return Ok(());
                 }
-                6 | 7 => {
-                    self.client_voip(r, s, op, loc, t, sum)?;
+                Clc::VOIP_SPEEX | Clc::VOIP_OPUS => {
+                    self.client_voip(d, s, op, sum)?;
                 }
                 _ => {
-                    t.error(
+                    d.t.expert(
+                        &notes::CLC_UNKNOWN,
                         None,
-                        Some(loc.bits(s, r.pos())),
-                        format!("unknown clc opcode {op}"),
+                        Some(d.loc.bits(s, d.pos())),
+                        format!("unknown clc opcode {}", op.0),
                     );
                     return Ok(());
                 }
@@ -274,36 +257,34 @@ impl State {
     #[allow(clippy::too_many_arguments)]
     fn moves(
         &self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
         no_delta: bool,
         key_text: Option<&[u8]>,
         msg_ack: u32,
         rel_ack: u32,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let e = |e| ("usercmd", e);
-        let count = r.byte().map_err(e)?;
-        t.open(&CLC_MOVE, Value::None, loc.bits(s, s));
-        t.add(
+    ) -> Step<()> {
+        let count = d.byte("usercmd")?;
+        d.t.open(&CLC_MOVE, Value::None, d.loc.bits(s, s));
+        d.t.add(
             &CLC_MOVE_NO_DELTA,
             Value::Bool(no_delta),
-            loc.bits(s, s + 8),
+            d.loc.bits(s, s + 8),
         );
-        t.add(
+        d.t.add(
             &CLC_MOVE_COUNT,
             Value::UInt(count as u64),
-            loc.bits(s, r.pos()),
+            d.loc.bits(s, d.pos()),
         );
-        if count == 0 || count > MAX_USERCMDS {
-            t.error(
+        if count == 0 || count > MAX_PACKET_USERCMDS {
+            d.t.expert(
+                &notes::USERCMD_COUNT,
                 Some(&CLC_MOVE_COUNT),
-                Some(loc.bits(s, r.pos())),
+                Some(d.loc.bits(s, d.pos())),
                 format!("usercmd count {count} outside 1…32"),
             );
-            t.close(loc.base + r.pos());
+            d.t.close(d.end());
             return Ok(());
         }
         let key = match (self.checksum_feed, key_text) {
@@ -312,50 +293,50 @@ impl State {
         };
         let _ = rel_ack;
         if let Some(k) = key {
-            t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), loc.bits(s, r.pos()));
+            d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), d.loc.bits(s, d.pos()));
         } else {
-            t.note(crate::tree::Severity::Note, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured): angles, moves, buttons and weapon are shown still keyed");
+            d.t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured): angles, moves, buttons and weapon are shown still keyed");
         }
         let mut from = UserCmd::default();
         let mut last = from;
-        let detail = t.detail();
+        let detail = d.t.detail();
         let mut spans: UserCmdSpans = [(0, 0); 9];
         for _ in 0..count {
-            let a = r.pos();
-            let (cmd, changed) = read_usercmd(r, &from, key.unwrap_or(0), &mut spans).map_err(e)?;
+            let a = d.pos();
+            let (cmd, changed) = read_usercmd(d, &from, key.unwrap_or(0), &mut spans)?;
             from = cmd;
             last = cmd;
             if !detail {
                 continue;
             }
-            let p = loc.since(a, r);
-            t.open(&USERCMD, Value::None, p);
-            t.reserve(9 + changed.0.count_ones() as usize);
+            let p = d.since(a);
+            d.t.open(&USERCMD, Value::None, p);
+            d.t.reserve(9 + changed.0.count_ones() as usize);
             // A field that was sent points at its own bits; one carried over from the previous
             // usercmd is not on the wire and points at the whole usercmd.
             let at = |i: usize| {
                 let (a, b) = spans[i];
                 if b > a {
-                    loc.bits(a as usize, b as usize)
+                    d.loc.bits(a as usize, b as usize)
                 } else {
                     p
                 }
             };
-            t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), at(0));
+            d.t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), at(0));
             for c in changed.names() {
-                t.add(&UC_CHANGED, Value::Str(c.into()), p);
+                d.t.add(&UC_CHANGED, Value::Str(c.into()), p);
             }
-            t.add(&UC_PITCH, Value::F32(angle(cmd.angles[0])), at(1));
-            t.add(&UC_YAW, Value::F32(angle(cmd.angles[1])), at(2));
-            t.add(&UC_ROLL, Value::F32(angle(cmd.angles[2])), at(3));
-            t.add(&UC_FORWARD, Value::Int(cmd.forward as i64), at(4));
-            t.add(&UC_RIGHT, Value::Int(cmd.right as i64), at(5));
-            t.add(&UC_UP, Value::Int(cmd.up as i64), at(6));
-            t.add(&UC_BUTTONS, Value::UInt(cmd.buttons as u64), at(7));
-            t.add(&UC_WEAPON, Value::UInt(cmd.weapon as u64), at(8));
-            t.close_as_is();
+            d.t.add(&UC_PITCH, Value::F32(angle(cmd.angles[0])), at(1));
+            d.t.add(&UC_YAW, Value::F32(angle(cmd.angles[1])), at(2));
+            d.t.add(&UC_ROLL, Value::F32(angle(cmd.angles[2])), at(3));
+            d.t.add(&UC_FORWARD, Value::Int(cmd.forward as i64), at(4));
+            d.t.add(&UC_RIGHT, Value::Int(cmd.right as i64), at(5));
+            d.t.add(&UC_UP, Value::Int(cmd.up as i64), at(6));
+            d.t.add(&UC_BUTTONS, Value::UInt(cmd.buttons as u64), at(7));
+            d.t.add(&UC_WEAPON, Value::UInt(cmd.weapon as u64), at(8));
+            d.t.close_as_is();
         }
-        t.close(loc.base + r.pos());
+        d.t.close(d.end());
         // "{move|moveNoDelta} {count} t {time} yaw {yaw:.1} fwd {} right {} btn {:#x} w{}"
         let o = sum.part();
         o.push_str(if no_delta { "moveNoDelta " } else { "move " });
@@ -380,42 +361,28 @@ impl State {
 
     fn client_voip(
         &self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
-        op: u8,
-        loc: Loc,
-        t: &mut TreeBuilder,
+        op: Clc,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let e = |e| ("voip", e);
-        let generation = r.byte().map_err(e)?;
-        let seq = r.ulong().map_err(e)?;
-        let frames = r.byte().map_err(e)?;
-        let recips = r.bytes(8).map_err(e)?;
-        let flags = r.byte().map_err(e)?;
-        let size = r.bits(16).map_err(e)? as usize;
-        let a = r.pos();
-        let data = r.bytes(size).map_err(e)?;
-        let p = loc.bits(s, r.pos());
-        t.open(
-            &CLC_VOIP,
-            Value::Enum(
-                op as i64,
-                if op == 6 {
-                    "clc_voipSpeex"
-                } else {
-                    "clc_voipOpus"
-                },
-            ),
-            p,
-        );
-        t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
-        t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
-        t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
-        t.add(&VOIP_RECIPIENTS, Value::Bytes(recips.into()), p);
-        t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
-        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.since(a, r));
-        t.close_as_is();
+    ) -> Step<()> {
+        let generation = d.byte("voip")?;
+        let seq = d.ulong("voip")?;
+        let frames = d.byte("voip")?;
+        let recips = d.bytes("voip", 8)?;
+        let flags = d.byte("voip")?;
+        let size = d.bits("voip", 16)? as usize;
+        let a = d.pos();
+        let data = d.bytes("voip", size)?;
+        let p = d.loc.bits(s, d.pos());
+        d.t.open(&CLC_VOIP, Value::Enum(op.0 as i64, op.name_or("")), p);
+        d.t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
+        d.t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
+        d.t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
+        d.t.add(&VOIP_RECIPIENTS, Value::Bytes(recips.into()), p);
+        d.t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
+        d.t.add(&VOIP_DATA, Value::Bytes(data.into()), d.since(a));
+        d.t.close_as_is();
         sum.add(format_args!("voip {size} bytes"));
         Ok(())
     }
@@ -476,7 +443,9 @@ mod tests {
     #[test]
     fn tv5_usercmds() {
         let body = hex("cf996ce7676ba88a44a218b0bd9bdc76c36354de8c6ca5f3ad53e586ef8800");
-        let mut r = BitReader::new(&body);
+        let mut t = TreeBuilder::new(true);
+        let mut d = BitDissector::new(&body, &mut t, Loc { source: 0, base: 0 });
+        let r = &mut d.r;
         assert_eq!(r.long(), Ok(123456));
         assert_eq!(r.long(), Ok(789));
         assert_eq!(r.long(), Ok(4));
@@ -484,7 +453,7 @@ mod tests {
         assert_eq!(r.byte(), Ok(2));
         let key = 0xDEADBEEFu32 ^ 789 ^ hash_key(b"cs 20 \"some text\"");
         let mut spans = [(0, 0); 9];
-        let (a, ch) = read_usercmd(&mut r, &UserCmd::default(), key, &mut spans).unwrap();
+        let (a, ch) = read_usercmd(&mut d, &UserCmd::default(), key, &mut spans).unwrap();
         assert_eq!(
             a,
             UserCmd {
@@ -519,11 +488,11 @@ mod tests {
             6,
             "all but roll and up (both 0) were sent"
         );
-        let (b, _) = read_usercmd(&mut r, &a, key, &mut spans).unwrap();
+        let (b, _) = read_usercmd(&mut d, &a, key, &mut spans).unwrap();
         assert_eq!(b.server_time, 100008);
         assert_eq!(b.angles[0], 1010);
         assert_eq!(b.right, 0);
         assert_eq!(b.forward, 127);
-        assert_eq!(r.byte(), Ok(5));
+        assert_eq!(d.r.byte(), Ok(5));
     }
 }

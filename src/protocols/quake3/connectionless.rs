@@ -1,13 +1,15 @@
 //! Connectionless (out-of-band) packets: the 0xffffffff marker and one text command
-//! (reference §2; ioq3 code/server/sv_main.c `SV_ConnectionlessPacket`, code/client/cl_main.c
+//! (ioquake3 code/server/sv_main.c `SV_ConnectionlessPacket`, code/client/cl_main.c
 //! `CL_ConnectionlessPacket`; dpmaster doc/techinfo.txt for the master lists).
 
 use super::fields::*;
 use super::huffman::decompress_adaptive;
+use super::notes;
 use crate::proto::Role;
 use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
 
-/// Every command the reference lists, with the role of its sender and its canonical spelling.
+/// Every command the engines and master servers answer, with the role of its sender and its
+/// canonical spelling (the two functions above; dpmaster doc/techinfo.txt).
 /// Matching is case-insensitive (the engine uses Q_stricmp); the two list responses match by
 /// prefix.
 pub static COMMANDS: &[(&str, Role)] = &[
@@ -209,10 +211,49 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// Decodes a connectionless packet (payload starts with the marker) into `t`.
+/// One connectionless command being decoded.
+struct Oob<'p> {
+    /// The whole payload, marker included.
+    p: &'p [u8],
+    name: &'static str,
+    /// The first line of the text after the marker (the command and its arguments).
+    line: &'p [u8],
+    /// Where the first line ends in the text after the marker.
+    line_end: usize,
+    /// What follows the first line.
+    rest: &'p [u8],
+    /// The first line's tokens, the command word first.
+    toks: Vec<&'p [u8]>,
+}
+
+impl<'p> Oob<'p> {
+    fn args(&self) -> &[&'p [u8]] {
+        self.toks.get(1..).unwrap_or(&[])
+    }
+    fn arg(&self, i: usize) -> Option<&'p [u8]> {
+        self.args().get(i).copied()
+    }
+    /// Where values parsed from the first line point.
+    fn line_pos(&self) -> Pos {
+        Pos::bytes(4, self.line.len())
+    }
+    /// Adds argument `i` as an integer field when it is one.
+    fn int_arg(&self, t: &mut TreeBuilder, def: &'static FieldDef, i: usize) -> Option<i64> {
+        let v = parse_int(self.arg(i)?)?;
+        t.add(def, Value::Int(v), self.line_pos());
+        Some(v)
+    }
+    /// The first line after the command word, trimmed.
+    fn after_name(&self) -> String {
+        lossy(self.line.get(self.name.len()..).unwrap_or(&[]).trim_ascii())
+    }
+}
+
+/// Decodes a connectionless packet (payload starts with the marker) into `t` (ioquake3
+/// code/server/sv_main.c `SV_ConnectionlessPacket`, code/client/cl_main.c
+/// `CL_ConnectionlessPacket`).
 pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
-    let all = Pos::bytes(0, p.len());
-    t.open(&OOB, Value::None, all);
+    t.open(&OOB, Value::None, Pos::bytes(0, p.len()));
     t.add(&OOB_MARKER, Value::UInt(0xffff_ffff), Pos::bytes(0, 4));
     let text = p.get(4..).unwrap_or(&[]);
     let mut res = OobResult {
@@ -221,7 +262,8 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
         learned: Learned::default(),
         source: None,
     };
-    // connect: the server tests the 7 bytes "connect" and decompresses from offset 12 (§2.2).
+    // connect: the server tests the 7 bytes "connect" and decompresses from offset 12
+    // (ioquake3 code/server/sv_main.c `SV_ConnectionlessPacket`, `Huff_Decompress(msg, 12)`).
     if text.len() >= 7 && text[..7].eq_ignore_ascii_case(b"connect") && text.get(7) == Some(&b' ') {
         decode_connect(p, t, &mut res);
         t.close(p.len());
@@ -232,10 +274,10 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
         .position(|&c| c == b'\n' || c == 0)
         .unwrap_or(text.len());
     let line = &text[..line_end];
-    let rest = text.get(line_end + 1..).unwrap_or(&[]);
     let Some((name, _role)) = classify(text) else {
         t.add_text(&OOB_TEXT, line, Pos::bytes(4, line.len()));
-        t.warning(
+        t.expert(
+            &notes::OOB_UNKNOWN,
             Some(&OOB_COMMAND),
             Some(Pos::bytes(4, line.len())),
             "unknown connectionless command",
@@ -245,7 +287,26 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
         t.close(p.len());
         return res;
     };
+    let o = Oob {
+        p,
+        name,
+        line,
+        line_end,
+        rest: text.get(line_end + 1..).unwrap_or(&[]),
+        toks: tokenize(line),
+    };
     res.msg_type = name;
+    command_fields(&o, t);
+    res.summary = name.to_string();
+    command(&o, t, &mut res);
+    t.close(p.len());
+    res
+}
+
+/// The command word, the line and its arguments as fields (where the command has no fields of
+/// its own for them).
+fn command_fields(o: &Oob<'_>, t: &mut TreeBuilder) {
+    let (name, line) = (o.name, o.line);
     t.add(
         &OOB_COMMAND,
         Value::Str(name.into()),
@@ -254,181 +315,182 @@ pub fn decode(p: &[u8], t: &mut TreeBuilder) -> OobResult {
     if name != "print" && (!name.starts_with("getservers") || !name.ends_with("Response")) {
         t.add_text(&OOB_TEXT, line, Pos::bytes(4, line.len()));
     }
-    let toks = tokenize(line);
-    let args: &[&[u8]] = toks.get(1..).unwrap_or(&[]);
-    let arg = |i: usize| args.get(i).copied();
     if !matches!(name, "rcon" | "print")
         && !name.ends_with("sResponse")
         && !name.ends_with("ExtResponse")
     {
-        for a in args {
-            t.add_text(&OOB_ARG, a, Pos::bytes(offset_in(p, a), a.len()));
+        for a in o.args() {
+            t.add_text(&OOB_ARG, a, Pos::bytes(offset_in(o.p, a), a.len()));
         }
     }
-    let lp = Pos::bytes(4, line.len());
-    let int_arg = |t: &mut TreeBuilder, def: &'static FieldDef, a: Option<&[u8]>| -> Option<i64> {
-        let v = parse_int(a?)?;
-        t.add(def, Value::Int(v), lp);
-        Some(v)
-    };
-    res.summary = name.to_string();
+}
+
+/// The command-specific part: its fields, what it teaches the flow, its summary.
+fn command(o: &Oob<'_>, t: &mut TreeBuilder, res: &mut OobResult) {
+    let name = o.name;
     match name {
         "getchallenge" => {
-            if let Some(v) = int_arg(t, &OOB_CLIENT_CHALLENGE, arg(0)) {
+            if let Some(v) = o.int_arg(t, &OOB_CLIENT_CHALLENGE, 0) {
                 res.summary = format!("getchallenge {v}");
             }
-            if let Some(g) = arg(1) {
-                t.add_text(&OOB_GAMENAME, g, lp);
+            if let Some(g) = o.arg(1) {
+                t.add_text(&OOB_GAMENAME, g, o.line_pos());
             }
         }
-        "challengeResponse" => {
-            let ch = int_arg(t, &OOB_CHALLENGE, arg(0));
-            int_arg(t, &OOB_CLIENT_CHALLENGE, arg(1));
-            let proto = arg(2).and_then(parse_int);
-            if let Some(pr) = proto {
-                t.add(&OOB_PROTOCOL, Value::UInt(pr as u64), lp);
-            }
-            res.learned.challenge = ch.map(|c| c as i32);
-            res.learned.protocol = proto.map(|v| v as u32);
-            res.learned.new_connection = true;
-            res.summary = format!(
-                "challengeResponse {}{}",
-                ch.unwrap_or(0),
-                proto.map(|p| format!(" protocol {p}")).unwrap_or_default()
-            );
-        }
+        "challengeResponse" => challenge_response(o, t, res),
         "connectResponse" => {
-            let ch = int_arg(t, &OOB_CHALLENGE, arg(0));
+            let ch = o.int_arg(t, &OOB_CHALLENGE, 0);
             res.learned.challenge = ch.map(|c| c as i32);
             res.learned.new_connection = true;
         }
-        "getinfo" | "getstatus" => {
-            if let Some(a) = arg(0) {
+        "getinfo" | "getstatus" | "heartbeat" => {
+            if let Some(a) = o.arg(0) {
                 res.summary = format!("{name} {}", lossy(a));
             }
         }
-        "infoResponse" | "statusResponse" => {
-            let info_end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
-            let info = &rest[..info_end];
-            // Offset of `rest` in the payload: marker + first line + newline.
-            let info_off = 4 + line_end + 1;
-            add_info(
-                t,
-                &OOB_INFO_DEFS,
-                info,
-                Pos::bytes(info_off, info.len()),
-                Some((0, info_off)),
-            );
-            let host = info_value(info, b"sv_hostname").or_else(|| info_value(info, b"hostname"));
-            let map = info_value(info, b"mapname");
-            res.summary = format!(
-                "{name} {} map {}",
-                lossy(host.unwrap_or(b"?")),
-                lossy(map.unwrap_or(b"?"))
-            );
-            if name == "statusResponse" {
-                let mut n = 0;
-                for pl in rest
-                    .get(info_end + 1..)
-                    .unwrap_or(&[])
-                    .split(|&c| c == b'\n')
-                {
-                    if pl.is_empty() || n >= 256 {
-                        continue;
-                    }
-                    let tk = tokenize(pl);
-                    let at = |sub: &[u8]| Pos::bytes(offset_in(p, sub), sub.len());
-                    t.open(&OOB_PLAYER, Value::None, at(pl));
-                    if let Some(v) = tk.first().and_then(|s| parse_int(s)) {
-                        t.add(&OOB_PLAYER_SCORE, Value::Int(v), at(tk[0]));
-                    }
-                    if let Some(v) = tk.get(1).and_then(|s| parse_int(s)) {
-                        t.add(&OOB_PLAYER_PING, Value::Int(v), at(tk[1]));
-                    }
-                    if let Some(v) = tk.get(2) {
-                        t.add_text(&OOB_PLAYER_NAME, v, at(v));
-                    }
-                    t.close_as_is();
-                    n += 1;
-                }
-                res.summary.push_str(&format!(" players {n}"));
-            } else if let Some(c) = info_value(info, b"clients") {
-                res.summary.push_str(&format!(" clients {}", lossy(c)));
-            }
-        }
+        "infoResponse" | "statusResponse" => info_response(o, t, res),
         "print" => {
-            let msg = rest.split(|&c| c == 0).next().unwrap_or(&[]);
-            t.add_text(&OOB_TEXT, msg, Pos::bytes(offset_in(p, msg), msg.len()));
+            let msg = o.rest.split(|&c| c == 0).next().unwrap_or(&[]);
+            t.add_text(&OOB_TEXT, msg, Pos::bytes(offset_in(o.p, msg), msg.len()));
             let first = msg.split(|&c| c == b'\n').next().unwrap_or(&[]);
             res.summary = format!("print {}", lossy(&first[..first.len().min(60)]));
         }
-        "rcon" => {
-            if let Some(pw) = arg(0) {
-                t.add_text(&OOB_RCON_PASSWORD, pw, lp);
-                // Command text: everything after the password token.
-                let after = line
-                    .windows(pw.len().max(1))
-                    .position(|w| w == pw)
-                    .map(|i| &line[(i + pw.len()).min(line.len())..])
-                    .unwrap_or(&[]);
-                let cmd = after.trim_ascii();
-                t.add_text(&OOB_RCON_COMMAND, cmd, lp);
-                res.summary = format!("rcon {}", lossy(cmd));
-            }
-        }
-        "getservers" | "getserversExt" => {
-            // dpmaster style puts the game name first; Q3 style the protocol.
-            let (g, pr) = match arg(0).and_then(parse_int) {
-                Some(pr) => (None, Some(pr)),
-                None => (arg(0), arg(1).and_then(parse_int)),
-            };
-            if let Some(g) = g {
-                t.add_text(&OOB_GAMENAME, g, lp);
-            }
-            if let Some(pr) = pr {
-                t.add(&OOB_PROTOCOL, Value::UInt(pr as u64), lp);
-            }
-            res.summary = format!(
-                "{name} {}",
-                lossy(line.get(name.len()..).unwrap_or(&[]).trim_ascii())
-            );
-        }
+        "rcon" => rcon(o, t, res),
+        "getservers" | "getserversExt" => getservers(o, t, res),
         "getserversResponse" | "getserversExtResponse" => {
-            let (n, eot) = decode_server_list(p, 4 + name.len(), t);
+            let (n, eot) = decode_server_list(o.p, 4 + name.len(), t);
             res.summary = format!("{name} {n} servers{}", if eot { " (end)" } else { "" });
         }
-        "heartbeat" => {
-            if let Some(a) = arg(0) {
-                res.summary = format!("heartbeat {}", lossy(a));
-            }
-        }
         "getmotd" | "motd" => {
-            if let Some(a) = arg(0) {
-                add_info(t, &OOB_INFO_DEFS, a, lp, None);
+            if let Some(a) = o.arg(0) {
+                add_info(t, &OOB_INFO_DEFS, a, o.line_pos(), None);
             }
         }
         "getIpAuthorize" | "ipAuthorize" => {
-            int_arg(t, &OOB_CHALLENGE, arg(0));
-            res.summary = format!(
-                "{name} {}",
-                lossy(line.get(name.len()..).unwrap_or(&[]).trim_ascii())
-            );
+            o.int_arg(t, &OOB_CHALLENGE, 0);
+            res.summary = format!("{name} {}", o.after_name());
         }
         _ => {
-            if !args.is_empty() {
-                res.summary = lossy(&line[..line.len().min(60)]);
+            if !o.args().is_empty() {
+                res.summary = lossy(&o.line[..o.line.len().min(60)]);
             }
         }
     }
-    t.close(p.len());
-    res
+}
+
+/// `challengeResponse <challenge> [<client challenge> <protocol>]` (the bare form is id 1.32's).
+fn challenge_response(o: &Oob<'_>, t: &mut TreeBuilder, res: &mut OobResult) {
+    let ch = o.int_arg(t, &OOB_CHALLENGE, 0);
+    o.int_arg(t, &OOB_CLIENT_CHALLENGE, 1);
+    let proto = o.arg(2).and_then(parse_int);
+    if let Some(pr) = proto {
+        t.add(&OOB_PROTOCOL, Value::UInt(pr as u64), o.line_pos());
+    }
+    res.learned.challenge = ch.map(|c| c as i32);
+    res.learned.protocol = proto.map(|v| v as u32);
+    res.learned.new_connection = true;
+    res.summary = format!(
+        "challengeResponse {}{}",
+        ch.unwrap_or(0),
+        proto.map(|p| format!(" protocol {p}")).unwrap_or_default()
+    );
+}
+
+/// `infoResponse` / `statusResponse`: an info string on the second line; a status adds one
+/// line per player (ioquake3 code/server/sv_main.c `SVC_Info`, `SVC_Status`).
+fn info_response(o: &Oob<'_>, t: &mut TreeBuilder, res: &mut OobResult) {
+    let rest = o.rest;
+    let info_end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+    let info = &rest[..info_end];
+    // Offset of `rest` in the payload: marker + first line + newline.
+    let info_off = 4 + o.line_end + 1;
+    add_info(
+        t,
+        &OOB_INFO_DEFS,
+        info,
+        Pos::bytes(info_off, info.len()),
+        Some((0, info_off)),
+    );
+    let host = info_value(info, b"sv_hostname").or_else(|| info_value(info, b"hostname"));
+    let map = info_value(info, b"mapname");
+    res.summary = format!(
+        "{} {} map {}",
+        o.name,
+        lossy(host.unwrap_or(b"?")),
+        lossy(map.unwrap_or(b"?"))
+    );
+    if o.name == "statusResponse" {
+        let players = rest.get(info_end + 1..).unwrap_or(&[]);
+        let n = status_players(o.p, players, t);
+        res.summary.push_str(&format!(" players {n}"));
+    } else if let Some(c) = info_value(info, b"clients") {
+        res.summary.push_str(&format!(" clients {}", lossy(c)));
+    }
+}
+
+/// The `<score> <ping> "<name>"` lines of a status response (at most 256); returns how many.
+fn status_players(p: &[u8], lines: &[u8], t: &mut TreeBuilder) -> usize {
+    let mut n = 0;
+    for pl in lines.split(|&c| c == b'\n') {
+        if pl.is_empty() || n >= 256 {
+            continue;
+        }
+        let tk = tokenize(pl);
+        let at = |sub: &[u8]| Pos::bytes(offset_in(p, sub), sub.len());
+        t.open(&OOB_PLAYER, Value::None, at(pl));
+        if let Some(v) = tk.first().and_then(|s| parse_int(s)) {
+            t.add(&OOB_PLAYER_SCORE, Value::Int(v), at(tk[0]));
+        }
+        if let Some(v) = tk.get(1).and_then(|s| parse_int(s)) {
+            t.add(&OOB_PLAYER_PING, Value::Int(v), at(tk[1]));
+        }
+        if let Some(v) = tk.get(2) {
+            t.add_text(&OOB_PLAYER_NAME, v, at(v));
+        }
+        t.close_as_is();
+        n += 1;
+    }
+    n
+}
+
+/// `rcon <password> <command…>`.
+fn rcon(o: &Oob<'_>, t: &mut TreeBuilder, res: &mut OobResult) {
+    let Some(pw) = o.arg(0) else { return };
+    let (line, lp) = (o.line, o.line_pos());
+    t.add_text(&OOB_RCON_PASSWORD, pw, lp);
+    // Command text: everything after the password token.
+    let after = line
+        .windows(pw.len().max(1))
+        .position(|w| w == pw)
+        .map(|i| &line[(i + pw.len()).min(line.len())..])
+        .unwrap_or(&[]);
+    let cmd = after.trim_ascii();
+    t.add_text(&OOB_RCON_COMMAND, cmd, lp);
+    res.summary = format!("rcon {}", lossy(cmd));
+}
+
+/// `getservers[Ext]`: dpmaster style puts the game name first, Quake III style the protocol
+/// (dpmaster doc/techinfo.txt).
+fn getservers(o: &Oob<'_>, t: &mut TreeBuilder, res: &mut OobResult) {
+    let (g, pr) = match o.arg(0).and_then(parse_int) {
+        Some(pr) => (None, Some(pr)),
+        None => (o.arg(0), o.arg(1).and_then(parse_int)),
+    };
+    if let Some(g) = g {
+        t.add_text(&OOB_GAMENAME, g, o.line_pos());
+    }
+    if let Some(pr) = pr {
+        t.add(&OOB_PROTOCOL, Value::UInt(pr as u64), o.line_pos());
+    }
+    res.summary = format!("{} {}", o.name, o.after_name());
 }
 
 fn decode_connect(p: &[u8], t: &mut TreeBuilder, res: &mut OobResult) {
     res.msg_type = "connect";
     t.add(&OOB_COMMAND, Value::Str("connect".into()), Pos::bytes(4, 7));
     let Some(region) = p.get(12..).filter(|r| r.len() >= 2) else {
-        t.error(
+        t.expert(
+            &notes::CONNECT_SHORT,
             Some(&OOB_CONNECT_LENGTH),
             Some(Pos::bytes(12, p.len().saturating_sub(12))),
             "connect packet too short for the compressed userinfo length",
@@ -445,7 +507,8 @@ fn decode_connect(p: &[u8], t: &mut TreeBuilder, res: &mut OobResult) {
     // The engine clamps N to its receive buffer (MAX_MSGLEN − 12).
     let (text, complete) = decompress_adaptive(region, 16384 - 12);
     if !complete {
-        t.error(
+        t.expert(
+            &notes::USERINFO_CUT,
             Some(&OOB_USERINFO),
             Some(Pos::bytes(14, region.len() - 2)),
             format!(
@@ -490,7 +553,8 @@ fn decode_connect(p: &[u8], t: &mut TreeBuilder, res: &mut OobResult) {
     res.source = Some(text);
 }
 
-/// `\` + IPv4 + port or `/` + IPv6 + port entries up to `\EOT` (§2.5). Returns (count, eot).
+/// `\` + IPv4 + port or `/` + IPv6 + port entries up to `\EOT` (dpmaster doc/techinfo.txt;
+/// ioquake3 code/client/cl_main.c `CL_ServersResponsePacket`). Returns (count, eot).
 fn decode_server_list(p: &[u8], start: usize, t: &mut TreeBuilder) -> (usize, bool) {
     let mut i = start;
     let mut n = 0;
@@ -542,7 +606,8 @@ fn decode_server_list(p: &[u8], start: usize, t: &mut TreeBuilder) -> (usize, bo
                 n += 1;
             }
             _ => {
-                t.error(
+                t.expert(
+                    &notes::SERVER_LIST_ENTRY,
                     None,
                     Some(Pos::bytes(i, p.len() - i)),
                     "server list entry cut short or of unknown kind",

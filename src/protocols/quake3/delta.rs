@@ -1,15 +1,15 @@
-//! Delta-coded entity and player states (reference §10) and their rendering.
+//! Delta-coded entity and player states and their rendering (ioquake3 code/qcommon/msg.c
+//! `MSG_ReadDeltaEntity`, `MSG_ReadDeltaPlayerstate`; the same in id 1.32).
 
+use super::constants::{FLOAT_INT_BIAS, FLOAT_INT_BITS};
 use super::fields::*;
-use super::msg::{BitReader, R};
+use super::msg::{Bad, BitDissector};
 use super::tables::{ENTITY_FIELDS, PLAYER_FIELDS, WireField};
 use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
+use crate::wire::Step;
 
 pub const ENT_FIELDS: usize = 51;
 pub const PS_FIELDS: usize = 48;
-/// FLOAT_INT_BITS / FLOAT_INT_BIAS (ioq3 msg.c).
-const FLOAT_INT_BITS: i32 = 13;
-const FLOAT_INT_BIAS: i64 = 4096;
 
 pub type EntState = [u32; ENT_FIELDS];
 
@@ -64,94 +64,107 @@ pub enum EntDelta {
     Changed,
 }
 
-fn read_float(r: &mut BitReader<'_>) -> R<u32> {
-    if r.bit()? == 0 {
-        let v = r.bits(FLOAT_INT_BITS)? - FLOAT_INT_BIAS;
+/// A float field: a biased 13-bit integer or the 32 raw bits (ioquake3 code/qcommon/msg.c
+/// `MSG_ReadDeltaEntity`, `MSG_ReadDeltaPlayerstate`).
+#[inline]
+fn read_float(d: &mut BitDissector<'_, '_>, what: &'static str) -> Step<u32> {
+    if d.bit(what)? == 0 {
+        let v = d.bits(what, FLOAT_INT_BITS)? - FLOAT_INT_BIAS;
         Ok((v as f32).to_bits())
     } else {
-        Ok(r.ulong()?)
+        d.ulong(what)
     }
 }
 
-/// Reads an entity delta (§10.1) from `from`; a changed state goes to `to`, with `ch`. The
+/// Reads an entity delta (`MSG_ReadDeltaEntity`, after the entity number) from `from`; a changed state goes to `to`, with `ch`. The
 /// caller's buffers are reused: states and change lists are hundreds of bytes, and copying them
 /// around per entity was a fifth of a summary run.
 pub fn read_entity(
-    r: &mut BitReader<'_>,
+    d: &mut BitDissector<'_, '_>,
+    what: &'static str,
     from: &EntState,
     to: &mut EntState,
     ch: &mut Changes,
-) -> R<EntDelta> {
-    if r.bit()? == 1 {
+) -> Step<EntDelta> {
+    if d.bit(what)? == 1 {
         return Ok(EntDelta::Removed);
     }
-    if r.bit()? == 0 {
+    if d.bit(what)? == 0 {
         return Ok(EntDelta::Unchanged);
     }
-    let lc = r.byte()? as usize;
+    let lc = d.byte(what)? as usize;
     if lc > ENT_FIELDS {
-        return Err(super::msg::Bad::Overread);
+        return Err(d.fail(what, Bad::Overread));
     }
     *to = *from;
     ch.mask = 0;
     for (i, wf) in ENTITY_FIELDS.iter().enumerate().take(lc) {
-        if r.bit()? == 0 {
+        if d.bit(what)? == 0 {
             continue;
         }
-        let start = r.pos();
+        let start = d.pos();
         ch.mask |= 1 << i;
         to[i] = if wf.bits == 0 {
-            if r.bit()? == 0 { 0 } else { read_float(r)? }
-        } else if r.bit()? == 0 {
+            if d.bit(what)? == 0 {
+                0
+            } else {
+                read_float(d, what)?
+            }
+        } else if d.bit(what)? == 0 {
             0
         } else {
-            r.bits(wf.bits)? as u32
+            d.bits(what, wf.bits)? as u32
         };
-        ch.pos[i] = (start as u32, (r.pos() - start) as u32);
+        ch.pos[i] = (start as u32, (d.pos() - start) as u32);
     }
     Ok(EntDelta::Changed)
 }
 
-/// Reads a player-state delta (§10.2) from `from` into `to`, with what changed in `ch`.
+/// Reads a player-state delta (`MSG_ReadDeltaPlayerstate`) from `from` into `to`, with what changed in `ch`.
 pub fn read_player(
-    r: &mut BitReader<'_>,
+    d: &mut BitDissector<'_, '_>,
     from: &PlayerState,
     to: &mut PlayerState,
     ch: &mut Changes,
-) -> R<()> {
-    let lc = r.byte()? as usize;
+) -> Step<()> {
+    const WHAT: &str = "player state";
+    let lc = d.byte(WHAT)? as usize;
     if lc > PS_FIELDS {
-        return Err(super::msg::Bad::Overread);
+        return Err(d.fail(WHAT, Bad::Overread));
     }
     to.clone_from(from);
     ch.mask = 0;
     for (i, wf) in PLAYER_FIELDS.iter().enumerate().take(lc) {
-        if r.bit()? == 0 {
+        if d.bit(WHAT)? == 0 {
             continue;
         }
-        let start = r.pos();
+        let start = d.pos();
         ch.mask |= 1 << i;
         to.f[i] = if wf.bits == 0 {
-            read_float(r)?
+            read_float(d, WHAT)?
         } else {
-            r.bits(wf.bits)? as u32
+            d.bits(WHAT, wf.bits)? as u32
         };
-        ch.pos[i] = (start as u32, (r.pos() - start) as u32);
+        ch.pos[i] = (start as u32, (d.pos() - start) as u32);
     }
-    if r.bit()? == 1 {
+    if d.bit(WHAT)? == 1 {
         for a in 0..4 {
-            if r.bit()? == 0 {
+            if d.bit(WHAT)? == 0 {
                 continue;
             }
-            let start = r.pos();
+            let start = d.pos();
             ch.mask |= 1 << (PS_FIELDS + a);
-            let mask = r.bits(16)? as u32;
+            let mask = d.bits(WHAT, 16)? as u32;
             for k in 0..16 {
                 if mask >> k & 1 == 1 {
-                    to.arrays[a][k] = if a == 3 { r.long()? } else { r.short()? as i32 };
+                    to.arrays[a][k] = if a == 3 {
+                        d.long(WHAT)?
+                    } else {
+                        d.short(WHAT)? as i32
+                    };
                 }
             }
-            ch.pos[PS_FIELDS + a] = (start as u32, (r.pos() - start) as u32);
+            ch.pos[PS_FIELDS + a] = (start as u32, (d.pos() - start) as u32);
         }
     }
     Ok(())
@@ -274,8 +287,33 @@ pub fn render_player(t: &mut TreeBuilder, ps: &PlayerState, ch: &Changes, source
 
 #[cfg(test)]
 mod tests {
+    use super::super::msg::Loc;
     use super::super::msg::tests::BitWriter;
     use super::*;
+
+    fn dissector<'a, 't>(data: &'a [u8], t: &'t mut TreeBuilder) -> BitDissector<'a, 't> {
+        BitDissector::new(data, t, Loc { source: 0, base: 0 })
+    }
+
+    #[test]
+    fn a_lying_field_count_is_a_located_overread() {
+        let mut w = BitWriter::default();
+        w.bit(0);
+        w.bit(1);
+        w.byte(60); // more fields than an entity has
+        let mut t = TreeBuilder::new(true);
+        let mut d = dissector(&w.data, &mut t);
+        let (mut to, mut ch) = ([0u32; ENT_FIELDS], Changes::new());
+        let zero = [0u32; ENT_FIELDS];
+        assert!(read_entity(&mut d, "baseline", &zero, &mut to, &mut ch).is_err());
+        let at = d.pos();
+        assert_eq!(t.notes.len(), 1);
+        assert_eq!(
+            t.notes[0].message,
+            "baseline: read past the end of the message"
+        );
+        assert_eq!(t.notes[0].pos, Some(Pos::bits(at, w.data.len() * 8 - at)));
+    }
 
     #[test]
     fn entity_delta_reads_floats_and_ints() {
@@ -306,18 +344,19 @@ mod tests {
         let mut from = [0u32; ENT_FIELDS];
         from[11] = 3;
         from[20] = 7;
-        let mut r = BitReader::new(&w.data);
+        let mut t = TreeBuilder::new(true);
+        let mut d = dissector(&w.data, &mut t);
         let (mut to, mut ch) = ([9u32; ENT_FIELDS], Changes::new());
         ch.mask = u64::MAX; // stale contents of a reused buffer must not survive
-        let d = read_entity(&mut r, &from, &mut to, &mut ch).unwrap();
-        assert_eq!(d, EntDelta::Changed);
+        let delta = read_entity(&mut d, "entity", &from, &mut to, &mut ch).unwrap();
+        assert_eq!(delta, EntDelta::Changed);
         assert_eq!(to[0], 5000);
         assert_eq!(f32::from_bits(to[1]), 100.0);
         assert_eq!(f32::from_bits(to[2]), 1.5);
         assert_eq!(to[11], 0);
         assert_eq!(to[20], 7);
         assert_eq!(ch.mask, 0b1000_0000_0111);
-        assert_eq!(r.pos(), w.pos);
+        assert_eq!(d.pos(), w.pos);
     }
 
     #[test]
@@ -341,11 +380,12 @@ mod tests {
         w.bit(1); // powerups
         w.bits(1, 16);
         w.bits(99999, 32);
-        let mut r = BitReader::new(&w.data);
+        let mut t = TreeBuilder::new(true);
+        let mut d = dissector(&w.data, &mut t);
         let (mut ps, mut ch) = (PlayerState::default(), Changes::new());
         ps.f[5] = 77; // stale contents of a reused buffer must not survive
         ch.mask = u64::MAX;
-        read_player(&mut r, &PlayerState::default(), &mut ps, &mut ch).unwrap();
+        read_player(&mut d, &PlayerState::default(), &mut ps, &mut ch).unwrap();
         assert_eq!(ps.f[5], 0);
         assert_eq!(ps.f[0], 1234);
         assert_eq!(ps.f[8] as i32, -20);
@@ -353,6 +393,6 @@ mod tests {
         assert_eq!(ps.arrays[0][3], -5);
         assert_eq!(ps.arrays[3][0], 99999);
         assert_eq!(ch.mask & 0x1ff, 0x101);
-        assert_eq!(r.pos(), w.pos);
+        assert_eq!(d.pos(), w.pos);
     }
 }

@@ -3,7 +3,7 @@
 crate::field_defs! {
     ROOT = group("quake3", "Quake III Arena (id 1.32, ioquake3, OpenArena)");
 
-    // Connectionless packets (reference §2).
+    // Connectionless packets (ioquake3 code/server/sv_main.c `SV_ConnectionlessPacket`).
     OOB = group("quake3.oob", "Connectionless packet").desc("Packet starting with the 0xffffffff marker: one text command");
     OOB_MARKER = uint("quake3.oob.marker", "Marker").hex().desc("The four 0xff bytes of a connectionless packet");
     OOB_COMMAND = string("quake3.oob.command", "Command").desc("Command word (getchallenge, infoResponse, connect …)");
@@ -34,7 +34,7 @@ crate::field_defs! {
     OOB_RCON_PASSWORD = string("quake3.oob.rcon_password", "Rcon password").desc("rcon password (sent in clear text)");
     OOB_RCON_COMMAND = string("quake3.oob.rcon_command", "Rcon command").desc("rcon command text");
 
-    // Netchan (reference §3).
+    // Netchan (ioquake3 code/qcommon/net_chan.c `Netchan_Process`).
     NETCHAN = group("quake3.netchan", "Netchan").desc("Sequenced-packet header");
     NC_SEQUENCE = uint("quake3.netchan.sequence", "Sequence").desc("Outgoing sequence number of the sender (bit 31 removed)");
     NC_FRAGMENT = boolean("quake3.netchan.fragment", "Fragment").desc("Bit 31 of the sequence: this datagram is one fragment of a larger message");
@@ -48,7 +48,7 @@ crate::field_defs! {
     NC_KEY = uint("quake3.netchan.xor_key", "XOR key").hex().desc("Legacy flavour: initial key byte of the XOR de-keying");
     NC_KEY_STRING = string("quake3.netchan.xor_string", "XOR key string").desc("Legacy flavour: the acknowledged reliable command the key cycles through");
 
-    // Server → client (reference §9).
+    // Server → client (ioquake3 code/client/cl_parse.c `CL_ParseServerMessage`).
     SVC = group("quake3.svc", "Server message").desc("Server → client message body");
     SVC_RELIABLE_ACK = uint("quake3.svc.reliable_ack", "Reliable acknowledge").desc("Number of the last client command the server executed");
     SVC_NOP = uint("quake3.svc.nop", "Nops").desc("Number of svc_nop padding operations");
@@ -101,7 +101,7 @@ crate::field_defs! {
     VOIP_DATA = bytes("quake3.svc.voip.data", "Data").desc("Codec data");
     VOIP_RECIPIENTS = bytes("quake3.svc.voip.recipients", "Recipients").desc("Client → server: 64-bit recipient mask");
 
-    // Delta-coded states (reference §10).
+    // Delta-coded states (ioquake3 code/qcommon/msg.c `entityStateFields`, `playerStateFields`).
     ENTITY = group("quake3.svc.snapshot.entity", "Entity").repeated().desc("An entity state (snapshot entity or gamestate baseline) with absolute values; zero fields omitted");
     ENT_NUMBER = uint("quake3.svc.snapshot.entity.number", "Number").desc("Entity number");
     ENT_REMOVED = boolean("quake3.svc.snapshot.entity.removed", "Removed").desc("The entity is removed from the snapshot");
@@ -222,7 +222,7 @@ crate::field_defs! {
     PS_POWERUP_VALUE = int("quake3.svc.snapshot.ps.powerup.value", "Value").desc("Array element value");
     PS_INCOMPLETE = boolean("quake3.svc.snapshot.ps.partial", "Partial").desc("The reference snapshot was not captured: only the transmitted fields are exact");
 
-    // Client → server (reference §11).
+    // Client → server (ioquake3 code/server/sv_client.c `SV_ExecuteClientMessage`).
     CLC = group("quake3.clc", "Client message").desc("Client → server message body");
     CLC_SERVER_ID = int("quake3.clc.server_id", "Server id").desc("sv_serverid of the gamestate the client is on");
     CLC_MESSAGE_ACK = uint("quake3.clc.message_ack", "Message acknowledge").desc("Sequence of the last server message received");

@@ -1,12 +1,15 @@
-//! The engine's adaptive Huffman coder (reference §6), used two ways:
+//! The engine's adaptive Huffman coder (ioquake3 code/qcommon/huffman.c, identical in id 1.32),
+//! used two ways:
 //!
-//! - the **static message tree**: the adaptive model fed `msg_hData` once (§6.3), then frozen and
-//!   turned into an 11-bit lookup table so that decoding a symbol is one table read;
-//! - the **per-packet adaptive tree** of the `connect` packet (§6.4), updated after every byte.
+//! - the **static message tree**: the adaptive model fed `msg_hData` once (ioquake3
+//!   code/qcommon/msg.c `MSG_initHuffman`), then frozen and turned into an 11-bit lookup table
+//!   so that decoding a symbol is one table read;
+//! - the **per-packet adaptive tree** of the `connect` packet (`Huff_Decompress`), updated after
+//!   every byte.
 //!
-//! The update procedure follows reference §6.2 step by step (facts from ioquake/ioq3
-//! code/qcommon/huffman.c `Huff_addRef`, `increment`, `swap`, `swaplist`); nodes live in an
-//! arena indexed by `u16`, so nothing is allocated per symbol.
+//! The update procedure follows code/qcommon/huffman.c `Huff_addRef`, `increment`, `swap`,
+//! `swaplist` step by step; nodes live in an arena indexed by `u16`, so nothing is allocated
+//! per symbol.
 
 use std::sync::OnceLock;
 
@@ -16,7 +19,7 @@ const NONE: u16 = u16::MAX;
 /// Symbol number of the "not yet transmitted" leaf.
 pub const NYT: u16 = 256;
 const INTERNAL: u16 = 257;
-/// Longest static code (0xF7 and NYT have 11 bits; Appendix A).
+/// Longest static code (0xF7 and NYT have 11 bits; see `STATIC_CODES`).
 pub const MAX_CODE_BITS: u32 = 11;
 
 #[derive(Clone, Copy)]
@@ -113,7 +116,7 @@ impl Adaptive {
         (self.nodes.len() - 1) as u16
     }
 
-    /// Tree swap of §6.2, literal order (matters for siblings).
+    /// The tree swap of huffman.c `swap`, in its literal order (matters for siblings).
     fn tree_swap(&mut self, a: u16, b: u16) {
         let pa = self.n(a).parent;
         let pb = self.n(b).parent;
@@ -139,7 +142,8 @@ impl Adaptive {
         self.m(b).parent = pa;
     }
 
-    /// Rank-list swap of §6.2, literal order (handles adjacent nodes).
+    /// The rank-list swap of huffman.c `swaplist`, in its literal order (handles adjacent
+    /// nodes).
     fn list_swap(&mut self, a: u16, b: u16) {
         let (an, bn) = (self.n(a).next, self.n(b).next);
         self.m(a).next = bn;
@@ -217,7 +221,7 @@ impl Adaptive {
         }
     }
 
-    /// Accounts one occurrence of `s` (reference §6.2 AddRef).
+    /// Accounts one occurrence of `s` (huffman.c `Huff_addRef`).
     pub fn add_ref(&mut self, s: u8) {
         let existing = self.leaf[s as usize];
         if existing != NONE {
@@ -314,7 +318,7 @@ impl Adaptive {
     }
 }
 
-/// A reader of single bits, least significant bit of each byte first (reference §5.1).
+/// A reader of single bits, least significant bit of each byte first (huffman.c `get_bit`).
 pub struct LsbBits<'a> {
     pub data: &'a [u8],
     pub pos: usize,
@@ -329,8 +333,8 @@ impl LsbBits<'_> {
     }
 }
 
-/// Decompresses the adaptive-Huffman region of a `connect` packet (reference §2.2, §6.4): `region`
-/// starts at the big-endian 16-bit length. Returns the bytes and whether all of them were decoded
+/// Decompresses the adaptive-Huffman region of a `connect` packet (huffman.c `Huff_Decompress`):
+/// `region` starts at the big-endian 16-bit length. Returns the bytes and whether all of them were decoded
 /// before the data ran out.
 pub fn decompress_adaptive(region: &[u8], max_len: usize) -> (Vec<u8>, bool) {
     let n = match region {
@@ -374,7 +378,7 @@ pub struct StaticTable {
     pub codes: [(u32, u32); 257],
 }
 
-/// Codes of the adaptive model fed `msg_hData` (reference §6.3): 1,053,340 updates.
+/// Codes of the adaptive model fed `msg_hData` as `MSG_initHuffman` does: 1,053,340 updates.
 pub fn adaptive_static_codes() -> [(u32, u32); 257] {
     let mut t = Adaptive::new();
     for (s, &w) in MSG_HDATA.iter().enumerate() {
@@ -397,7 +401,7 @@ fn parse_code(s: &str) -> (u32, u32) {
     (code, s.len() as u32)
 }
 
-/// Builds the lookup table from the Appendix A codes (cheap, so start-up costs nothing).
+/// Builds the lookup table from `STATIC_CODES` (cheap, so start-up costs nothing).
 fn build_static() -> StaticTable {
     let mut codes = [(0u32, 0u32); 257];
     for (sym, c) in STATIC_CODES.iter().enumerate() {
@@ -436,8 +440,8 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn static_codes_match_appendix_a() {
-        // The adaptive model fed msg_hData (§6.3) must give exactly the Appendix A codes the
+    fn static_codes_match_the_adaptive_model() {
+        // The adaptive model fed msg_hData (`MSG_initHuffman`) must give exactly the codes the
         // lookup table is built from.
         let built = adaptive_static_codes();
         assert_eq!(built, static_table().codes);
@@ -456,7 +460,7 @@ pub(crate) mod tests {
         assert!(t.lookup.iter().all(|&e| e >> 9 != 0));
     }
 
-    /// Test-side encoder for the adaptive coder (reference §6.4 "Encoding").
+    /// Test-side encoder for the adaptive coder (huffman.c `Huff_Compress`).
     pub fn compress_adaptive(text: &[u8]) -> Vec<u8> {
         let mut out = vec![0u8; 2 + text.len() * 2 + 4];
         out[0] = (text.len() >> 8) as u8;

@@ -1,7 +1,10 @@
-//! The message bit stream (reference §5): raw bits LSB first, whole bytes through the static
+//! The message bit stream (ioquake3 code/qcommon/msg.c `MSG_ReadBits`): raw bits LSB first, whole bytes through the static
 //! Huffman table. Never panics; a read past the end sets `overread` and returns an error.
 
 use super::huffman::{MAX_CODE_BITS, NYT, StaticTable, static_table};
+use super::notes;
+use crate::tree::{NoteDef, Pos, TreeBuilder};
+use crate::wire::{Step, Stop};
 
 /// A read ran past the end of the message (or hit the NYT code, which the encoder never sends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,6 +14,117 @@ pub enum Bad {
 }
 
 pub type R<T> = Result<T, Bad>;
+
+impl Bad {
+    /// The registered note and its text for a failed read of `what`.
+    pub fn note(self, what: &str) -> (&'static NoteDef, String) {
+        match self {
+            Bad::Overread => (
+                &notes::OVERREAD,
+                format!("{what}: read past the end of the message"),
+            ),
+            Bad::Nyt => (
+                &notes::NYT,
+                format!("{what}: Huffman code of NYT (corrupt stream)"),
+            ),
+        }
+    }
+}
+
+/// Where fields point: bit offsets in the message are shifted by `base` bits in `source`.
+#[derive(Clone, Copy)]
+pub struct Loc {
+    pub source: u8,
+    pub base: usize,
+}
+
+impl Loc {
+    pub fn bits(&self, start: usize, end: usize) -> Pos {
+        Pos::bits(self.base + start, end.saturating_sub(start)).in_source(self.source)
+    }
+}
+
+/// The message bit stream paired with the tree it is dissected into, the bit-level sibling of
+/// the toolkit's `Dissector`: a read that fails adds its located note (`<what>: read past the
+/// end of the message`, from where the read stopped to the end of the message) and returns
+/// [`Stop`]; callers propagate it with `?`. `what` names the part being read, for the note.
+pub struct BitDissector<'a, 't> {
+    pub r: BitReader<'a>,
+    pub t: &'t mut TreeBuilder,
+    pub loc: Loc,
+}
+
+macro_rules! step_reads {
+    ($($name:ident($($arg:ident: $at:ty),*) -> $t:ty;)*) => {
+        $(
+            #[inline]
+            pub fn $name(&mut self, what: &'static str $(, $arg: $at)*) -> Step<$t> {
+                match self.r.$name($($arg),*) {
+                    Ok(v) => Ok(v),
+                    Err(bad) => Err(self.fail(what, bad)),
+                }
+            }
+        )*
+    };
+}
+
+impl<'a, 't> BitDissector<'a, 't> {
+    pub fn new(data: &'a [u8], t: &'t mut TreeBuilder, loc: Loc) -> BitDissector<'a, 't> {
+        BitDissector {
+            r: BitReader::new(data),
+            t,
+            loc,
+        }
+    }
+
+    /// Current bit position in the message.
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.r.pos()
+    }
+
+    /// The bits from `start` to `end` of the message, where a field points.
+    #[inline]
+    pub fn bits_pos(&self, start: usize, end: usize) -> Pos {
+        self.loc.bits(start, end)
+    }
+
+    /// The bits read since `start`: where the field just read sits.
+    #[inline]
+    pub fn since(&self, start: usize) -> Pos {
+        self.loc.bits(start, self.r.pos())
+    }
+
+    /// The end of what was read, in the unit a group opened at a bit position is closed with.
+    #[inline]
+    pub fn end(&self) -> usize {
+        self.loc.base + self.r.pos()
+    }
+
+    /// Records a failed read of `what` as a located error note and returns [`Stop`].
+    #[cold]
+    #[inline(never)]
+    pub fn fail(&mut self, what: &'static str, bad: Bad) -> Stop {
+        let (note, msg) = bad.note(what);
+        let total = self.r.total_bits();
+        let at = self.r.pos().min(total);
+        self.t
+            .expert(note, None, Some(self.loc.bits(at, total)), msg);
+        Stop
+    }
+
+    step_reads! {
+        bit() -> u32;
+        raw(n: u32) -> u32;
+        bits(n: i32) -> i64;
+        byte() -> u8;
+        short() -> i16;
+        long() -> i32;
+        ulong() -> u32;
+        bytes(n: usize) -> Vec<u8>;
+        string(max: usize, out: &mut Vec<u8>) -> ();
+    }
+}
 
 pub struct BitReader<'a> {
     data: &'a [u8],
@@ -121,7 +235,7 @@ impl<'a> BitReader<'a> {
         Ok(sym as u8)
     }
 
-    /// An n-bit field (reference §5.2); negative `n` = signed. The raw low bits and up to four
+    /// An n-bit field (`MSG_ReadBits`); negative `n` = signed. The raw low bits and up to four
     /// Huffman symbols are all decoded from one 57-bit window (7 + 3 × 11 + 11 bits at most).
     pub fn bits(&mut self, n: i32) -> R<i64> {
         let m = n.unsigned_abs().min(32);
@@ -173,7 +287,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// A NUL-terminated string (the NUL is read, not stored); at most `max` bytes are kept, the
-    /// rest consumed up to the NUL as ioquake3 does (reference §5.4). Bytes are kept as sent.
+    /// rest consumed up to the NUL as ioquake3 does (`MSG_ReadString`). Bytes are kept as sent.
     pub fn string(&mut self, max: usize, out: &mut Vec<u8>) -> R<()> {
         out.clear();
         loop {
@@ -200,7 +314,7 @@ impl<'a> BitReader<'a> {
 pub(crate) mod tests {
     use super::*;
 
-    /// Test-side writer mirroring reference §5.2.
+    /// Test-side writer mirroring `MSG_WriteBits`.
     #[derive(Default)]
     pub struct BitWriter {
         pub data: Vec<u8>,

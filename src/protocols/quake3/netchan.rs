@@ -1,12 +1,9 @@
-//! Netchan header (reference §3), fragment reassembly (§3.3), the ioquake3 checksum (§3.1) and
-//! the legacy XOR keying (§8).
+//! Netchan header, fragment reassembly and the ioquake3 checksum (ioquake3
+//! code/qcommon/net_chan.c `Netchan_Process`, code/qcommon/qcommon.h `NETCHAN_GENCHECKSUM`), and
+//! the legacy XOR keying (code/server/sv_net_chan.c `SV_Netchan_Decode`,
+//! code/client/cl_net_chan.c `CL_Netchan_Decode`; always on in id 1.32).
 
-/// Bit 31 of the sequence: this datagram is one fragment of a larger message.
-pub const FRAGMENT_BIT: u32 = 0x8000_0000;
-/// Fragments carry up to this many bytes; a shorter one is the last (§3.3).
-pub const FRAGMENT_SIZE: usize = 1300;
-/// Largest reassembled message (MAX_MSGLEN).
-pub const MAX_MSGLEN: usize = 16384;
+pub use super::constants::{FRAGMENT_BIT, FRAGMENT_SIZE, MAX_MSGLEN};
 
 /// Which netchan wire format a connection uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +23,7 @@ impl Flavour {
     }
 }
 
-/// `challenge XOR (sequence × challenge)` in 32-bit wrapping arithmetic (§3.1).
+/// `challenge XOR (sequence × challenge)` in 32-bit wrapping arithmetic (`NETCHAN_GENCHECKSUM`).
 pub fn checksum(challenge: i32, sequence: u32) -> u32 {
     let c = challenge as u32;
     c ^ (sequence & !FRAGMENT_BIT).wrapping_mul(c)
@@ -126,7 +123,7 @@ impl Reassembly {
     }
 }
 
-/// The common XOR transform of §8.1 over `body` (payload index 0 = body[0]), from `start`.
+/// The XOR transform shared by `SV_Netchan_Decode` and `CL_Netchan_Decode` over `body` (payload index 0 = `body[0]`), from `start`.
 pub fn xor(body: &mut [u8], start: usize, mut key: u8, string: &[u8]) {
     let mut j = 0usize;
     for (i, b) in body.iter_mut().enumerate().skip(start) {

@@ -1,23 +1,22 @@
-//! Server → client messages (reference §9): reliable acknowledge, then svc operations.
+//! Server → client messages: reliable acknowledge, then svc operations (ioquake3
+//! code/client/cl_parse.c `CL_ParseServerMessage`, `CL_ParseGamestate`, `CL_ParseSnapshot`,
+//! `CL_ParseDownload`, `CL_ParseCommandString`, `CL_ParseVoip`).
 
 use super::State;
 use super::connectionless::{InfoDefs, add_info, info_value, tokenize};
+use super::constants::{
+    Cs, ENTITYNUM_NONE, EntBase, GENTITYNUM_BITS, MAX_AREA_BYTES, MAX_CONFIGSTRINGS, MAX_GENTITIES,
+    MAX_OPS, PACKET_BACKUP, Svc,
+};
 use super::delta::{self, EntDelta, EntState, PlayerState};
 use super::fields::*;
-use super::msg::{Bad, BitReader};
-use super::tables::{configstring_is_info, configstring_name};
+use super::msg::{BitDissector, Loc};
+use super::notes;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::tree::{Pos, TreeBuilder, Value};
-
-/// Caps on loop counts (the engine's own limits).
-const MAX_OPS: usize = 4096;
-const MAX_CONFIGSTRINGS: u32 = 1024;
-const MAX_AREA_BYTES: usize = 32;
-const MAX_ENTITY_RECORDS: usize = 1024;
-/// How many snapshots a flow keeps (PACKET_BACKUP).
-pub const PACKET_BACKUP: usize = 32;
+use crate::wire::Step;
 
 pub static CS_INFO_DEFS: InfoDefs = InfoDefs {
     group: &GS_CS_INFO,
@@ -76,24 +75,6 @@ impl SnapRing {
 
     pub fn slots(&self) -> &[Snap] {
         &self.slots
-    }
-}
-
-/// Where fields point: bit offsets in the message are shifted by `base` bits in `source`.
-#[derive(Clone, Copy)]
-pub struct Loc {
-    pub source: u8,
-    pub base: usize,
-}
-
-impl Loc {
-    pub fn bits(&self, start: usize, end: usize) -> Pos {
-        Pos::bits(self.base + start, end.saturating_sub(start)).in_source(self.source)
-    }
-
-    /// The bits read since `start`: where the field just read sits.
-    pub fn since(&self, start: usize, r: &BitReader<'_>) -> Pos {
-        self.bits(start, r.pos())
     }
 }
 
@@ -182,77 +163,69 @@ impl State {
         t: &mut TreeBuilder,
         sum: &mut Summary,
     ) {
-        let mut r = BitReader::new(body);
         t.open(&SVC, Value::None, loc.bits(0, body.len() * 8));
-        let res = self.server_ops(&mut r, sequence, loc, t, sum);
-        if let Err((what, bad)) = res {
-            let msg = match bad {
-                Bad::Overread => format!("{what}: read past the end of the message"),
-                Bad::Nyt => format!("{what}: Huffman code of NYT (corrupt stream)"),
-            };
-            let p = r.pos();
-            t.error(
-                None,
-                Some(loc.bits(p.min(body.len() * 8), body.len() * 8)),
-                msg,
-            );
-        }
+        let mut d = BitDissector::new(body, t, loc);
+        // A failed read has recorded its note; the message ends there.
+        let _ = self.server_ops(&mut d, sequence, sum);
         t.close_as_is();
     }
 
     fn server_ops(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         sequence: u32,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let s = r.pos();
-        let ack = r.ulong().map_err(|e| ("reliable acknowledge", e))?;
-        t.add(
+    ) -> Step<()> {
+        let s = d.pos();
+        let ack = d.ulong("reliable acknowledge")?;
+        d.t.add(
             &SVC_RELIABLE_ACK,
             Value::UInt(ack as u64),
-            loc.bits(s, r.pos()),
+            d.loc.bits(s, d.pos()),
         );
         let mut nops = 0u64;
         let mut nop_pos = None;
         let mut seen = 0u32;
         for _ in 0..MAX_OPS {
-            let s = r.pos();
-            let op = r.byte().map_err(|e| ("svc opcode", e))?;
+            let s = d.pos();
+            let op = Svc(d.byte("svc opcode")?);
             match op {
-                1 => {
+                Svc::NOP => {
                     nops += 1;
-                    nop_pos.get_or_insert(loc.bits(s, r.pos()));
+                    nop_pos.get_or_insert(d.loc.bits(s, d.pos()));
                 }
-                2 | 7 if seen & (1 << op) != 0 => {
-                    t.error(
+                Svc::GAMESTATE | Svc::SNAPSHOT if seen & (1 << op.0) != 0 => {
+                    d.t.expert(
+                        &notes::SVC_REPEATED,
                         None,
-                        Some(loc.bits(s, r.pos())),
+                        Some(d.loc.bits(s, d.pos())),
                         format!(
                             "a second {} in one message",
-                            if op == 2 { "gamestate" } else { "snapshot" }
+                            if op == Svc::GAMESTATE {
+                                "gamestate"
+                            } else {
+                                "snapshot"
+                            }
                         ),
                     );
                     return Ok(());
                 }
-                2 => {
-                    seen |= 1 << 2;
-                    self.gamestate(r, s, loc, t, sum)?
+                Svc::GAMESTATE => {
+                    seen |= 1 << op.0;
+                    self.gamestate(d, s, sum)?
                 }
-                5 => self.server_command(r, s, loc, t, sum)?,
-                6 => self.download(r, s, loc, t, sum)?,
-                7 => {
-                    seen |= 1 << 7;
-                    self.snapshot(r, s, sequence, loc, t, sum)?
+                Svc::SERVER_COMMAND => self.server_command(d, s, sum)?,
+                Svc::DOWNLOAD => self.download(d, s, sum)?,
+                Svc::SNAPSHOT => {
+                    seen |= 1 << op.0;
+                    self.snapshot(d, s, sequence, sum)?
                 }
-                8 => {
+                Svc::EOF => {
                     if nops > 0 {
-                        t.add(
+                        d.t.add(
                             &SVC_NOP,
                             Value::UInt(nops),
-                            nop_pos.unwrap_or(loc.bits(s, s)),
+                            nop_pos.unwrap_or(d.loc.bits(s, s)),
                         );
                     }
                     if sum.msg_type.is_empty() {
@@ -260,114 +233,114 @@ impl State {
                     }
                     return Ok(());
                 }
-                9 | 10 => self.voip(r, s, op, loc, t, sum)?,
+                Svc::VOIP_SPEEX | Svc::VOIP_OPUS => self.voip(d, s, op, sum)?,
                 _ => {
-                    t.error(
+                    d.t.expert(
+                        &notes::SVC_UNKNOWN,
                         None,
-                        Some(loc.bits(s, r.pos())),
-                        format!("unknown svc opcode {op}"),
+                        Some(d.loc.bits(s, d.pos())),
+                        format!("unknown svc opcode {}", op.0),
                     );
                     return Ok(());
                 }
             }
         }
-        t.error(None, None, "more than 4096 operations in one message");
+        d.t.expert(
+            &notes::TOO_MANY_OPS,
+            None,
+            None,
+            "more than 4096 operations in one message",
+        );
         Ok(())
     }
 
-    fn gamestate(
-        &mut self,
-        r: &mut BitReader<'_>,
-        s: usize,
-        loc: Loc,
-        t: &mut TreeBuilder,
-        sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
+    fn gamestate(&mut self, d: &mut BitDissector<'_, '_>, s: usize, sum: &mut Summary) -> Step<()> {
         sum.msg_type = "gamestate";
-        t.open(&GAMESTATE, Value::None, loc.bits(s, s));
-        let a = r.pos();
-        let seq = r.ulong().map_err(|e| ("gamestate command sequence", e))?;
-        t.add(&GS_COMMAND_SEQ, Value::UInt(seq as u64), loc.since(a, r));
+        d.t.open(&GAMESTATE, Value::None, d.loc.bits(s, s));
+        let a = d.pos();
+        let seq = d.ulong("gamestate command sequence")?;
+        d.t.add(&GS_COMMAND_SEQ, Value::UInt(seq as u64), d.since(a));
         self.gamestate_seen(seq);
         self.have_gamestate = true;
         let mut n_cs = 0u32;
         let mut n_bl = 0u64;
         let mut buf = Vec::new();
         loop {
-            let a = r.pos();
-            let cmd = r.byte().map_err(|e| ("gamestate entry", e))?;
+            let a = d.pos();
+            let cmd = Svc(d.byte("gamestate entry")?);
             match cmd {
-                8 => break,
-                3 => {
-                    let idx = r.short().map_err(|e| ("configstring index", e))?;
-                    r.string(8192, &mut buf).map_err(|e| ("configstring", e))?;
-                    let p = loc.since(a, r);
+                Svc::EOF => break,
+                Svc::CONFIGSTRING => {
+                    let idx = d.short("configstring index")?;
+                    d.string("configstring", 8192, &mut buf)?;
+                    let p = d.since(a);
                     if !(0..MAX_CONFIGSTRINGS as i16).contains(&idx) {
-                        t.error(
+                        d.t.expert(
+                            &notes::CONFIGSTRING_INDEX,
                             Some(&GS_CS_INDEX),
                             Some(p),
                             format!("configstring index {idx} out of range"),
                         );
-                        t.close(loc.base + r.pos());
+                        d.t.close(d.end());
                         return Ok(());
                     }
                     n_cs += 1;
                     self.configstring_set(idx as u32, &buf, sum);
-                    t.open(&GS_CONFIGSTRING, Value::None, p);
-                    t.add(&GS_CS_INDEX, Value::UInt(idx as u64), p);
-                    let name = configstring_name(idx as u32);
+                    d.t.open(&GS_CONFIGSTRING, Value::None, p);
+                    d.t.add(&GS_CS_INDEX, Value::UInt(idx as u64), p);
+                    let name = Cs::name_of(idx as u32);
                     if !name.is_empty() {
-                        t.add(&GS_CS_NAME, Value::Str(name.into()), p);
+                        d.t.add(&GS_CS_NAME, Value::Str(name.into()), p);
                     }
-                    t.add_text(&GS_CS_VALUE, &buf, p);
-                    if configstring_is_info(idx as u32) {
-                        add_info(t, &CS_INFO_DEFS, &buf, p, None);
+                    d.t.add_text(&GS_CS_VALUE, &buf, p);
+                    if Cs::is_info(idx as u32) {
+                        add_info(d.t, &CS_INFO_DEFS, &buf, p, None);
                     }
-                    t.close_as_is();
+                    d.t.close_as_is();
                 }
-                4 => {
-                    let num = r.bits(10).map_err(|e| ("baseline number", e))? as u16;
+                Svc::BASELINE => {
+                    let num = d.bits("baseline number", GENTITYNUM_BITS)? as u16;
                     let zero = [0u32; delta::ENT_FIELDS];
                     let (mut st, mut ch) = ([0u32; delta::ENT_FIELDS], delta::Changes::new());
-                    let d = delta::read_entity(r, &zero, &mut st, &mut ch)
-                        .map_err(|e| ("baseline", e))?;
-                    let p = loc.since(a, r);
+                    let delta = delta::read_entity(d, "baseline", &zero, &mut st, &mut ch)?;
+                    let p = d.since(a);
                     n_bl += 1;
-                    t.open(&ENTITY, Value::None, p);
-                    t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
-                    match d {
+                    d.t.open(&ENTITY, Value::None, p);
+                    d.t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
+                    match delta {
                         EntDelta::Changed => {
-                            delta::render_entity(t, &st, Some(&ch), loc.source, p);
+                            delta::render_entity(d.t, &st, Some(&ch), d.loc.source, p);
                             self.set_baseline(num, st);
                         }
                         EntDelta::Removed => {
-                            t.add(&ENT_REMOVED, Value::Bool(true), p);
+                            d.t.add(&ENT_REMOVED, Value::Bool(true), p);
                         }
                         EntDelta::Unchanged => self.set_baseline(num, zero),
                     }
-                    t.close_as_is();
+                    d.t.close_as_is();
                 }
                 _ => {
-                    t.error(
+                    d.t.expert(
+                        &notes::GAMESTATE_ENTRY_UNKNOWN,
                         None,
-                        Some(loc.since(a, r)),
-                        format!("unknown gamestate entry {cmd}"),
+                        Some(d.since(a)),
+                        format!("unknown gamestate entry {}", cmd.0),
                     );
-                    t.close(loc.base + r.pos());
+                    d.t.close(d.end());
                     return Ok(());
                 }
             }
         }
-        t.add(&GS_BASELINES, Value::UInt(n_bl), loc.bits(s, r.pos()));
-        let a = r.pos();
-        let cn = r.ulong().map_err(|e| ("clientNum", e))?;
-        t.add(&GS_CLIENT_NUM, Value::UInt(cn as u64), loc.since(a, r));
-        let a = r.pos();
-        let feed = r.long().map_err(|e| ("checksumFeed", e))?;
-        t.add(&GS_CHECKSUM_FEED, Value::Int(feed as i64), loc.since(a, r));
+        d.t.add(&GS_BASELINES, Value::UInt(n_bl), d.loc.bits(s, d.pos()));
+        let a = d.pos();
+        let cn = d.ulong("clientNum")?;
+        d.t.add(&GS_CLIENT_NUM, Value::UInt(cn as u64), d.since(a));
+        let a = d.pos();
+        let feed = d.long("checksumFeed")?;
+        d.t.add(&GS_CHECKSUM_FEED, Value::Int(feed as i64), d.since(a));
         self.checksum_feed = Some(feed);
         self.client_num = Some(cn);
-        t.close(loc.base + r.pos());
+        d.t.close(d.end());
         let map = self.map.clone().unwrap_or_default();
         sum.add(format_args!(
             "gamestate map {map} {n_cs} configstrings {n_bl} baselines client {cn}"
@@ -377,42 +350,39 @@ impl State {
 
     fn server_command(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let num = r.ulong().map_err(|e| ("server command number", e))?;
+    ) -> Step<()> {
+        let num = d.ulong("server command number")?;
         let mut text = Vec::new();
-        r.string(1024, &mut text)
-            .map_err(|e| ("server command", e))?;
-        let p = loc.bits(s, r.pos());
+        d.string("server command", 1024, &mut text)?;
+        let p = d.loc.bits(s, d.pos());
         let fresh = self.server_cmds.put(num, &text);
-        t.open(&SVC_COMMAND, Value::None, p);
-        t.add(&SVC_CMD_SEQUENCE, Value::UInt(num as u64), p);
-        t.add_text(&SVC_CMD_TEXT, &text, p);
+        d.t.open(&SVC_COMMAND, Value::None, p);
+        d.t.add(&SVC_CMD_SEQUENCE, Value::UInt(num as u64), p);
+        d.t.add_text(&SVC_CMD_TEXT, &text, p);
         let toks = tokenize(&text);
         let name = toks.first().copied().unwrap_or(b"");
-        t.add_text(&SVC_CMD_NAME, name, p);
+        d.t.add_text(&SVC_CMD_NAME, name, p);
         let arg = |i: usize| toks.get(i).copied().unwrap_or(b"");
         let mut line = format!("cmd {num} {}", lossy(name));
         match name {
             b"print" | b"chat" | b"tchat" | b"cp" | b"disconnect" => {
-                t.add_text(&SVC_CMD_MESSAGE, arg(1), p);
+                d.t.add_text(&SVC_CMD_MESSAGE, arg(1), p);
                 line = format!("{} \"{}\"", lossy(name), short_text(arg(1), 60));
             }
             b"cs" => {
                 let idx: u32 = lossy(arg(1)).parse().unwrap_or(u32::MAX);
                 if idx < MAX_CONFIGSTRINGS {
-                    self.cs_command(t, p, idx, arg(2), fresh, sum);
-                    line = format!("cs {idx} {}", configstring_name(idx));
+                    self.cs_command(d.t, p, idx, arg(2), fresh, sum);
+                    line = format!("cs {idx} {}", Cs::name_of(idx));
                 }
             }
             b"bcs0" | b"bcs1" | b"bcs2" => {
                 let idx: u32 = lossy(arg(1)).parse().unwrap_or(u32::MAX);
                 if idx < MAX_CONFIGSTRINGS {
-                    t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
+                    d.t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
                     if name == b"bcs0" || self.bcs.as_ref().is_none_or(|b| b.0 != idx) {
                         self.bcs = Some((idx, Vec::new()));
                     }
@@ -424,18 +394,18 @@ impl State {
                     if name == b"bcs2"
                         && let Some((_, full)) = self.bcs.take()
                     {
-                        self.cs_command(t, p, idx, &full, fresh, sum);
+                        self.cs_command(d.t, p, idx, &full, fresh, sum);
                     }
                     line = format!("{} {idx}", lossy(name));
                 }
             }
             _ => {
                 for a in toks.iter().skip(1).take(64) {
-                    t.add_text(&SVC_CMD_ARG, a, p);
+                    d.t.add_text(&SVC_CMD_ARG, a, p);
                 }
             }
         }
-        t.close_as_is();
+        d.t.close_as_is();
         sum.add_str(&line);
         if sum.msg_type.is_empty() {
             sum.msg_type = "serverCommand";
@@ -453,12 +423,12 @@ impl State {
         sum: &mut Summary,
     ) {
         t.add(&SVC_CMD_CS_INDEX, Value::UInt(idx as u64), p);
-        let name = configstring_name(idx);
+        let name = Cs::name_of(idx);
         if !name.is_empty() {
             t.add(&SVC_CMD_CS_NAME, Value::Str(name.into()), p);
         }
         t.add_text(&SVC_CMD_CS_VALUE, value, p);
-        if configstring_is_info(idx) {
+        if Cs::is_info(idx) {
             add_info(t, &CMD_INFO_DEFS, value, p, None);
         }
         if fresh {
@@ -468,18 +438,18 @@ impl State {
 
     /// Learns what matters from a configstring (map, serverId, player names).
     fn configstring_set(&mut self, idx: u32, value: &[u8], _sum: &mut Summary) {
-        match idx {
-            0 => {
+        match Cs::block(idx) {
+            Cs::SERVERINFO => {
                 if let Some(m) = info_value(value, b"mapname") {
                     self.map = Some(lossy(m));
                 }
             }
-            1 => {
+            Cs::SYSTEMINFO => {
                 if let Some(id) = info_value(value, b"sv_serverid") {
                     self.server_id = lossy(id).parse().ok();
                 }
             }
-            544..=607 => {
+            Cs::PLAYERS => {
                 if let Some(n) = info_value(value, b"n")
                     && self.players.len() < 64
                     && !self.players.iter().any(|p| p.as_bytes() == n)
@@ -491,36 +461,28 @@ impl State {
         }
     }
 
-    fn download(
-        &mut self,
-        r: &mut BitReader<'_>,
-        s: usize,
-        loc: Loc,
-        t: &mut TreeBuilder,
-        sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let e = |e| ("download", e);
-        let block = r.bits(16).map_err(e)? as u16;
-        t.open(&DOWNLOAD, Value::None, loc.bits(s, s));
-        t.add(&DL_BLOCK, Value::UInt(block as u64), loc.bits(s, r.pos()));
+    fn download(&mut self, d: &mut BitDissector<'_, '_>, s: usize, sum: &mut Summary) -> Step<()> {
+        let block = d.bits("download", 16)? as u16;
+        d.t.open(&DOWNLOAD, Value::None, d.loc.bits(s, s));
+        d.t.add(&DL_BLOCK, Value::UInt(block as u64), d.loc.bits(s, d.pos()));
         if block == 0 {
-            let size = r.long().map_err(e)?;
-            t.add(&DL_SIZE, Value::Int(size as i64), loc.bits(s, r.pos()));
+            let size = d.long("download")?;
+            d.t.add(&DL_SIZE, Value::Int(size as i64), d.loc.bits(s, d.pos()));
             if size < 0 {
                 let mut text = Vec::new();
-                r.string(1024, &mut text).map_err(e)?;
-                t.add_text(&DL_ERROR, &text, loc.bits(s, r.pos()));
-                t.close(loc.base + r.pos());
+                d.string("download", 1024, &mut text)?;
+                d.t.add_text(&DL_ERROR, &text, d.loc.bits(s, d.pos()));
+                d.t.close(d.end());
                 sum.add(format_args!("download error {}", short_text(&text, 60)));
                 return Ok(());
             }
         }
-        let len = r.bits(16).map_err(e)? as u16 as usize;
-        t.add(&DL_LENGTH, Value::UInt(len as u64), loc.bits(s, r.pos()));
-        let a = r.pos();
-        let data = r.bytes(len).map_err(e)?;
-        t.add(&DL_DATA, Value::Bytes(data.into()), loc.since(a, r));
-        t.close(loc.base + r.pos());
+        let len = d.bits("download", 16)? as u16 as usize;
+        d.t.add(&DL_LENGTH, Value::UInt(len as u64), d.loc.bits(s, d.pos()));
+        let a = d.pos();
+        let data = d.bytes("download", len)?;
+        d.t.add(&DL_DATA, Value::Bytes(data.into()), d.since(a));
+        d.t.close(d.end());
         sum.add(format_args!("download block {block} {len} bytes"));
         if sum.msg_type.is_empty() {
             sum.msg_type = "download";
@@ -530,100 +492,52 @@ impl State {
 
     fn voip(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
-        op: u8,
-        loc: Loc,
-        t: &mut TreeBuilder,
+        op: Svc,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
-        let e = |e| ("voip", e);
-        let client = r.bits(16).map_err(e)?;
-        let generation = r.byte().map_err(e)?;
-        let seq = r.ulong().map_err(e)?;
-        let frames = r.byte().map_err(e)?;
-        let size = r.bits(16).map_err(e)? as usize;
-        let flags = r.raw(2).map_err(e)?;
-        let a = r.pos();
-        let data = r.bytes(size).map_err(e)?;
-        let p = loc.bits(s, r.pos());
-        t.open(
-            &VOIP,
-            Value::Enum(
-                op as i64,
-                if op == 9 {
-                    "svc_voipSpeex"
-                } else {
-                    "svc_voipOpus"
-                },
-            ),
-            p,
-        );
-        t.add(&VOIP_CLIENT, Value::UInt(client as u64), p);
-        t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
-        t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
-        t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
-        t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
-        t.add(&VOIP_DATA, Value::Bytes(data.into()), loc.since(a, r));
-        t.close_as_is();
+    ) -> Step<()> {
+        let client = d.bits("voip", 16)?;
+        let generation = d.byte("voip")?;
+        let seq = d.ulong("voip")?;
+        let frames = d.byte("voip")?;
+        let size = d.bits("voip", 16)? as usize;
+        let flags = d.raw("voip", 2)?;
+        let a = d.pos();
+        let data = d.bytes("voip", size)?;
+        let p = d.loc.bits(s, d.pos());
+        d.t.open(&VOIP, Value::Enum(op.0 as i64, op.name_or("")), p);
+        d.t.add(&VOIP_CLIENT, Value::UInt(client as u64), p);
+        d.t.add(&VOIP_GENERATION, Value::UInt(generation as u64), p);
+        d.t.add(&VOIP_SEQUENCE, Value::UInt(seq as u64), p);
+        d.t.add(&VOIP_FRAMES, Value::UInt(frames as u64), p);
+        d.t.add(&VOIP_FLAGS, Value::UInt(flags as u64), p);
+        d.t.add(&VOIP_DATA, Value::Bytes(data.into()), d.since(a));
+        d.t.close_as_is();
         sum.add(format_args!("voip client {client} {size} bytes"));
         Ok(())
     }
 
+    /// A snapshot (ioquake3 code/client/cl_parse.c `CL_ParseSnapshot`), decoded straight into
+    /// its slot of the ring.
     fn snapshot(
         &mut self,
-        r: &mut BitReader<'_>,
+        d: &mut BitDissector<'_, '_>,
         s: usize,
         sequence: u32,
-        loc: Loc,
-        t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) -> Result<(), (&'static str, Bad)> {
+    ) -> Step<()> {
         sum.msg_type = "snapshot";
-        t.open(&SNAPSHOT, Value::None, loc.bits(s, s));
-        let e = |e| ("snapshot", e);
-        let a = r.pos();
-        let time = r.long().map_err(e)?;
-        t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), loc.since(a, r));
-        let a = r.pos();
-        let delta_num = r.byte().map_err(e)?;
-        t.add(
-            &SNAP_DELTA_NUM,
-            Value::UInt(delta_num as u64),
-            loc.since(a, r),
-        );
-        let from_seq = sequence.wrapping_sub(delta_num as u32);
-        if delta_num != 0 {
-            t.add(
-                &SNAP_DELTA_FROM,
-                Value::UInt(from_seq as u64),
-                loc.since(a, r),
-            );
-        }
-        let a = r.pos();
-        let flags = r.byte().map_err(e)?;
-        t.add(&SNAP_FLAGS, Value::UInt(flags as u64), loc.since(a, r));
-        let a = r.pos();
-        let alen = r.byte().map_err(e)? as usize;
-        if alen > MAX_AREA_BYTES {
-            t.error(
-                Some(&SNAP_AREAMASK),
-                Some(loc.since(a, r)),
-                format!("area mask length {alen} exceeds 32"),
-            );
-            t.close(loc.base + r.pos());
+        d.t.open(&SNAPSHOT, Value::None, d.loc.bits(s, s));
+        let Some(hd) = snapshot_header(d, sequence)? else {
             return Ok(());
-        }
-        let mask = r.bytes(alen).map_err(e)?;
-        t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), loc.since(a, r));
-
-        // The reference snapshot (§9.3).
-        let reference = if delta_num == 0 {
+        };
+        let reference = if hd.delta_num == 0 {
             None
         } else {
-            let found = self.snaps.find(from_seq);
+            let found = self.snaps.find(hd.from_seq);
             if found.is_none() {
-                t.note(crate::tree::Severity::Note, Some(&SNAP_DELTA_FROM), Some(loc.since(a, r)), format!("reference snapshot {from_seq} was not captured: values are relative to zero / baselines"));
+                d.t.expert(&notes::DELTA_REFERENCE_MISSING, Some(&SNAP_DELTA_FROM), Some(d.since(hd.mask_at)), format!("reference snapshot {} was not captured: values are relative to zero / baselines", hd.from_seq));
             }
             found
         };
@@ -640,164 +554,260 @@ impl State {
         target.sequence = sequence;
         let zero_ps = PlayerState::default();
         let from_ps = from_snap.map_or(&zero_ps, |sn| &sn.ps);
-        let a = r.pos();
+        let a = d.pos();
         let ch = &mut self.scratch_changes;
-        delta::read_player(r, from_ps, &mut target.ps, ch).map_err(|e| ("player state", e))?;
-        let ps = &target.ps;
-        let pp = loc.since(a, r);
-        t.open(&PS, Value::None, pp);
-        delta::render_player(t, ps, ch, loc.source, pp);
-        if delta_num != 0 && reference.is_none() {
-            t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
+        delta::read_player(d, from_ps, &mut target.ps, ch)?;
+        let pp = d.since(a);
+        d.t.open(&PS, Value::None, pp);
+        delta::render_player(d.t, &target.ps, ch, d.loc.source, pp);
+        if hd.delta_num != 0 && reference.is_none() {
+            d.t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
         }
-        t.close_as_is();
-
-        // Packet entities: merge the reference's list with the transmitted records. The
-        // target slot's own list (of the message PACKET_BACKUP ago) is reused: no allocation.
-        let (old, old_states): (&[u16], &[Arc<EntState>]) =
-            from_snap.map_or((&[], &[]), |sn| (&sn.nums, &sn.states));
-        let Snap {
-            nums: ents, states, ..
-        } = target;
-        ents.clear();
-        states.clear();
-        ents.reserve(old.len() + 8);
-        // The state of the reference's entity `i` (all zero if trees were off when it was read).
-        let old_state = |i: usize| {
-            old_states
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
+        d.t.close_as_is();
+        let bases = Bases {
+            baselines: &self.baselines,
+            have_gamestate: self.have_gamestate,
         };
-        let detail = t.detail();
-        let mut oi = 0usize;
-        let mut sent = 0usize;
-        let mut removed = Vec::new();
-        let mut last: i32 = -1;
-        for _ in 0..MAX_ENTITY_RECORDS + 1 {
-            let a = r.pos();
-            let num = r.bits(10).map_err(|e| ("entity number", e))? as u16;
-            if num == 1023 {
-                break;
-            }
-            if (num as i32) <= last {
-                t.warning(
-                    Some(&ENT_NUMBER),
-                    Some(loc.since(a, r)),
-                    format!("entity {num} out of order"),
-                );
-            }
-            last = num as i32;
-            while oi < old.len() && old[oi] < num {
-                ents.push(old[oi]);
-                if detail {
-                    states.push(old_state(oi));
-                }
-                oi += 1;
-            }
-            // The state the delta applies to: shared with the reference snapshot, or a baseline.
-            // (Without trees the values are not shown, so they are not looked up.)
-            let in_reference = oi < old.len() && old[oi] == num;
-            if in_reference {
-                oi += 1;
-            }
-            let prev: Option<Arc<EntState>> = if in_reference && detail {
-                old_states.get(oi - 1).cloned()
-            } else {
-                None
-            };
-            // (Not `self.baseline()`: the ring is borrowed.)
-            let baseline = if prev.is_none() && detail {
-                self.baselines
-                    .get(num as usize)
-                    .and_then(|b| b.as_deref().copied())
-            } else {
-                None
-            };
-            let zero = [0u32; delta::ENT_FIELDS];
-            let (from, base): (&EntState, (i64, &'static str)) = match (&prev, &baseline) {
-                (Some(rc), _) => (rc, (0, "previous snapshot")),
-                (None, Some(b)) => (b, (1, "baseline")),
-                // The gamestate sent no baseline for it: the client's baseline is all zero.
-                (None, None) if self.have_gamestate => (&zero, (2, "zero baseline")),
-                (None, None) => (&zero, (3, "baseline not captured")),
-            };
-            let mut st = [0u32; delta::ENT_FIELDS];
-            let ch = &mut self.scratch_changes;
-            let d = delta::read_entity(r, from, &mut st, ch).map_err(|e| ("entity", e))?;
-            sent += 1;
-            if !detail {
-                match d {
-                    EntDelta::Removed => removed.push(num),
-                    _ => ents.push(num),
-                }
-                continue;
-            }
-            let unchanged = || match &prev {
-                Some(rc) => Arc::clone(rc),
-                None => Arc::new(*from),
-            };
-            let p = loc.since(a, r);
-            t.open(&ENTITY, Value::None, p);
-            t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
-            match d {
-                EntDelta::Removed => {
-                    t.add(&ENT_REMOVED, Value::Bool(true), p);
-                    removed.push(num);
-                }
-                EntDelta::Unchanged => {
-                    t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
-                    delta::render_entity(t, from, None, loc.source, p);
-                    ents.push(num);
-                    states.push(unchanged());
-                }
-                EntDelta::Changed => {
-                    t.add(&ENT_BASE, Value::Enum(base.0, base.1), p);
-                    delta::render_entity(t, &st, Some(ch), loc.source, p);
-                    ents.push(num);
-                    states.push(Arc::new(st));
-                }
-            }
-            t.close_as_is();
-        }
-        let rest = oi.min(old.len());
-        ents.extend_from_slice(&old[rest..]);
-        if detail {
-            states.extend((rest..old.len()).map(old_state));
-        }
+        let reference = from_snap.map_or((&[][..], &[][..]), |sn| (&sn.nums[..], &sn.states[..]));
+        let (sent, removed) = packet_entities(d, &bases, reference, target, ch)?;
         for n in &removed {
-            t.add(&SNAP_REMOVED, Value::UInt(*n as u64), loc.bits(s, r.pos()));
+            d.t.add(
+                &SNAP_REMOVED,
+                Value::UInt(*n as u64),
+                d.loc.bits(s, d.pos()),
+            );
         }
-        t.add(
+        let total = target.nums.len();
+        d.t.add(
             &SNAP_ENTITIES,
-            Value::UInt(ents.len() as u64),
-            loc.bits(s, r.pos()),
+            Value::UInt(total as u64),
+            d.loc.bits(s, d.pos()),
         );
-        t.close(loc.base + r.pos());
-        let weapon = ps.f[41];
-        let health = ps.arrays[0][0];
-        // "snapshot {time} delta {delta_num} ents {sent}/{total} {health}hp[ removed {n}] w{weapon}"
-        let o = sum.part();
-        o.push_str("snapshot ");
-        push_int(o, time as i64);
-        o.push_str(" delta ");
-        push_uint(o, delta_num as u64);
-        o.push_str(" ents ");
-        push_uint(o, sent as u64);
-        o.push('/');
-        push_uint(o, ents.len() as u64);
-        o.push(' ');
-        push_int(o, health as i64);
-        o.push_str("hp");
-        if !removed.is_empty() {
-            o.push_str(" removed ");
-            push_uint(o, removed.len() as u64);
-        }
-        o.push_str(" w");
-        push_uint(o, weapon as u64);
+        d.t.close(d.end());
+        snapshot_summary(sum, &hd, sent, total, removed.len(), &target.ps);
         target.valid = true;
         Ok(())
     }
+}
+
+/// The fixed part of a snapshot, before the player state.
+struct SnapHeader {
+    time: i32,
+    delta_num: u8,
+    /// The message the snapshot is a delta from.
+    from_seq: u32,
+    /// Where the area mask starts.
+    mask_at: usize,
+}
+
+/// Reads the server time, delta number, flags and area mask (ioquake3 code/client/cl_parse.c
+/// `CL_ParseSnapshot`); `None` when the area mask is too long to follow.
+fn snapshot_header(d: &mut BitDissector<'_, '_>, sequence: u32) -> Step<Option<SnapHeader>> {
+    const WHAT: &str = "snapshot";
+    let a = d.pos();
+    let time = d.long(WHAT)?;
+    d.t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), d.since(a));
+    let a = d.pos();
+    let delta_num = d.byte(WHAT)?;
+    d.t.add(&SNAP_DELTA_NUM, Value::UInt(delta_num as u64), d.since(a));
+    let from_seq = sequence.wrapping_sub(delta_num as u32);
+    if delta_num != 0 {
+        d.t.add(&SNAP_DELTA_FROM, Value::UInt(from_seq as u64), d.since(a));
+    }
+    let a = d.pos();
+    let flags = d.byte(WHAT)?;
+    d.t.add(&SNAP_FLAGS, Value::UInt(flags as u64), d.since(a));
+    let mask_at = d.pos();
+    let alen = d.byte(WHAT)? as usize;
+    if alen > MAX_AREA_BYTES {
+        d.t.expert(
+            &notes::AREAMASK_LENGTH,
+            Some(&SNAP_AREAMASK),
+            Some(d.since(mask_at)),
+            format!("area mask length {alen} exceeds 32"),
+        );
+        d.t.close(d.end());
+        return Ok(None);
+    }
+    let mask = d.bytes(WHAT, alen)?;
+    d.t.add(&SNAP_AREAMASK, Value::Bytes(mask.into()), d.since(mask_at));
+    Ok(Some(SnapHeader {
+        time,
+        delta_num,
+        from_seq,
+        mask_at,
+    }))
+}
+
+/// What an entity that is not in the reference snapshot is a delta from.
+struct Bases<'s> {
+    baselines: &'s [Option<Box<EntState>>],
+    /// A gamestate was decoded: an absent baseline is known to be zero.
+    have_gamestate: bool,
+}
+
+/// The entity records of a snapshot, merged with the reference's entity list into the target
+/// slot (ioquake3 code/client/cl_parse.c `CL_ParsePacketEntities`). The target slot's own
+/// lists (of the message PACKET_BACKUP ago) are reused: no allocation. Returns how many
+/// records were sent and the entities removed.
+fn packet_entities(
+    d: &mut BitDissector<'_, '_>,
+    bases: &Bases<'_>,
+    (old, old_states): (&[u16], &[Arc<EntState>]),
+    target: &mut Snap,
+    ch: &mut delta::Changes,
+) -> Step<(usize, Vec<u16>)> {
+    let Snap {
+        nums: ents, states, ..
+    } = target;
+    ents.clear();
+    states.clear();
+    ents.reserve(old.len() + 8);
+    // The state of the reference's entity `i` (all zero if trees were off when it was read).
+    let old_state = |i: usize| {
+        old_states
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
+    };
+    let detail = d.t.detail();
+    let mut oi = 0usize;
+    let mut sent = 0usize;
+    let mut removed = Vec::new();
+    let mut last: i32 = -1;
+    for _ in 0..MAX_GENTITIES + 1 {
+        let a = d.pos();
+        let num = d.bits("entity number", GENTITYNUM_BITS)? as u16;
+        if num == ENTITYNUM_NONE {
+            break;
+        }
+        if (num as i32) <= last {
+            d.t.expert(
+                &notes::ENTITY_ORDER,
+                Some(&ENT_NUMBER),
+                Some(d.since(a)),
+                format!("entity {num} out of order"),
+            );
+        }
+        last = num as i32;
+        while oi < old.len() && old[oi] < num {
+            ents.push(old[oi]);
+            if detail {
+                states.push(old_state(oi));
+            }
+            oi += 1;
+        }
+        // The state the delta applies to: shared with the reference snapshot, or a baseline.
+        // (Without trees the values are not shown, so they are not looked up.)
+        let in_reference = oi < old.len() && old[oi] == num;
+        if in_reference {
+            oi += 1;
+        }
+        let prev: Option<Arc<EntState>> = if in_reference && detail {
+            old_states.get(oi - 1).cloned()
+        } else {
+            None
+        };
+        let baseline = if prev.is_none() && detail {
+            bases
+                .baselines
+                .get(num as usize)
+                .and_then(|b| b.as_deref().copied())
+        } else {
+            None
+        };
+        let zero = [0u32; delta::ENT_FIELDS];
+        let (from, base): (&EntState, EntBase) = match (&prev, &baseline) {
+            (Some(rc), _) => (rc, EntBase::PREVIOUS),
+            (None, Some(b)) => (b, EntBase::BASELINE),
+            (None, None) if bases.have_gamestate => (&zero, EntBase::ZERO),
+            (None, None) => (&zero, EntBase::NOT_CAPTURED),
+        };
+        let mut st = [0u32; delta::ENT_FIELDS];
+        let delta = delta::read_entity(d, "entity", from, &mut st, ch)?;
+        sent += 1;
+        match delta {
+            EntDelta::Removed => removed.push(num),
+            _ => ents.push(num),
+        }
+        if !detail {
+            continue;
+        }
+        let state = match delta {
+            EntDelta::Removed => None,
+            EntDelta::Unchanged => Some(match &prev {
+                Some(rc) => Arc::clone(rc),
+                None => Arc::new(*from),
+            }),
+            EntDelta::Changed => Some(Arc::new(st)),
+        };
+        let changes = (delta == EntDelta::Changed).then_some(&*ch);
+        entity_record(d, a, num, base, state.as_deref(), changes);
+        states.extend(state);
+    }
+    let rest = oi.min(old.len());
+    ents.extend_from_slice(&old[rest..]);
+    if detail {
+        states.extend((rest..old.len()).map(old_state));
+    }
+    Ok((sent, removed))
+}
+
+/// The tree of one entity record read since `a`: removed, or its state after the delta
+/// (`changes` locating the fields the delta carried).
+fn entity_record(
+    d: &mut BitDissector<'_, '_>,
+    a: usize,
+    num: u16,
+    base: EntBase,
+    state: Option<&EntState>,
+    changes: Option<&delta::Changes>,
+) {
+    let p = d.since(a);
+    d.t.open(&ENTITY, Value::None, p);
+    d.t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
+    match state {
+        None => {
+            d.t.add(&ENT_REMOVED, Value::Bool(true), p);
+        }
+        Some(st) => {
+            d.t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
+            delta::render_entity(d.t, st, changes, d.loc.source, p);
+        }
+    }
+    d.t.close_as_is();
+}
+
+/// "snapshot {time} delta {delta_num} ents {sent}/{total} {health}hp[ removed {n}] w{weapon}",
+/// written without `format!` (one per snapshot).
+fn snapshot_summary(
+    sum: &mut Summary,
+    hd: &SnapHeader,
+    sent: usize,
+    total: usize,
+    removed: usize,
+    ps: &PlayerState,
+) {
+    let weapon = ps.f[41];
+    let health = ps.arrays[0][0];
+    let o = sum.part();
+    o.push_str("snapshot ");
+    push_int(o, hd.time as i64);
+    o.push_str(" delta ");
+    push_uint(o, hd.delta_num as u64);
+    o.push_str(" ents ");
+    push_uint(o, sent as u64);
+    o.push('/');
+    push_uint(o, total as u64);
+    o.push(' ');
+    push_int(o, health as i64);
+    o.push_str("hp");
+    if removed > 0 {
+        o.push_str(" removed ");
+        push_uint(o, removed as u64);
+    }
+    o.push_str(" w");
+    push_uint(o, weapon as u64);
 }
 
 /// The slot a snapshot is decoded into and, when it is another slot, its reference.

@@ -1,10 +1,10 @@
 //! Static tables of the Quake III protocol.
 //!
 //! Sources: ioquake/ioq3 code/qcommon/msg.c (`msg_hData`, `entityStateFields`,
-//! `playerStateFields`), identical in id-Software/Quake-III-Arena code/qcommon/msg.c; reference
-//! notes /work/shared/protocols/quake3.md Appendix A, §10.3 and §10.4.
+//! `playerStateFields`), identical in id-Software/Quake-III-Arena code/qcommon/msg.c; the static
+//! codes are what code/qcommon/huffman.c builds from `msg_hData`.
 
-/// The code of the NYT leaf in the static tree (Appendix A), never sent by the encoder.
+/// The code of the NYT leaf in the static tree, never sent by the encoder.
 pub static NYT_CODE: &str = "00000000100";
 
 /// Symbol frequencies the static message Huffman tree is built from (`msg_hData`, ioq3 msg.c).
@@ -32,8 +32,8 @@ pub static MSG_HDATA: [u32; 256] = [
 1127, 956, 1159, 950, 7791, 954, 1289, 933, 1127, 3207, 1020, 927, 
 1355, 768, 1040, 745, 952, 805, 1073, 740, 1013, 805, 1008, 796, 
 996, 1057, 11457, 13504, ];
-/// The static code of every byte (first bit sent first), reference Appendix A (computed there
-/// with ioquake3's huffman.c from `MSG_HDATA`). The decoder builds its lookup table from these;
+/// The static code of every byte (first bit sent first), as ioquake3's code/qcommon/huffman.c
+/// builds it from `MSG_HDATA` (`MSG_initHuffman`). The decoder builds its lookup table from these;
 /// a test rebuilds them with the adaptive model fed `MSG_HDATA` and checks they agree.
 #[rustfmt::skip]
 pub static STATIC_CODES: [&str; 256] = [
@@ -75,7 +75,7 @@ pub struct WireField {
     pub bits: i32,
 }
 
-/// `entityStateFields` in wire order (ioq3 code/qcommon/msg.c; reference §10.3).
+/// `entityStateFields` in wire order (ioquake3 code/qcommon/msg.c).
 #[rustfmt::skip]
 pub static ENTITY_FIELDS: [WireField; 51] = [
     WireField { def: &ENT_POS_TR_TIME, name: "pos.trTime", bits: 32 },
@@ -131,7 +131,7 @@ pub static ENTITY_FIELDS: [WireField; 51] = [
     WireField { def: &ENT_FRAME, name: "frame", bits: 16 },
 ];
 
-/// `playerStateFields` in wire order (ioq3 code/qcommon/msg.c; reference §10.4).
+/// `playerStateFields` in wire order (ioquake3 code/qcommon/msg.c).
 #[rustfmt::skip]
 pub static PLAYER_FIELDS: [WireField; 48] = [
     WireField { def: &PS_COMMAND_TIME, name: "commandTime", bits: 32 },
@@ -183,44 +183,3 @@ pub static PLAYER_FIELDS: [WireField; 48] = [
     WireField { def: &PS_JUMPPAD_ENT, name: "jumppad_ent", bits: 10 },
     WireField { def: &PS_LOOP_SOUND, name: "loopSound", bits: 16 },
 ];
-
-/// Name of a configstring index in the baseq3 layout (ioq3 code/game/bg_public.h and
-/// code/qcommon/q_shared.h; reference §9.2). Mods may differ.
-pub fn configstring_name(index: u32) -> &'static str {
-    match index {
-        0 => "serverinfo",
-        1 => "systeminfo",
-        2 => "music",
-        3 => "message",
-        4 => "motd",
-        5 => "warmup",
-        6 => "scores1",
-        7 => "scores2",
-        8 => "vote_time",
-        9 => "vote_string",
-        10 => "vote_yes",
-        11 => "vote_no",
-        12 | 13 => "team_vote_time",
-        14 | 15 => "team_vote_string",
-        16 | 17 => "team_vote_yes",
-        18 | 19 => "team_vote_no",
-        20 => "game_version",
-        21 => "level_start_time",
-        22 => "intermission",
-        23 => "flag_status",
-        24 => "shader_state",
-        25 => "bot_info",
-        27 => "items",
-        32..=287 => "model",
-        288..=543 => "sound",
-        544..=607 => "player",
-        608..=671 => "location",
-        672..=735 => "particle",
-        _ => "",
-    }
-}
-
-/// Configstrings that hold info strings (`\key\value…`).
-pub fn configstring_is_info(index: u32) -> bool {
-    matches!(index, 0 | 1 | 544..=607)
-}

@@ -1,9 +1,11 @@
-//! Flow-level tests: the reference's datagram vectors through `decode`, and the property test.
+//! Flow-level tests: datagram vectors made with ioquake3's own routines (code/qcommon/msg.c,
+//! huffman.c, net_chan.c) through `decode`, and the property tests.
 
 use super::msg::tests::{BitWriter, hex};
 use super::*;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
+use crate::tree::{Field, Record, Value};
 
 fn dgram(p: &[u8], dir: Direction, i: u64) -> Datagram<'_> {
     Datagram {
@@ -24,7 +26,12 @@ fn run(flow: &mut dyn FlowDecoder, p: &[u8], dir: Direction) -> Record {
     let mut out = Vec::new();
     flow.decode(&dgram(p, dir, 0), &mut out);
     assert_eq!(out.len(), 1);
-    out.pop().unwrap()
+    let r = out.pop().unwrap();
+    for n in &r.notes {
+        let def = n.def;
+        assert!(notes::ALL.contains(&def), "{} is not listed", def.name);
+    }
+    r
 }
 
 #[test]
@@ -287,7 +294,7 @@ fn lost_fragment_is_a_note() {
 #[test]
 fn fragments_reassemble_across_datagrams() {
     // An ioq3-flavour S→C message of 1300 + 2 bytes: reliable ack 3, svc_serverCommand 1
-    // "print \"...\"" padded with nops, EOF. Built with the test writer (reference §5, §9).
+    // "print \"...\"" padded with nops, EOF. Built with the test writer.
     let mut w = BitWriter::default();
     w.long(3);
     for _ in 0..700 {
@@ -339,7 +346,7 @@ fn ioq3_s2c(seq: u32, body: &[u8]) -> Vec<u8> {
     p
 }
 
-/// Entity delta writing only field `i` (integer of `bits`) = v (reference §10.1).
+/// Entity delta writing only field `i` (integer of `bits`) = v (`MSG_WriteDeltaEntity`).
 fn write_entity_field(w: &mut BitWriter, num: u16, i: usize, bits: i32, v: i64) {
     w.bits(num as i64, 10);
     w.bit(0); // not removed
@@ -353,15 +360,61 @@ fn write_entity_field(w: &mut BitWriter, num: u16, i: usize, bits: i32, v: i64) 
     w.bits(v, bits);
 }
 
-#[test]
-fn gamestate_baselines_and_snapshot_deltas() {
+/// The start of a snapshot message: reliable ack, svc_snapshot, header, an area mask and a
+/// player state changing only commandTime (to `time` − 10).
+fn snap_header(w: &mut BitWriter, time: i64, delta: u8) {
+    w.long(0);
+    w.byte(7);
+    w.long(time);
+    w.byte(delta);
+    w.byte(0); // flags
+    w.byte(1);
+    w.byte(0xff); // area mask
+    w.byte(1); // ps lc = 1
+    w.bit(1);
+    w.bits(time - 10, 32); // commandTime
+    w.bit(0); // no arrays
+}
+
+/// The end of the entity list and of the message.
+fn snap_end(w: &mut BitWriter) {
+    w.bits(1023, 10);
+    w.byte(8);
+}
+
+/// A snapshot message with no entity records.
+fn no_entities(time: i64, delta: u8) -> Vec<u8> {
+    let mut w = BitWriter::default();
+    snap_header(&mut w, time, delta);
+    snap_end(&mut w);
+    w.data
+}
+
+/// A snapshot message with one entity record setting field `i` (an integer of `bits`).
+fn one_entity(time: i64, delta: u8, num: u16, i: usize, bits: i32, v: i64) -> Vec<u8> {
+    let mut w = BitWriter::default();
+    snap_header(&mut w, time, delta);
+    write_entity_field(&mut w, num, i, bits, v);
+    snap_end(&mut w);
+    w.data
+}
+
+fn value(r: &Record, name: &str) -> Value {
+    match r.find(name) {
+        Some(f) => f.value.clone(),
+        None => panic!("no {name} in {:?}", r.fields),
+    }
+}
+
+/// A flow after an ioquake3 handshake and a gamestate (serverinfo, a player configstring,
+/// baseline 5 with modelindex (29) = 7), with the gamestate's record.
+fn flow_after_gamestate() -> (Box<dyn FlowDecoder>, Record) {
     let mut f = PROTOCOL.new_flow(&Prefs::default());
     run(
         &mut *f,
         b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
         Direction::ToClient,
     );
-    // Gamestate (§9.2): serverinfo, a player configstring, baseline 5 with modelindex (29) 7.
     let mut w = BitWriter::default();
     w.long(0);
     w.byte(2);
@@ -379,63 +432,55 @@ fn gamestate_baselines_and_snapshot_deltas() {
     w.long(-559038737); // checksumFeed
     w.byte(8);
     let r = run(&mut *f, &ioq3_s2c(1, &w.data), Direction::ToClient);
+    (f, r)
+}
+
+/// Snapshot seq 2, not delta'd: entity 5 from its baseline gets eType (11) = 2.
+fn snapshot_from_baseline(f: &mut dyn FlowDecoder) -> Record {
+    run(
+        f,
+        &ioq3_s2c(2, &one_entity(1000, 0, 5, 11, 8, 2)),
+        Direction::ToClient,
+    )
+}
+
+fn has_note(r: &Record, text: &str) -> bool {
+    r.notes.iter().any(|n| n.message.contains(text))
+}
+
+#[test]
+fn gamestate_configstrings_and_baselines() {
+    let (_, r) = flow_after_gamestate();
     assert!(!r.has_errors(), "{:?}", r.notes);
     assert_eq!(
         r.summary,
         "S→C seq 1 gamestate map q3dm17 2 configstrings 1 baselines client 1"
     );
     assert_eq!(
-        r.find("quake3.svc.gamestate.checksum_feed").unwrap().value,
+        value(&r, "quake3.svc.gamestate.checksum_feed"),
         Value::Int(-559038737)
     );
     let names = r.find_all("quake3.svc.gamestate.configstring.name");
     assert_eq!(names[1].value, Value::Str("player".into()));
+}
 
-    // Snapshot seq 2, not delta'd: entity 5 from its baseline gets eType (11) = 2.
-    let snap = |w: &mut BitWriter, time: i64, delta: u8| {
-        w.long(0);
-        w.byte(7);
-        w.long(time);
-        w.byte(delta);
-        w.byte(0); // flags
-        w.byte(1);
-        w.byte(0xff); // area mask
-        w.byte(1); // ps lc = 1
-        w.bit(1);
-        w.bits(time - 10, 32); // commandTime
-        w.bit(0); // no arrays
-    };
-    // A snapshot message with no entity records, then the end of the message.
-    let no_entities = |time: i64, delta: u8| {
-        let mut w = BitWriter::default();
-        snap(&mut w, time, delta);
-        w.bits(1023, 10);
-        w.byte(8);
-        w.data
-    };
-    let mut w = BitWriter::default();
-    snap(&mut w, 1000, 0);
-    write_entity_field(&mut w, 5, 11, 8, 2);
-    w.bits(1023, 10);
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(2, &w.data), Direction::ToClient);
+#[test]
+fn snapshot_deltas_from_baselines_and_snapshots() {
+    let (mut f, _) = flow_after_gamestate();
+    let r = snapshot_from_baseline(&mut *f);
     assert!(!r.has_errors(), "{:?}", r.notes);
+    let base = "quake3.svc.snapshot.entity.base";
+    assert_eq!(value(&r, base), Value::Enum(1, "baseline"));
     assert_eq!(
-        r.find("quake3.svc.snapshot.entity.base").unwrap().value,
-        Value::Enum(1, "baseline")
-    );
-    assert_eq!(
-        r.find("quake3.svc.snapshot.entity.modelindex")
-            .unwrap()
-            .value,
+        value(&r, "quake3.svc.snapshot.entity.modelindex"),
         Value::Int(7)
     );
     assert_eq!(
-        r.find("quake3.svc.snapshot.entity.e_type").unwrap().value,
+        value(&r, "quake3.svc.snapshot.entity.e_type"),
         Value::Int(2)
     );
     assert_eq!(
-        r.find("quake3.svc.snapshot.ps.command_time").unwrap().value,
+        value(&r, "quake3.svc.snapshot.ps.command_time"),
         Value::Int(990)
     );
 
@@ -446,117 +491,81 @@ fn gamestate_baselines_and_snapshot_deltas() {
         Direction::ToClient,
     );
     assert!(!r.has_errors(), "{:?}", r.notes);
-    assert_eq!(
-        r.find("quake3.svc.snapshot.entities").unwrap().value,
-        Value::UInt(1)
-    );
-    assert_eq!(
-        r.find("quake3.svc.snapshot.delta_from").unwrap().value,
-        Value::UInt(2)
-    );
+    assert_eq!(value(&r, "quake3.svc.snapshot.entities"), Value::UInt(1));
+    assert_eq!(value(&r, "quake3.svc.snapshot.delta_from"), Value::UInt(2));
 
     // Seq 4 from 3: entity 5 changes only frame (50) from the previous snapshot state.
-    let mut w = BitWriter::default();
-    snap(&mut w, 1100, 1);
-    write_entity_field(&mut w, 5, 50, 16, 3);
-    w.bits(1023, 10);
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(4, &w.data), Direction::ToClient);
-    assert_eq!(
-        r.find("quake3.svc.snapshot.entity.base").unwrap().value,
-        Value::Enum(0, "previous snapshot")
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(4, &one_entity(1100, 1, 5, 50, 16, 3)),
+        Direction::ToClient,
     );
+    assert_eq!(value(&r, base), Value::Enum(0, "previous snapshot"));
     assert_eq!(
-        r.find("quake3.svc.snapshot.entity.e_type").unwrap().value,
+        value(&r, "quake3.svc.snapshot.entity.e_type"),
         Value::Int(2)
     );
-    assert_eq!(
-        r.find("quake3.svc.snapshot.entity.frame").unwrap().value,
-        Value::Int(3)
-    );
+    assert_eq!(value(&r, "quake3.svc.snapshot.entity.frame"), Value::Int(3));
     assert_eq!(r.find_all("quake3.svc.snapshot.entity.changed").len(), 1);
 
     // Seq 5 from 4 removes it; seq 6 deltas from a snapshot never captured: a note.
     let mut w = BitWriter::default();
-    snap(&mut w, 1150, 1);
+    snap_header(&mut w, 1150, 1);
     w.bits(5, 10);
     w.bit(1);
-    w.bits(1023, 10);
-    w.byte(8);
+    snap_end(&mut w);
     let r = run(&mut *f, &ioq3_s2c(5, &w.data), Direction::ToClient);
-    assert_eq!(
-        r.find("quake3.svc.snapshot.removed").unwrap().value,
-        Value::UInt(5)
-    );
-    assert_eq!(
-        r.find("quake3.svc.snapshot.entities").unwrap().value,
-        Value::UInt(0)
-    );
+    assert_eq!(value(&r, "quake3.svc.snapshot.removed"), Value::UInt(5));
+    assert_eq!(value(&r, "quake3.svc.snapshot.entities"), Value::UInt(0));
     let r = run(
         &mut *f,
         &ioq3_s2c(6, &no_entities(1200, 9)),
         Direction::ToClient,
     );
     assert!(!r.has_errors());
-    assert!(
-        r.notes
-            .iter()
-            .any(|n| n.message.contains("was not captured"))
-    );
+    assert!(has_note(&r, "was not captured"));
     assert_eq!(
-        r.find("quake3.svc.snapshot.ps.partial").unwrap().value,
+        value(&r, "quake3.svc.snapshot.ps.partial"),
         Value::Bool(true)
     );
+}
 
-    // Slots by sequence modulo 32, as the client keeps them: seq 34 takes seq 2's slot, so a
-    // delta from 2 finds nothing (the engine's "Delta frame too old"), while a delta of exactly
-    // 32 from 34 (into the very slot it reads) still finds it.
-    let mut w = BitWriter::default();
-    snap(&mut w, 2000, 0);
-    write_entity_field(&mut w, 7, 11, 8, 4);
-    w.bits(1023, 10);
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(34, &w.data), Direction::ToClient);
+/// Slots by sequence modulo 32, as the client keeps them: seq 34 takes seq 2's slot, so a
+/// delta from 2 finds nothing (the engine's "Delta frame too old"), while a delta of exactly
+/// 32 from 34 (into the very slot it reads) still finds it.
+#[test]
+fn snapshot_slots_by_sequence() {
+    let (mut f, _) = flow_after_gamestate();
+    snapshot_from_baseline(&mut *f);
+    let entities = "quake3.svc.snapshot.entities";
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(34, &one_entity(2000, 0, 7, 11, 8, 4)),
+        Direction::ToClient,
+    );
     assert!(!r.has_errors(), "{:?}", r.notes);
-    let entities = |r: &Record| {
-        r.find("quake3.svc.snapshot.entities")
-            .unwrap()
-            .value
-            .clone()
-    };
-    assert_eq!(entities(&r), Value::UInt(1));
+    assert_eq!(value(&r, entities), Value::UInt(1));
     let r = run(
         &mut *f,
         &ioq3_s2c(35, &no_entities(2050, 33)),
         Direction::ToClient,
     );
     assert!(
-        r.notes
-            .iter()
-            .any(|n| n.message.contains("reference snapshot 2 was not captured")),
+        has_note(&r, "reference snapshot 2 was not captured"),
         "{:?}",
         r.notes
     );
-    assert_eq!(entities(&r), Value::UInt(0));
+    assert_eq!(value(&r, entities), Value::UInt(0));
     let r = run(
         &mut *f,
         &ioq3_s2c(66, &no_entities(2100, 32)),
         Direction::ToClient,
     );
-    assert!(
-        !r.notes
-            .iter()
-            .any(|n| n.message.contains("was not captured")),
-        "{:?}",
-        r.notes
-    );
+    assert!(!has_note(&r, "was not captured"), "{:?}", r.notes);
+    assert_eq!(value(&r, "quake3.svc.snapshot.delta_from"), Value::UInt(34));
+    assert_eq!(value(&r, entities), Value::UInt(1));
     assert_eq!(
-        r.find("quake3.svc.snapshot.delta_from").unwrap().value,
-        Value::UInt(34)
-    );
-    assert_eq!(entities(&r), Value::UInt(1));
-    assert_eq!(
-        r.find("quake3.svc.snapshot.ps.command_time").unwrap().value,
+        value(&r, "quake3.svc.snapshot.ps.command_time"),
         Value::Int(2090)
     );
 }

@@ -1,5 +1,5 @@
-//! Every field the Sonic Robo Blast 2 decoder emits (layouts: /work/shared/protocols/srb2.md,
-//! restating STJr/SRB2 `src/d_clisrv.h`, `src/d_netcmd.c`, `src/d_ticcmd.h`).
+//! Every field the Sonic Robo Blast 2 decoder emits (layouts: STJr/SRB2 `src/d_clisrv.h`
+//! packet structs, `src/d_netcmd.c` net-command handlers, `src/d_ticcmd.h` `ticcmd_t`).
 
 crate::field_defs! {
     ROOT = group("srb2", "Sonic Robo Blast 2");

@@ -1,12 +1,15 @@
 //! Unit tests: byte-exact vectors for the primitives and bodies, detection, and a property test.
 
+use super::detect::sniff_release;
+use super::state::expand_tic;
 use super::tables::{self, Pt, Release};
 use super::*;
 use crate::capture::Timestamp;
-use crate::proto::RoleSource;
-use crate::tree::Field;
+use crate::proto::{Datagram, Direction, RoleSource};
+use crate::tree::{Field, Pos, Record, Severity, Value};
 
-/// Builds a datagram with a correct checksum (header per reference §2).
+/// Builds a datagram with a correct checksum (the `doomdata_t` header of STJr/SRB2
+/// `src/d_clisrv.h`).
 fn pkt(ack: u8, ackret: u8, t: u8, body: &[u8]) -> Vec<u8> {
     let mut p = vec![0, 0, 0, 0, ack, ackret, t, 0];
     p.extend_from_slice(body);
@@ -65,7 +68,7 @@ fn all_vals(r: &Record, name: &str) -> Vec<Value> {
 fn errors(r: &Record) -> usize {
     r.notes
         .iter()
-        .filter(|n| n.severity == Severity::Error)
+        .filter(|n| n.severity() == Severity::Error)
         .count()
 }
 
@@ -78,7 +81,8 @@ const TC: Direction = Direction::ToClient;
 
 #[test]
 fn checksum_matches_the_worked_example() {
-    // Reference §2.1: 2.2.13 and 2.1.25 PT_ASKINFO, ack 0, time 1000.
+    // `NetbufferChecksum` (STJr/SRB2 src/d_net.c) of a 2.2.13 and a 2.1.25 PT_ASKINFO, ack 0,
+    // time 1000.
     let a = [
         0x02, 0x4f, 0x23, 0x01, 0x00, 0x00, 0x0c, 0x00, 0xca, 0xe8, 0x03, 0x00, 0x00,
     ];
@@ -164,7 +168,7 @@ fn packet_type_names_follow_the_release() {
     assert_eq!(errors(&r), 0);
     assert_eq!(
         tables::packet_type(Release(204), 22),
-        Some(Pt::FileFragment)
+        Some(Pt::FILEFRAGMENT)
     );
 }
 
@@ -222,11 +226,11 @@ fn clientcmd_sizes_differ_by_release() {
 
 #[test]
 fn expand_tic_follows_expandtics() {
-    assert_eq!(body::expand_tic(0x88, 5000), 5000);
-    assert_eq!(body::expand_tic(0x8a, 5000), 5002);
-    assert_eq!(body::expand_tic(0x02, 0x1FE), 0x202);
-    assert_eq!(body::expand_tic(0xFE, 0x202), 0x1FE);
-    assert_eq!(body::expand_tic(0xF0, 0x10), 0xF0);
+    assert_eq!(expand_tic(0x88, 5000), 5000);
+    assert_eq!(expand_tic(0x8a, 5000), 5002);
+    assert_eq!(expand_tic(0x02, 0x1FE), 0x202);
+    assert_eq!(expand_tic(0xFE, 0x202), 0x1FE);
+    assert_eq!(expand_tic(0xF0, 0x10), 0xF0);
 }
 
 /// PT_SERVERTICS body 2.1.25: start u8, numtics, numslots, 8-byte ticcmds, text section.
@@ -275,7 +279,7 @@ fn servertics_slots_and_players_above_maxplayers_are_flagged() {
     let r = one("2.1.25", TC, pkt(0, 0, 8, &b));
     assert!(!r.has_errors(), "{:?}", r.notes);
     assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
-    assert_eq!(r.notes[0].severity, Severity::Warning);
+    assert_eq!(r.notes[0].severity(), Severity::Warning);
     assert_eq!(r.notes[0].field, Some("srb2.tics.numslots"));
     assert_eq!(r.find_all("srb2.cmd").len(), 33);
     // 32 slots are fine; a text buffer from player 40 is flagged.
@@ -284,7 +288,7 @@ fn servertics_slots_and_players_above_maxplayers_are_flagged() {
     b.extend_from_slice(&[1, 40, 2, 14, 3]);
     let r = one("2.1.25", TC, pkt(0, 0, 8, &b));
     assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
-    assert_eq!(r.notes[0].severity, Severity::Warning);
+    assert_eq!(r.notes[0].severity(), Severity::Warning);
     assert_eq!(r.notes[0].field, Some("srb2.textbuf.player"));
     assert_eq!(val(&r, "srb2.xd"), &Value::Enum(14, "XD_VERIFIED"));
 }
@@ -310,12 +314,12 @@ fn servertics_22_uses_u32_start_and_9_byte_cmds() {
     // Same bytes in 2.1.25 numbering: 10 = XD_ADDPLAYER.
     assert_eq!(
         tables::xd(Release::R2_1_25, 10),
-        Some(tables::Xd::AddPlayer)
+        Some(tables::Xd::ADDPLAYER)
     );
 }
 
 fn textcmd(rel: &str, cmds: &[u8]) -> Record {
-    let t = tables::packet_number(Release::parse(rel).unwrap(), Pt::TextCmd).unwrap();
+    let t = tables::packet_number(Release::parse(rel).unwrap(), Pt::TEXTCMD).unwrap();
     let mut b = vec![cmds.len() as u8];
     b.extend_from_slice(cmds);
     one(rel, TS, pkt(1, 0, t, &b))
@@ -714,6 +718,14 @@ fn property_no_panic_on_random_and_mutated_payloads() {
             let mut out = Vec::new();
             flow.decode(&dgram(&p, dir, i), &mut out);
             assert!(!out.is_empty());
+            for n in out.iter().flat_map(|r| &r.notes) {
+                let def = n.def;
+                assert!(
+                    notes::ALL.contains(&def) || crate::wire::NOTES.contains(&def),
+                    "{} is not listed",
+                    def.name
+                );
+            }
             let _ = PROTOCOL.probe(&ProbeInput {
                 payload: &p,
                 src_port: 5029,

@@ -1,0 +1,90 @@
+//! The engine's configuration: what to decode, how, and what to report.
+
+use crate::net::defrag::DefragLimits;
+use crate::proto::Prefs;
+
+/// A `--decode-as` rule: datagrams to or from these ports go to this protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeAs {
+    pub lo: u16,
+    pub hi: u16,
+    pub protocol: usize,
+}
+
+/// Inclusive frame-number range to report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameRange {
+    pub first: u64,
+    pub last: u64,
+}
+
+impl FrameRange {
+    pub const ALL: FrameRange = FrameRange {
+        first: 1,
+        last: u64::MAX,
+    };
+    pub fn contains(&self, n: u64) -> bool {
+        (self.first..=self.last).contains(&n)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub decode_as: Vec<DecodeAs>,
+    pub heuristics: bool,
+    pub prefs: Prefs,
+    /// Report only records of these protocols (by name); empty = all.
+    pub only_protocols: Vec<String>,
+    pub frames: FrameRange,
+    pub max_flows: usize,
+    /// A flow unseen for this long (capture time) is forgotten, with its decoder state.
+    pub flow_idle_secs: i64,
+    pub defrag: DefragLimits,
+    /// Build field trees (the tree and JSON modes). Off, decoders still produce summaries, notes
+    /// and message types, which is all the summary and stats modes show.
+    pub detail: bool,
+    /// Keep per-flow statistics (only `stats` prints them; without them memory stays flat however
+    /// many flows a long capture has).
+    pub flow_stats: bool,
+    /// Tally records by protocol, message type and note severity. Only `stats` prints the
+    /// tallies; `dissect` turns them off (string-keyed map updates per record, a few percent of
+    /// a summary run).
+    pub message_stats: bool,
+    /// Decode only the flows of one shard (see [`Shard`]); `None` decodes every flow.
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` engines that read the same capture side by side, each decoding the flows whose
+/// number modulo `count` is `index`. Every shard still tracks every flow, so flow numbers,
+/// eviction and frame numbers agree between shards and with an unsharded run; records of the
+/// flows a shard does not own are simply never made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub fn owns(&self, flow: u64) -> bool {
+        flow % self.count == self.index
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            decode_as: Vec::new(),
+            heuristics: true,
+            prefs: Prefs::default(),
+            only_protocols: Vec::new(),
+            frames: FrameRange::ALL,
+            max_flows: 65_536,
+            flow_idle_secs: 600,
+            defrag: DefragLimits::default(),
+            flow_stats: true,
+            message_stats: true,
+            detail: true,
+            shard: None,
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The flow table: datagrams grouped by their two endpoints, either direction, with a bound on
+//! the flows held (idle flows forgotten, the least recently seen eighth at the cap).
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::net::SocketAddr;
+
+use super::choice::Decoder;
+use super::config::Config;
+use super::tally::Stats;
+use crate::capture::Timestamp;
+use crate::proto::RoleSource;
+
+/// Datagrams of an unclaimed flow that are offered to the probes before it stays plain UDP.
+pub const PROBE_ATTEMPTS: u8 = 8;
+
+/// Capture time between two sweeps for idle flows.
+const SWEEP_EVERY_SECS: i64 = 60;
+
+/// One conversation between two endpoints.
+pub(super) struct Flow {
+    /// Flow number, in order of first appearance.
+    pub id: u64,
+    pub decoder: Option<Decoder>,
+    pub server: SocketAddr,
+    pub role_source: RoleSource,
+    pub last_seen: Timestamp,
+    pub datagrams: u64,
+    /// Datagrams still to offer the probes while the flow has no decoder.
+    pub probes_left: u8,
+    /// The flow's entry in [`Stats::flows`], when it is listed.
+    pub stats: Option<usize>,
+    /// The key's two endpoints, formatted once.
+    texts: [String; 2],
+}
+
+impl Flow {
+    /// The source and destination as text, for a datagram from `src`.
+    #[inline]
+    pub fn ends_text(&self, src: SocketAddr, dst: SocketAddr) -> (&str, &str) {
+        // The key holds the lower address first.
+        if src <= dst {
+            (&self.texts[0], &self.texts[1])
+        } else {
+            (&self.texts[1], &self.texts[0])
+        }
+    }
+
+    /// Hands the decoder's last word on the flow to the statistics.
+    fn retire(self, stats: &mut Stats) {
+        if let (Some(i), Some(d)) = (self.stats, &self.decoder) {
+            stats.flow_facts(i, d.state.describe());
+        }
+    }
+}
+
+/// The multiply-rotate hash rustc uses (FxHash): flow keys are not attacker-chosen in a way that
+/// matters for an offline tool, and SipHash was 6% of a summary run's instructions.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.add(v as u64)
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.add(v as u64)
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64)
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64)
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// Both directions of a conversation: the lower endpoint first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct FlowKey(SocketAddr, SocketAddr);
+
+impl FlowKey {
+    fn of(a: SocketAddr, b: SocketAddr) -> FlowKey {
+        if a <= b { FlowKey(a, b) } else { FlowKey(b, a) }
+    }
+}
+
+type FlowMap = HashMap<FlowKey, Flow, BuildHasherDefault<FxHasher>>;
+
+pub(super) struct FlowTable {
+    map: FlowMap,
+    next_id: u64,
+    /// Capture time (seconds) of the last idle sweep.
+    last_sweep: i64,
+}
+
+impl FlowTable {
+    pub fn new() -> FlowTable {
+        FlowTable {
+            map: FlowMap::default(),
+            next_id: 0,
+            last_sweep: i64::MIN,
+        }
+    }
+
+    /// The flow of a datagram from `src` to `dst`, made if it is new. Idle flows are forgotten
+    /// first (once a minute of capture time), and at the cap the oldest make room for a new one.
+    #[inline]
+    pub fn flow(
+        &mut self,
+        (src, dst): (SocketAddr, SocketAddr),
+        time: Timestamp,
+        config: &Config,
+        stats: &mut Stats,
+    ) -> &mut Flow {
+        if time.secs.saturating_sub(self.last_sweep) >= SWEEP_EVERY_SECS {
+            self.last_sweep = time.secs;
+            self.evict_idle(time, config, stats);
+        }
+        let key = FlowKey::of(src, dst);
+        // The extra lookup happens only at the cap.
+        if self.map.len() >= config.max_flows && !self.map.contains_key(&key) {
+            self.make_room(time, config, stats);
+        }
+        let table_len = self.map.len();
+        // One hash and probe per datagram: the entry finds the flow or makes it.
+        match self.map.entry(key) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                let owned = config.shard.is_none_or(|s| s.owns(id));
+                let listed = config.flow_stats && owned;
+                let stats = stats.flow_opened(id, (src, dst), time, listed, table_len);
+                e.insert(Flow {
+                    id,
+                    decoder: None,
+                    server: dst,
+                    role_source: RoleSource::FirstSender,
+                    last_seen: time,
+                    datagrams: 0,
+                    probes_left: PROBE_ATTEMPTS,
+                    stats,
+                    // Only the shard that decodes the flow renders its endpoints.
+                    texts: if owned {
+                        [key.0.to_string(), key.1.to_string()]
+                    } else {
+                        Default::default()
+                    },
+                })
+            }
+        }
+    }
+
+    /// Forgets every flow (at the end of the capture), handing its facts to the statistics.
+    pub fn retire_all(&mut self, stats: &mut Stats) {
+        for (_, f) in self.map.drain() {
+            f.retire(stats);
+        }
+    }
+
+    fn evict_idle(&mut self, now: Timestamp, config: &Config, stats: &mut Stats) {
+        let idle = config.flow_idle_secs;
+        let stale = self
+            .map
+            .extract_if(|_, f| now.secs.saturating_sub(f.last_seen.secs) > idle);
+        for (_, f) in stale {
+            stats.flow_table.evicted_idle += 1;
+            f.retire(stats);
+        }
+    }
+
+    fn make_room(&mut self, now: Timestamp, config: &Config, stats: &mut Stats) {
+        self.evict_idle(now, config, stats);
+        if self.map.len() < config.max_flows {
+            return;
+        }
+        // Still full: forget the least recently seen eighth, so this scan is rare.
+        let mut by_age: Vec<(Timestamp, u64, FlowKey)> = self
+            .map
+            .iter()
+            .map(|(k, f)| (f.last_seen, f.id, *k))
+            .collect();
+        by_age.sort_unstable();
+        let n = (self.map.len() / 8).max(1);
+        for (_, _, k) in by_age.into_iter().take(n) {
+            if let Some(f) = self.map.remove(&k) {
+                stats.flow_table.evicted_cap += 1;
+                f.retire(stats);
+            }
+        }
+    }
+}

@@ -1,0 +1,421 @@
+//! The pipeline between capture reading and output: frames → UDP datagrams (reassembled when
+//! fragmented) → flows → the flow's decoder → records, with statistics along the way.
+//!
+//! - `flows`: the flow table (keys, hash, idle and cap eviction) and a flow's state;
+//! - `choice`: which decoder a flow gets, and which end is its server;
+//! - `tally`: the statistics `stats` reports;
+//! - `config`: what to decode and report.
+//!
+//! This module ties them together per datagram: find the flow, give it a decoder if it has none
+//! (an unclaimed flow is probed again on its next datagrams, up to [`PROBE_ATTEMPTS`], then stays
+//! plain UDP), decode, add the UDP layer's notes, filter, count and hand the records on.
+
+mod choice;
+mod config;
+mod flows;
+mod tally;
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::capture::{Packet, Timestamp};
+use crate::net::defrag::Defragmenter;
+use crate::net::{self, Frame, UdpLength};
+use crate::proto::{Datagram, Direction, Protocol};
+use crate::protocols::udp as udpf;
+use crate::tree::{Field, Note, NoteDef, Pos, Record, Value};
+
+use choice::{Decoder, choose};
+pub use config::{Config, DecodeAs, FrameRange, Shard};
+pub use flows::PROBE_ATTEMPTS;
+use flows::{Flow, FlowTable};
+use tally::DatagramTally;
+pub use tally::{CountBytes, FlowStats, FlowTableStats, MAX_FLOW_STATS, ProtocolStats, Stats};
+
+/// Frame-level facts handed to output sinks with each record.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta<'a> {
+    pub frame: u64,
+    pub time: Timestamp,
+    /// Time of the capture's first frame, for relative times.
+    pub base: Timestamp,
+    pub src: SocketAddr,
+    pub dst: SocketAddr,
+    /// `src` and `dst` already formatted (`ip:port`, IPv6 in brackets), once per flow.
+    pub src_text: &'a str,
+    pub dst_text: &'a str,
+    pub payload: &'a [u8],
+    /// Flow number (0-based, in order of first appearance).
+    pub flow: u64,
+}
+
+pub struct Engine {
+    protocols: Vec<&'static dyn Protocol>,
+    config: Config,
+    flows: FlowTable,
+    defrag: Defragmenter,
+    /// The current datagram's records, kept to reuse its allocation.
+    records: Vec<Record>,
+    stats: Stats,
+    frame: u64,
+    base: Option<Timestamp>,
+}
+
+/// A datagram as the UDP layer delivered it, with what the layers below said about it.
+struct Arrival<'u, 'a> {
+    frame: u64,
+    time: Timestamp,
+    udp: &'u net::Udp<'a>,
+    /// The capture cut the frame (and the IP layer saw the datagram incomplete).
+    cut: bool,
+    /// The number of IP fragments it was reassembled from.
+    reassembled_from: Option<usize>,
+}
+
+/// The record of a datagram no decoder claimed.
+fn udp_record(payload: &[u8], declared: usize) -> Record {
+    let mut r = Record::new("udp");
+    r.msg_type = Cow::Borrowed("datagram");
+    r.summary = format!("UDP payload, {} bytes", declared.max(payload.len()));
+    let mut root = Field::new(&udpf::UDP, Value::None, Pos::bytes(0, payload.len()));
+    root.children.push(Field::new(
+        &udpf::LENGTH,
+        Value::UInt(declared as u64),
+        Pos::bytes(0, payload.len()),
+    ));
+    root.children.push(Field::new(
+        &udpf::PAYLOAD,
+        Value::Bytes(payload.into()),
+        Pos::bytes(0, payload.len()),
+    ));
+    r.fields.push(root);
+    r
+}
+
+/// The notes the UDP and lower layers owe every record of this datagram.
+#[inline]
+fn layer_notes(a: &Arrival<'_, '_>) -> Vec<Note> {
+    let u = a.udp;
+    let mut notes: Vec<Note> = Vec::new();
+    match u.length {
+        UdpLength::Ok => {}
+        UdpLength::Cut => notes.push(Note::new(
+            &udpf::CUT_BY_SNAPLEN,
+            Some(&udpf::LENGTH),
+            None,
+            format!(
+                "datagram cut by the capture's snaplen: {} of {} payload bytes captured",
+                u.payload.len(),
+                u.declared_len
+            ),
+        )),
+        UdpLength::Lies { claimed, available } => notes.push(Note::new(
+            &udpf::LENGTH_LIES,
+            Some(&udpf::LENGTH),
+            None,
+            format!("UDP length {claimed} does not fit the {available} payload bytes the IP packet carries"),
+        )),
+    }
+    if a.cut && u.length == UdpLength::Ok {
+        notes.push(Note::new(
+            &udpf::FRAME_CUT,
+            None,
+            None,
+            "frame cut by the capture's snaplen",
+        ));
+    }
+    if let Some(n) = a.reassembled_from {
+        notes.push(Note::new(
+            &udpf::REASSEMBLED,
+            None,
+            None,
+            format!("datagram reassembled from {n} IP fragments"),
+        ));
+    }
+    notes
+}
+
+/// Runs the flow's decoder on the datagram into `records`; a plain UDP record when the flow has
+/// none, when it made nothing, or when it panicked (a bug: the flow is plain UDP from then on).
+#[inline]
+fn decode_into(
+    records: &mut Vec<Record>,
+    f: &mut Flow,
+    protocols: &[&'static dyn Protocol],
+    dgram: &Datagram<'_>,
+    u: &net::Udp<'_>,
+) {
+    records.clear();
+    let Some(d) = f.decoder.as_mut() else {
+        records.push(udp_record(u.payload, u.declared_len));
+        return;
+    };
+    // The datagram as plain UDP, under the flow's protocol, with a note saying why.
+    let protocol = protocols[d.protocol].info().name;
+    let fallback = |note: &'static NoteDef, message: &str| {
+        let mut r = udp_record(u.payload, u.declared_len);
+        r.protocol = protocol;
+        r.expert(note, None, message);
+        r
+    };
+    // A decoder bug must cost one message, not the run.
+    if catch_unwind(AssertUnwindSafe(|| d.state.decode(dgram, records))).is_err() {
+        records.clear();
+        records.push(fallback(
+            &udpf::DECODER_FAILED,
+            "decoder failed on this datagram (a bug); the flow is shown as plain UDP from here on",
+        ));
+        f.decoder = None;
+        f.probes_left = 0;
+    } else if records.is_empty() {
+        records.push(fallback(
+            &udpf::DECODER_EMPTY,
+            "decoder produced no message for this datagram",
+        ));
+    }
+}
+
+impl Engine {
+    pub fn new(protocols: Vec<&'static dyn Protocol>, config: Config) -> Engine {
+        Engine {
+            protocols,
+            defrag: Defragmenter::new(config.defrag),
+            config,
+            flows: FlowTable::new(),
+            records: Vec::new(),
+            stats: Stats::default(),
+            frame: 0,
+            base: None,
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Frames read so far.
+    pub fn frames(&self) -> u64 {
+        self.frame
+    }
+
+    /// A bad record in the capture (framing intact, content unusable): counted as a frame.
+    pub fn bad_record(&mut self) {
+        self.frame += 1;
+        self.stats.frames += 1;
+        self.stats.bad_records += 1;
+    }
+
+    /// Collects the decoders' final per-flow facts into the statistics.
+    pub fn finish(&mut self) {
+        self.flows.retire_all(&mut self.stats);
+        self.stats.reassembly = self.defrag.stats;
+        self.stats.finish_flows();
+    }
+
+    /// Processes one captured frame; records selected for output go to `sink`.
+    pub fn packet<E>(
+        &mut self,
+        pkt: &Packet<'_>,
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.frame += 1;
+        let frame = self.frame;
+        self.base.get_or_insert(pkt.time);
+        self.stats.frames += 1;
+        self.stats.captured_bytes += pkt.data.len() as u64;
+        let cut = pkt.truncated();
+        if cut {
+            self.stats.truncated_frames += 1;
+        }
+        match net::decode_frame(pkt.linktype, pkt.data) {
+            Frame::Udp {
+                src,
+                dst,
+                segment,
+                incomplete,
+            } => match net::parse_udp(src, dst, segment, cut) {
+                Some(u) => {
+                    let a = Arrival {
+                        frame,
+                        time: pkt.time,
+                        udp: &u,
+                        cut: incomplete && cut,
+                        reassembled_from: None,
+                    };
+                    self.datagram(&a, sink)
+                }
+                None => {
+                    self.stats.link_errors += 1;
+                    Ok(())
+                }
+            },
+            Frame::Fragment(f) => {
+                if let Some(whole) = self.defrag.add(&f, pkt.time) {
+                    if let Some(u) = net::parse_udp(whole.src, whole.dst, &whole.segment, false) {
+                        let a = Arrival {
+                            frame,
+                            time: pkt.time,
+                            udp: &u,
+                            cut: false,
+                            reassembled_from: Some(whole.fragments),
+                        };
+                        return self.datagram(&a, sink);
+                    }
+                    self.stats.link_errors += 1;
+                }
+                Ok(())
+            }
+            Frame::OtherIp(_) => {
+                self.stats.not_udp += 1;
+                Ok(())
+            }
+            Frame::NotIp => {
+                self.stats.not_ip += 1;
+                Ok(())
+            }
+            Frame::Malformed(_) => {
+                self.stats.link_errors += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// One UDP datagram: its flow, its decoder, its records.
+    fn datagram<E>(
+        &mut self,
+        a: &Arrival<'_, '_>,
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let u = a.udp;
+        self.stats.udp_datagrams += 1;
+        let f = self
+            .flows
+            .flow((u.src, u.dst), a.time, &self.config, &mut self.stats);
+        // Another shard decodes this flow; this one only keeps the flow's clock for eviction.
+        if self.config.shard.is_some_and(|s| !s.owns(f.id)) {
+            f.last_seen = a.time;
+            return Ok(());
+        }
+        if f.decoder.is_none() && f.probes_left > 0 {
+            Engine::assign(f, &self.protocols, &self.config, &mut self.stats, u);
+        }
+        f.last_seen = a.time;
+        let index_in_flow = f.datagrams;
+        f.datagrams += 1;
+        let direction = if u.dst == f.server {
+            Direction::ToServer
+        } else {
+            Direction::ToClient
+        };
+        let dgram = Datagram {
+            payload: u.payload,
+            truncated: a.cut,
+            direction,
+            src: u.src,
+            dst: u.dst,
+            time: a.time,
+            frame: a.frame,
+            index_in_flow,
+            role_source: f.role_source,
+            detail: self.config.detail,
+        };
+        decode_into(&mut self.records, f, &self.protocols, &dgram, u);
+        let (src_text, dst_text) = f.ends_text(u.src, u.dst);
+        let meta = Meta {
+            frame: a.frame,
+            time: a.time,
+            base: self.base.unwrap_or(a.time),
+            src: u.src,
+            dst: u.dst,
+            src_text,
+            dst_text,
+            payload: u.payload,
+            flow: f.id,
+        };
+        let tally = DatagramTally {
+            cut: a.cut,
+            flow: f.stats,
+            direction,
+            len: u.payload.len() as u64,
+            time: a.time,
+        };
+        let notes = layer_notes(a);
+        Engine::deliver(
+            &mut self.records,
+            &self.config,
+            &mut self.stats,
+            (&meta, &notes, &tally),
+            sink,
+        )
+    }
+
+    /// Probes a flow that has no decoder yet and, when a protocol claims it, gives it one.
+    fn assign(
+        f: &mut Flow,
+        protocols: &[&'static dyn Protocol],
+        config: &Config,
+        stats: &mut Stats,
+        u: &net::Udp<'_>,
+    ) {
+        f.probes_left -= 1;
+        let Some(choice) = choose(protocols, config, u.src, u.dst, u.payload) else {
+            return;
+        };
+        let protocol = protocols[choice.protocol];
+        f.decoder = Some(Decoder {
+            protocol: choice.protocol,
+            state: protocol.new_flow(&config.prefs),
+        });
+        f.server = choice.server;
+        f.role_source = choice.role_source;
+        if let Some(s) = f.stats {
+            stats.flow_assigned(s, protocol.info().name, &choice);
+        }
+    }
+
+    /// Adds the layers' notes to each record, and counts and hands on those the filters select.
+    /// The datagram's payload bytes are split evenly between its records, the remainder to the
+    /// first.
+    #[inline]
+    fn deliver<E>(
+        records: &mut [Record],
+        config: &Config,
+        stats: &mut Stats,
+        (meta, notes, tally): (&Meta<'_>, &[Note], &DatagramTally),
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let selected_frame = config.frames.contains(meta.frame);
+        let n = records.len() as u64;
+        let share = tally.len / n.max(1);
+        let mut result = Ok(());
+        for (k, rec) in records.iter_mut().enumerate() {
+            rec.notes.extend(notes.iter().cloned());
+            let wanted = selected_frame
+                && (config.only_protocols.is_empty()
+                    || config.only_protocols.iter().any(|p| p == rec.protocol));
+            if !wanted {
+                continue;
+            }
+            if config.message_stats {
+                let bytes = if k == 0 {
+                    tally.len - share * (n - 1)
+                } else {
+                    share
+                };
+                stats.count(rec, bytes, k == 0, tally);
+            }
+            if result.is_ok() {
+                result = sink(meta, rec);
+            }
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests;

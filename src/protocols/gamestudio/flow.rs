@@ -1,0 +1,731 @@
+//! The per-flow state machine. A flow learns, each at most once and each shown on every record
+//! with how it was learned: its framing (raw, DirectPlay 8 with or without signatures,
+//! DirectPlay 4 with or without player ids), its server end, its dialect (A5 or A6+) and its
+//! CPosition encoding (packed or Fixed). Each datagram goes through the same steps: unwrap,
+//! reassemble, read the direction, parse under the hypotheses still open, lock what only one
+//! reading fits, and build the record from the reading shown.
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+
+use crate::proto::{Datagram, Direction, FlowDecoder};
+use crate::tree::{Field, Note, Pos, Record, Source, Value};
+
+use super::dplay::{self, Fragment, Unwrapped};
+use super::msgs::{self, Dialect, Parsed, PosMode};
+use super::reassembly::Reassembly;
+use super::{clean_roles, fields, has_sync, notes, payload_roles};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    Raw,
+    Dp8,
+    Dp4,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Raw => "raw UDP",
+            Transport::Dp8 => "DirectPlay 8",
+            Transport::Dp4 => "DirectPlay 4",
+        }
+    }
+}
+
+/// How the flow's datagrams are framed; once decided it does not change.
+#[derive(Debug, Clone, Copy)]
+enum Framing {
+    /// A CONNECTED_SIGNED seen meanwhile is remembered for when DirectPlay 8 is decided.
+    Undecided {
+        dp8_signed: bool,
+    },
+    Raw,
+    /// `signed`: a CONNECTED_SIGNED was seen, frames carry an ullSignature ([MC-DPL8R] 2.2.2).
+    Dp8 {
+        signed: bool,
+    },
+    /// `ids`: player messages carry idFrom/idTo (None: not yet decided).
+    Dp4 {
+        ids: Option<bool>,
+    },
+}
+
+impl Default for Framing {
+    fn default() -> Framing {
+        Framing::Undecided { dp8_signed: false }
+    }
+}
+
+impl Framing {
+    fn transport(self) -> Option<Transport> {
+        match self {
+            Framing::Undecided { .. } => None,
+            Framing::Raw => Some(Transport::Raw),
+            Framing::Dp8 { .. } => Some(Transport::Dp8),
+            Framing::Dp4 { .. } => Some(Transport::Dp4),
+        }
+    }
+
+    /// A CONNECTED_SIGNED frame was seen.
+    fn signing(&mut self) {
+        match self {
+            Framing::Undecided { dp8_signed: s } | Framing::Dp8 { signed: s } => *s = true,
+            _ => {}
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Flow {
+    forced_dialect: Option<Dialect>,
+    forced_pos: Option<PosMode>,
+    framing: Framing,
+    /// The content-decided server end and why.
+    server: Option<(SocketAddr, String)>,
+    dialect: Option<(Dialect, String)>,
+    pos: Option<(PosMode, String)>,
+    reassembly: Reassembly,
+}
+
+/// The wrapper layer's part of a record.
+#[derive(Default)]
+struct Layer {
+    field: Option<Field>,
+    summary: String,
+    msg_type: &'static str,
+    fragment: Option<Fragment>,
+    /// Gamestudio message buffers: (offset, length) in `Input::payload`.
+    bufs: Vec<(usize, usize)>,
+}
+
+/// The bytes the message layer reads.
+struct Input<'a> {
+    /// The UDP payload, or the reassembled message.
+    payload: &'a [u8],
+    bufs: &'a [(usize, usize)],
+    /// The data source positions refer to (1: the reassembled message).
+    source: u8,
+}
+
+/// One full hypothesis over all message buffers of a datagram.
+struct Trial {
+    dialect: Dialect,
+    pos: PosMode,
+    parsed: Vec<Parsed>,
+    /// The parses kept their field trees.
+    detail: bool,
+}
+
+impl Trial {
+    fn run(inp: &Input<'_>, to_server: bool, (d, p): (Dialect, PosMode), detail: bool) -> Trial {
+        let parsed = inp
+            .bufs
+            .iter()
+            .map(|&(o, n)| {
+                let b = inp.payload.get(o..o.saturating_add(n)).unwrap_or(&[]);
+                msgs::parse(b, o, to_server, d, p, detail)
+            })
+            .collect();
+        Trial {
+            dialect: d,
+            pos: p,
+            parsed,
+            detail,
+        }
+    }
+    fn clean(&self) -> bool {
+        self.parsed.iter().all(|p| p.clean)
+    }
+    fn used_cpos(&self) -> bool {
+        self.parsed.iter().any(|p| p.used_cpos)
+    }
+    fn saw_sync(&self) -> bool {
+        self.parsed.iter().any(|p| p.saw_sync)
+    }
+    fn saw_local(&self) -> bool {
+        self.parsed.iter().any(|p| p.saw_local)
+    }
+}
+
+/// What the learning steps settled for one datagram.
+struct Reading {
+    to_server: bool,
+    /// The hypothesis shown (None: no message buffers).
+    trial: Option<Trial>,
+    /// How a dialect or CPosition encoding still open is shown.
+    dialect_open: &'static str,
+    pos_open: &'static str,
+}
+
+const DIALECTS: [Dialect; 2] = [Dialect::A6, Dialect::A5];
+const POSITIONS: [PosMode; 2] = [PosMode::Packed, PosMode::Fixed];
+
+/// Moves every position of a field tree into data source `n`.
+fn into_source(f: &mut Field, n: u8) {
+    f.pos = f.pos.in_source(n);
+    for c in &mut f.children {
+        into_source(c, n);
+    }
+}
+
+fn dir_short(to_server: bool) -> &'static str {
+    if to_server { "C→S" } else { "S→C" }
+}
+
+impl Flow {
+    /// A flow, with the dialect and CPosition encoding forced by the user when given.
+    pub(super) fn new(forced_dialect: Option<Dialect>, forced_pos: Option<PosMode>) -> Flow {
+        Flow {
+            forced_dialect,
+            forced_pos,
+            ..Flow::default()
+        }
+    }
+}
+
+/// Framing: unwrapping a datagram and deciding the flow's transport.
+impl Flow {
+    fn unwrap(&mut self, p: &[u8], detail: bool) -> (Transport, Option<Unwrapped>) {
+        match self.framing {
+            Framing::Raw => (Transport::Raw, None),
+            Framing::Dp8 { signed } => (Transport::Dp8, Some(dplay::dp8(p, signed, detail))),
+            Framing::Dp4 { .. } if dplay::is_dp4(p) => {
+                (Transport::Dp4, Some(self.dp4_player(p, detail)))
+            }
+            Framing::Dp4 { .. } => (Transport::Dp4, Some(dplay::not_dp4(p, detail))),
+            Framing::Undecided { dp8_signed } => self.first_framing(p, dp8_signed, detail),
+        }
+    }
+
+    /// DirectPlay 4 and DirectPlay 8 handshakes decide at once; otherwise the first datagram
+    /// that parses exactly only raw or only as a DirectPlay 8 frame.
+    fn first_framing(
+        &mut self,
+        p: &[u8],
+        signed: bool,
+        detail: bool,
+    ) -> (Transport, Option<Unwrapped>) {
+        if dplay::is_dp4(p) {
+            self.framing = Framing::Dp4 { ids: None };
+            return (Transport::Dp4, Some(self.dp4_player(p, detail)));
+        }
+        if dplay::is_dp8_connect(p) || dplay::is_dp8_enum(p) {
+            self.framing = Framing::Dp8 { signed };
+            return (Transport::Dp8, Some(dplay::dp8(p, signed, detail)));
+        }
+        let raw = clean_roles(&[p]);
+        let u = dplay::dp8(p, signed, detail);
+        let dp8 = p.first().is_some_and(|b| b & 0x01 != 0 || b & 0x80 != 0)
+            && u.ok
+            && payload_roles(p, &u.payloads) != (false, false);
+        match (raw != (false, false), dp8) {
+            (true, false) => {
+                self.framing = Framing::Raw;
+                (Transport::Raw, None)
+            }
+            (false, true) => {
+                self.framing = Framing::Dp8 { signed };
+                (Transport::Dp8, Some(u))
+            }
+            // A valid DirectPlay 8 frame without Gamestudio data (SACK, keep-alive): shown as
+            // such, without deciding the flow's transport.
+            (false, false) if u.ok && u.payloads.is_empty() && u.fragment.is_none() => {
+                (Transport::Dp8, Some(u))
+            }
+            _ => (Transport::Raw, None),
+        }
+    }
+
+    /// A DirectPlay 4 message. Player messages carry idFrom/idTo unless the session has the NM
+    /// flag ([MC-DPL4CS] 2.2.45); the session description is rarely in the capture, so the
+    /// first player message whose Gamestudio payload parses exactly only one way decides.
+    fn dp4_player(&mut self, p: &[u8], detail: bool) -> Unwrapped {
+        if dplay::is_dp4_system(p) {
+            return dplay::dp4_with(p, true, detail);
+        }
+        let ids = match self.framing {
+            Framing::Dp4 { ids: Some(v) } => v,
+            _ => {
+                let fits = |at: usize| {
+                    p.get(at..)
+                        .is_some_and(|b| clean_roles(&[b]) != (false, false))
+                };
+                let learned = match (fits(28), fits(20)) {
+                    (true, false) => Some(true),
+                    (false, true) => Some(false),
+                    _ => None,
+                };
+                if learned.is_some() {
+                    self.framing = Framing::Dp4 { ids: learned };
+                }
+                learned.unwrap_or(true)
+            }
+        };
+        dplay::dp4_with(p, ids, detail)
+    }
+
+    /// The wrapper's tree, notes, summary and message buffers.
+    fn layer(&mut self, wrapped: Option<Unwrapped>, len: usize, notes: &mut Vec<Note>) -> Layer {
+        let Some(u) = wrapped else {
+            return Layer {
+                bufs: vec![(0, len)],
+                ..Layer::default()
+            };
+        };
+        if u.signing {
+            self.framing.signing();
+        }
+        let mut r = Record::new("gamestudio");
+        u.tree.finish_into(len, &mut r);
+        notes.append(&mut r.notes);
+        Layer {
+            field: r.fields.into_iter().next(),
+            summary: u.summary,
+            msg_type: u.msg_type,
+            fragment: u.fragment,
+            bufs: u.payloads,
+        }
+    }
+}
+
+/// Learning: direction, dialect and CPosition encoding.
+impl Flow {
+    /// The (dialect, CPosition) readings still open, in preference order.
+    fn hypotheses(&self) -> impl Iterator<Item = (Dialect, PosMode)> {
+        let dialect = self.forced_dialect.or(self.dialect.as_ref().map(|d| d.0));
+        let pos = self.forced_pos.or(self.pos.as_ref().map(|p| p.0));
+        let mut out = [(Dialect::A6, PosMode::Packed); 4];
+        let mut n = 0;
+        for d in DIALECTS
+            .into_iter()
+            .filter(|&d| dialect.is_none_or(|x| x == d))
+        {
+            for p in POSITIONS
+                .into_iter()
+                .filter(|&p| pos.is_none_or(|x| x == p))
+            {
+                out[n] = (d, p);
+                n += 1;
+            }
+        }
+        out.into_iter().take(n)
+    }
+
+    /// All hypotheses for one direction, in preference order. Trees are kept (with `detail`)
+    /// only when there is a single hypothesis: that one is shown.
+    fn trials(&self, inp: &Input<'_>, to_server: bool, detail: bool) -> Vec<Trial> {
+        let detail = detail && self.hypotheses().count() == 1;
+        self.hypotheses()
+            .map(|h| Trial::run(inp, to_server, h, detail))
+            .collect()
+    }
+
+    fn undecided(&self) -> bool {
+        (self.forced_dialect.is_none() && self.dialect.is_none())
+            || (self.forced_pos.is_none() && self.pos.is_none())
+    }
+
+    fn learn(&mut self, dg: &Datagram<'_>, inp: &Input<'_>, notes: &mut Vec<Note>) -> Reading {
+        let (to_server, reversed, trials, other) = self.direction(dg, inp);
+        let (idx, dialect_open) = self.decide_dialect(&trials, &other, dg.frame, notes);
+        let pos_open = self.decide_pos(&trials, &other, idx, dg.frame, notes);
+        if let Some(msg) = reversed {
+            let def = &notes::DIRECTION_REVERSED;
+            notes.push(Note::new(def, Some(&fields::DIRECTION), None, msg));
+        }
+        let trial = trials.into_iter().nth(idx).map(|t| {
+            if dg.detail && !t.detail {
+                Trial::run(inp, to_server, (t.dialect, t.pos), true)
+            } else {
+                t
+            }
+        });
+        Reading {
+            to_server,
+            trial,
+            dialect_open,
+            pos_open,
+        }
+    }
+
+    /// The direction: the content-decided server end, else the plumbing's, refined by which
+    /// direction the messages parse in. Returns it with a note when it reverses the plumbing,
+    /// the trials in that direction and, while the plumbing's guess stands and something is
+    /// still to be decided, the other direction's.
+    fn direction(
+        &mut self,
+        dg: &Datagram<'_>,
+        inp: &Input<'_>,
+    ) -> (bool, Option<String>, Vec<Trial>, Vec<Trial>) {
+        let given = dg.direction == Direction::ToServer;
+        if let Some((server, _)) = &self.server {
+            let ts = dg.dst == *server;
+            let trials = if inp.bufs.is_empty() {
+                Vec::new()
+            } else {
+                self.trials(inp, ts, dg.detail)
+            };
+            return (ts, None, trials, Vec::new());
+        }
+        if inp.bufs.is_empty() {
+            return (given, None, Vec::new(), Vec::new());
+        }
+        let here = self.trials(inp, given, false);
+        let there = self.trials(inp, !given, false);
+        // The A5 sync constant is only ever sent by the server.
+        let sync = inp
+            .bufs
+            .iter()
+            .any(|&(o, n)| inp.payload.get(o..o + n).is_some_and(has_sync));
+        let pick = match (
+            here.iter().any(Trial::clean),
+            there.iter().any(Trial::clean),
+        ) {
+            _ if sync => Some(false),
+            (true, false) => Some(given),
+            (false, true) => Some(!given),
+            _ => None,
+        };
+        let Some(ts) = pick else {
+            let other = if self.undecided() { there } else { Vec::new() };
+            return (given, None, here, other);
+        };
+        let server = if ts { dg.dst } else { dg.src };
+        let way = if ts {
+            "client → server"
+        } else {
+            "server → client"
+        };
+        let why = format!(
+            "content: server is {server} (frame {} parses only as {way})",
+            dg.frame
+        );
+        let reversed = (ts != given).then(|| {
+            format!(
+                "direction reversed from the plumbing's guess ({}): {}",
+                dg.role_source.as_str(),
+                why.trim_start_matches("content: ")
+            )
+        });
+        self.server = Some((server, why));
+        (
+            ts,
+            reversed,
+            if ts == given { here } else { there },
+            Vec::new(),
+        )
+    }
+
+    /// Locks the dialect when only one fits: the A5 sync constant, or a datagram that parses in
+    /// one dialect only. While the direction is still the plumbing's guess, a dialect that fits
+    /// the other direction is not ruled out: `07 <dpid> 01` is an A5 cls_ping + fill towards the
+    /// server and an A6+ SVC_INFO towards the client. Returns the trial shown and, while open,
+    /// how the dialect is shown.
+    fn decide_dialect(
+        &mut self,
+        trials: &[Trial],
+        other: &[Trial],
+        frame: u64,
+        notes: &mut Vec<Note>,
+    ) -> (usize, &'static str) {
+        let first_clean = trials.iter().position(Trial::clean).unwrap_or(0);
+        if self.forced_dialect.is_some() || self.dialect.is_some() || trials.is_empty() {
+            return (first_clean, "");
+        }
+        let clean_in = |d: Dialect| {
+            trials
+                .iter()
+                .chain(other)
+                .any(|t| t.dialect == d && t.clean())
+        };
+        let (a5, a6) = (clean_in(Dialect::A5), clean_in(Dialect::A6));
+        let sync = trials
+            .iter()
+            .any(|t| t.dialect == Dialect::A5 && t.clean() && t.saw_sync());
+        let local = trials
+            .iter()
+            .any(|t| t.dialect == Dialect::A6 && t.clean() && t.saw_local());
+        let (d, why) = if sync {
+            (
+                Dialect::A5,
+                format!("svc_info sync constant 0x11191218 in frame {frame}"),
+            )
+        } else if a5 && !a6 {
+            (Dialect::A5, format!("frame {frame} parses only as A5"))
+        } else if a6 && !a5 {
+            let extra = if local { " (SVC_LOCAL)" } else { "" };
+            (
+                Dialect::A6,
+                format!("frame {frame} parses only as A6+{extra}"),
+            )
+        } else if a5 && a6 {
+            return (first_clean, "undecided: parses as A5 and A6+; shown as A6+");
+        } else {
+            return (first_clean, "undecided: no reading fits; shown as A6+");
+        };
+        let msg = format!("dialect decided for this flow: {} ({why})", d.label());
+        notes.push(Note::new(
+            &notes::DIALECT_DECIDED,
+            Some(&fields::DIALECT),
+            None,
+            msg,
+        ));
+        self.dialect = Some((d, why));
+        let shown = trials.iter().position(|t| t.dialect == d && t.clean());
+        (shown.unwrap_or(0), "")
+    }
+
+    /// Locks the CPosition encoding when the trial shown read one and its dialect parses under
+    /// exactly one reading. While the dialect is open, every dialect's readings must agree (else
+    /// A6+'s packed reading could lock the encoding for what turns out to be an A5 flow with
+    /// Fixed CPositions). Returns, while open, how the encoding is shown.
+    fn decide_pos(
+        &mut self,
+        trials: &[Trial],
+        other: &[Trial],
+        idx: usize,
+        frame: u64,
+        notes: &mut Vec<Note>,
+    ) -> &'static str {
+        let Some(t) = trials.get(idx) else {
+            return "";
+        };
+        if self.forced_pos.is_some() || self.pos.is_some() || !t.used_cpos() {
+            return "";
+        }
+        let dialect_known = self.forced_dialect.is_some() || self.dialect.is_some();
+        let fits = |m: PosMode| {
+            trials
+                .iter()
+                .chain(other)
+                .filter(|x| !dialect_known || x.dialect == t.dialect)
+                .any(|x| x.pos == m && x.clean())
+        };
+        let (packed, fixed) = (fits(PosMode::Packed), fits(PosMode::Fixed));
+        let (m, how) = match (packed, fixed) {
+            (true, false) => (PosMode::Packed, "3-byte packed"),
+            (false, true) => (PosMode::Fixed, "4-byte Fixed"),
+            (true, true) => return "undecided: both readings fit; shown packed",
+            (false, false) => return "undecided: neither reading fits; shown packed",
+        };
+        let why = format!("frame {frame} parses exactly only with {how} CPosition");
+        let msg = format!("CPosition encoding decided for this flow: {why}");
+        notes.push(Note::new(
+            &notes::POS_DECIDED,
+            Some(&fields::POS_MODE),
+            None,
+            msg,
+        ));
+        self.pos = Some((m, why));
+        ""
+    }
+}
+
+/// The record.
+impl Flow {
+    fn dialect_basis(&self, r: &Reading) -> String {
+        match (&self.forced_dialect, &self.dialect) {
+            (Some(_), _) => "forced by --gamestudio-dialect".into(),
+            (None, Some((_, why))) => why.clone(),
+            (None, None) => r.dialect_open.into(),
+        }
+    }
+
+    fn pos_basis(&self, r: &Reading) -> String {
+        match (&self.forced_pos, &self.pos) {
+            (Some(_), _) => "forced by --gamestudio-pos".into(),
+            (None, Some((_, why))) => why.clone(),
+            (None, None) => r.pos_open.into(),
+        }
+    }
+
+    fn direction_basis(&self, dg: &Datagram<'_>) -> String {
+        match &self.server {
+            Some((_, why)) => why.clone(),
+            None => format!("plumbing: {}", dg.role_source.as_str()),
+        }
+    }
+
+    /// The `gamestudio` root with the flow's decisions and their bases (its messages follow).
+    fn root(&self, t: &Trial, dg: &Datagram<'_>, inp: &Input<'_>, r: &Reading) -> Field {
+        let (first, last) = match (inp.bufs.first(), inp.bufs.last()) {
+            (Some(&f), Some(&l)) => (f, l),
+            _ => ((0, inp.payload.len()), (0, inp.payload.len())),
+        };
+        let pos = Pos::bytes(first.0, (last.0 + last.1).saturating_sub(first.0));
+        let mut root = Field::new(&fields::ROOT, Value::None, pos);
+        let at = Pos::bytes(first.0, 0);
+        let dir = if r.to_server {
+            Value::Enum(0, "client_to_server")
+        } else {
+            Value::Enum(1, "server_to_client")
+        };
+        let text = |s: String| Value::Str(s.into());
+        let c = &mut root.children;
+        c.push(Field::new(&fields::DIALECT, t.dialect.value(), at));
+        c.push(Field::new(
+            &fields::DIALECT_BASIS,
+            text(self.dialect_basis(r)),
+            at,
+        ));
+        c.push(Field::new(&fields::DIRECTION, dir, at));
+        c.push(Field::new(
+            &fields::DIRECTION_BASIS,
+            text(self.direction_basis(dg)),
+            at,
+        ));
+        if t.used_cpos() {
+            c.push(Field::new(&fields::POS_MODE, t.pos.value(), at));
+            c.push(Field::new(&fields::POS_BASIS, text(self.pos_basis(r)), at));
+        }
+        root
+    }
+
+    /// The messages of the reading shown: tree, notes, summary and type.
+    fn show(
+        &self,
+        t: Trial,
+        (dg, inp): (&Datagram<'_>, &Input<'_>),
+        r: &Reading,
+        rec: &mut Record,
+        wrapper_type: &'static str,
+    ) {
+        let mut root = dg.detail.then(|| self.root(&t, dg, inp, r));
+        let mut first_name = None;
+        let mut sums: Vec<String> = Vec::new();
+        let dialect = t.dialect;
+        for p in t.parsed {
+            if let Some(root) = &mut root {
+                root.children.extend(p.fields);
+            }
+            for mut n in p.notes {
+                n.pos = n.pos.map(|ps| ps.in_source(inp.source));
+                rec.notes.push(n);
+            }
+            first_name = first_name.or(p.names.first().copied());
+            sums.extend(p.summaries);
+        }
+        if let Some(mut root) = root {
+            if inp.source != 0 {
+                into_source(&mut root, inp.source);
+            }
+            rec.fields.push(root);
+        }
+        let summary = &mut rec.summary;
+        summary.push_str(dialect.label());
+        summary.push(' ');
+        summary.push_str(dir_short(r.to_server));
+        if sums.is_empty() {
+            summary.push_str(" (no messages)");
+        }
+        let n = sums.len();
+        for (i, s) in sums.into_iter().take(4).enumerate() {
+            summary.push_str(if i == 0 { " " } else { "; " });
+            summary.push_str(&s);
+        }
+        if n > 4 {
+            summary.push_str(&format!(" (+{} more)", n - 4));
+        }
+        rec.msg_type = Cow::Borrowed(match first_name {
+            Some(n) => n,
+            None if !wrapper_type.is_empty() => wrapper_type,
+            None => "fill",
+        });
+    }
+}
+
+impl FlowDecoder for Flow {
+    fn decode(&mut self, dg: &Datagram<'_>, out: &mut Vec<Record>) {
+        let mut notes: Vec<Note> = Vec::new();
+        let (transport, wrapped) = self.unwrap(dg.payload, dg.detail);
+        let mut layer = self.layer(wrapped, dg.payload.len(), &mut notes);
+        let whole = layer
+            .fragment
+            .and_then(|fr| self.reassembly.add(dg.src, fr, dg.payload, &mut notes));
+        if let Some(w) = &whole {
+            layer.bufs = vec![(0, w.len())];
+        }
+        let inp = Input {
+            payload: whole.as_deref().unwrap_or(dg.payload),
+            bufs: &layer.bufs,
+            source: u8::from(whole.is_some()),
+        };
+        let mut reading = self.learn(dg, &inp, &mut notes);
+        let mut rec = Record::new("gamestudio");
+        rec.fields.extend(layer.field.take());
+        rec.notes = notes;
+        match reading.trial.take() {
+            Some(t) => {
+                if !layer.summary.is_empty() {
+                    rec.summary = format!("[{}] ", layer.summary);
+                }
+                self.show(t, (dg, &inp), &reading, &mut rec, layer.msg_type);
+            }
+            None => {
+                rec.summary = if layer.summary.is_empty() {
+                    format!("{} control", transport.name())
+                } else {
+                    std::mem::take(&mut layer.summary)
+                };
+                let ty = layer.msg_type;
+                rec.msg_type = Cow::Borrowed(if ty.is_empty() { "empty" } else { ty });
+            }
+        }
+        if let Some(data) = whole {
+            rec.sources.push(Source {
+                name: Cow::Borrowed("reassembled DirectPlay 8 message"),
+                data,
+            });
+        }
+        if dg.payload.is_empty() {
+            rec.notes
+                .push(Note::new(&notes::EMPTY, None, None, "empty datagram"));
+        }
+        if dg.truncated && rec.has_errors() {
+            let msg = "the capture cut this datagram (snaplen); errors at its end are expected";
+            rec.notes.push(Note::new(&notes::SNAPLEN, None, None, msg));
+        }
+        out.push(rec);
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.reassembly.state_bytes()
+    }
+
+    fn describe(&self) -> Vec<(String, String)> {
+        let transport = self
+            .framing
+            .transport()
+            .map_or("undecided", Transport::name);
+        let mut v = vec![("transport".into(), transport.into())];
+        v.push((
+            "dialect".into(),
+            match (self.forced_dialect, &self.dialect) {
+                (Some(d), _) => format!("{} (forced)", d.label()),
+                (None, Some((d, why))) => format!("{} ({why})", d.label()),
+                (None, None) => "undecided".into(),
+            },
+        ));
+        v.push((
+            "cposition".into(),
+            match (self.forced_pos, &self.pos) {
+                (Some(p), _) => format!("{p:?} (forced)"),
+                (None, Some((p, why))) => format!("{p:?} ({why})"),
+                (None, None) => "undecided".into(),
+            },
+        ));
+        if let Some((s, why)) = &self.server {
+            v.push(("server".into(), format!("{s} ({why})")));
+        }
+        if let Framing::Dp4 { ids: Some(ids) } = self.framing {
+            let text = if ids {
+                "player messages carry idFrom/idTo"
+            } else {
+                "player messages without idFrom/idTo (NM session)"
+            };
+            v.push(("dplay4_ids".into(), text.into()));
+        }
+        v
+    }
+}

@@ -1,0 +1,727 @@
+//! The per-flow decoder: connectionless packets, and sequenced datagrams through the netchan
+//! (flavour, sequence order, fragment reassembly, legacy XOR keying) to one server or client
+//! message.
+//!
+//! Upstream: ioquake3 code/qcommon/net_chan.c `Netchan_Process`, code/server/sv_net_chan.c
+//! `SV_Netchan_Decode`, code/client/cl_net_chan.c `CL_Netchan_Decode`, and the packet entry
+//! points code/server/sv_main.c `SV_PacketEvent`, code/client/cl_main.c `CL_PacketEvent`.
+
+use std::borrow::Cow;
+
+use super::State;
+use super::client;
+use super::connectionless;
+use super::delta::EntState;
+use super::fields::*;
+use super::msg::{self, Loc};
+use super::netchan::{self, Flavour, FragResult, Header};
+use super::notes;
+use super::server::{Summary, push_uint};
+use crate::proto::{Datagram, Direction, FlowDecoder};
+use crate::tree::{Field, Pos, Record, Severity, Source, TreeBuilder, Value};
+
+/// The flow-level state machine: everything is in [`State`].
+#[derive(Default)]
+pub struct Flow {
+    pub st: State,
+}
+
+/// One sequenced datagram: what its header said.
+struct Sequenced<'p> {
+    p: &'p [u8],
+    to_server: bool,
+    /// Field trees wanted: when not, values that cost an allocation are not built.
+    detail: bool,
+    flavour: Flavour,
+    h: Header,
+    /// Where the fragment fields start (after the qport and the checksum).
+    frag_at: usize,
+}
+
+/// The message a datagram carries: read in place unless it had to be de-keyed or was
+/// reassembled. (A per-flow reused buffer for the copy was measured slower: its memory is
+/// cold.)
+struct Message<'p> {
+    data: &'p [u8],
+    body: Vec<u8>,
+    changed: bool,
+    reassembled: bool,
+}
+
+impl Message<'_> {
+    fn bytes(&self) -> &[u8] {
+        if self.changed { &self.body } else { self.data }
+    }
+}
+
+/// What the keying leaves decodable of a message.
+enum Keying<'s> {
+    /// Key material missing: only the unkeyed acknowledgements are decoded.
+    Unkeyed,
+    /// A legacy client message: the key byte and the key strings to try, likeliest first.
+    LegacyClient(u8, Vec<&'s [u8]>),
+    /// Ready to parse (de-keyed, or never keyed), with the acknowledged server command for the
+    /// usercmd key of an ioquake3 client message.
+    Plain(Option<&'s [u8]>),
+}
+
+/// A client message parsed into a scratch tree (grafted under the root afterwards), with the
+/// client commands it carried and the key string it was de-keyed with (shown in the tree).
+struct ClientParse {
+    tree: TreeBuilder,
+    cmds: Vec<(u32, Vec<u8>)>,
+    key: Option<Vec<u8>>,
+}
+
+fn root_field(len: usize) -> Field {
+    Field::new(&ROOT, Value::None, Pos::bytes(0, len))
+}
+
+fn has_errors(t: &TreeBuilder) -> bool {
+    t.notes.iter().any(|n| n.severity() == Severity::Error)
+}
+
+/// Ends a record that carries no message (a runt or a fragment).
+fn finish(t: TreeBuilder, p: &[u8], r: &mut Record, msg_type: &'static str, summary: String) {
+    t.finish_into(p.len(), r);
+    r.msg_type = Cow::Borrowed(msg_type);
+    r.summary = summary;
+}
+
+impl Flow {
+    fn decode_oob(&mut self, d: &Datagram<'_>, r: &mut Record) {
+        let mut t = TreeBuilder::new(d.detail);
+        t.open(&ROOT, Value::None, Pos::bytes(0, d.payload.len()));
+        let res = connectionless::decode(d.payload, &mut t);
+        t.finish_into(d.payload.len(), r);
+        let l = res.learned;
+        if l.new_connection {
+            // A new handshake: keep what this packet teaches, forget the old connection.
+            let keep = (self.st.challenge, self.st.protocol, self.st.qport);
+            if res.msg_type == "challengeResponse" || res.msg_type == "connect" {
+                self.st.new_connection();
+            }
+            self.st.challenge = l.challenge.or(keep.0);
+            self.st.protocol = l.protocol.or(keep.1);
+            self.st.qport = l.qport.or(keep.2);
+        }
+        if let Some(src) = res.source {
+            r.sources.push(Source {
+                name: Cow::Borrowed("decompressed userinfo"),
+                data: src,
+            });
+        }
+        r.msg_type = Cow::Borrowed(res.msg_type);
+        r.summary = res.summary;
+    }
+
+    /// Decides the netchan flavour from what the flow showed: the protocol announced, the
+    /// ioquake3 checksum (ioquake3 code/qcommon/net_chan.c `Netchan_Process`, protocol 71),
+    /// or, without a handshake, whether the message parses in the ioquake3 layout.
+    fn decide_flavour(&mut self, p: &[u8], to_server: bool, t: &mut TreeBuilder) -> Flavour {
+        if let Some((f, _)) = self.st.flavour {
+            return f;
+        }
+        let off = if to_server { 6 } else { 4 };
+        let seq = netchan::le32(p, 0).unwrap_or(0) & !netchan::FRAGMENT_BIT;
+        if p.len() < off + 4 {
+            // Too short to test: decide on a later datagram.
+            return Flavour::Legacy;
+        }
+        let decided = match (self.st.protocol, self.st.challenge) {
+            (Some(68), _) => (Flavour::Legacy, "connect announced protocol 68"),
+            (_, Some(ch)) => match netchan::le32(p, off) {
+                Some(v) if v == netchan::checksum(ch, seq) => (
+                    Flavour::Ioq3,
+                    "the checksum after the header matches the challenge",
+                ),
+                _ => (
+                    Flavour::Legacy,
+                    "no checksum matching the challenge: legacy netchan",
+                ),
+            },
+            (_, None) if parses_as_ioq3(p, to_server, t.detail()) => (
+                Flavour::Ioq3,
+                "no handshake captured; the message parses with a checksum field",
+            ),
+            (_, None) => (Flavour::Legacy, "no handshake captured; assumed legacy"),
+        };
+        t.expert(
+            &notes::FLAVOUR,
+            Some(&NC_FLAVOUR),
+            None,
+            format!("netchan flavour {}: {}", decided.0.name(), decided.1),
+        );
+        self.st.flavour = Some(decided);
+        decided.0
+    }
+
+    fn decode_netchan(&mut self, d: &Datagram<'_>, r: &mut Record) {
+        let p = d.payload;
+        let to_server = d.direction == Direction::ToServer;
+        let mut t = TreeBuilder::new(d.detail);
+        t.open(&ROOT, Value::None, Pos::bytes(0, p.len()));
+        let flavour = self.decide_flavour(p, to_server, &mut t);
+        let dir = if to_server { "C→S" } else { "S→C" };
+        let Some(h) = netchan::parse_header(p, to_server, flavour) else {
+            t.expert(
+                &notes::RUNT,
+                Some(&NC_SEQUENCE),
+                Some(Pos::bytes(0, p.len())),
+                format!("{} bytes are too short for a netchan header", p.len()),
+            );
+            let summary = format!("{dir} runt packet ({} bytes)", p.len());
+            return finish(t, p, r, "runt", summary);
+        };
+        let mut s = Sequenced {
+            p,
+            to_server,
+            detail: d.detail,
+            flavour,
+            h,
+            frag_at: 0,
+        };
+        s.frag_at = self.header_fields(&s, &mut t);
+        let mut summary = String::with_capacity(128);
+        summary.push_str(dir);
+        summary.push_str(" seq ");
+        push_uint(&mut summary, h.sequence as u64);
+        self.track_sequence(&s, &mut t);
+        let data = &p[h.len..];
+        let mut reassembled = None;
+        if h.fragmented {
+            match self.reassemble(&s, data, &mut t) {
+                Ok(buf) => {
+                    summary.push_str(&format!(" [reassembled {}]", buf.len()));
+                    reassembled = Some(buf);
+                }
+                Err(ending) => {
+                    summary.push_str(&ending);
+                    return finish(t, p, r, "fragment", summary);
+                }
+            }
+        }
+        let changed = flavour == Flavour::Legacy || reassembled.is_some();
+        let mut msg = Message {
+            data,
+            reassembled: reassembled.is_some(),
+            body: match reassembled {
+                Some(b) => b,
+                None if changed => data.to_vec(),
+                None => Vec::new(),
+            },
+            changed,
+        };
+        let sum = Summary::after(summary);
+        self.decode_message(&s, &mut msg, t, sum, r);
+    }
+
+    /// The netchan header fields (ioquake3 code/qcommon/net_chan.c `Netchan_Process`); returns
+    /// where the fragment fields start.
+    fn header_fields(&self, s: &Sequenced<'_>, t: &mut TreeBuilder) -> usize {
+        let h = &s.h;
+        t.open(&NETCHAN, Value::None, Pos::bytes(0, h.len));
+        t.add(
+            &NC_SEQUENCE,
+            Value::UInt(h.sequence as u64),
+            Pos::bytes(0, 4),
+        );
+        t.add(&NC_FRAGMENT, Value::Bool(h.fragmented), Pos::bytes(3, 1));
+        let mut o = 4;
+        if let Some(q) = h.qport {
+            t.add(&NC_QPORT, Value::UInt(q as u64), Pos::bytes(o, 2));
+            o += 2;
+        }
+        if let Some(c) = h.checksum {
+            self.checksum_field(c, h.sequence, o, t);
+            o += 4;
+        }
+        if h.fragmented {
+            t.add(
+                &NC_FRAG_START,
+                Value::UInt(h.frag_start as u64),
+                Pos::bytes(o, 2),
+            );
+            t.add(
+                &NC_FRAG_LEN,
+                Value::UInt(h.frag_len as u64),
+                Pos::bytes(o + 2, 2),
+            );
+        }
+        let how = self.st.flavour.map(|f| f.1).unwrap_or("");
+        t.add(
+            &NC_FLAVOUR,
+            Value::Enum(s.flavour as i64, s.flavour.name()),
+            Pos::bytes(0, h.len),
+        )
+        .meaning = s.detail.then(|| how.into());
+        o
+    }
+
+    /// The ioquake3 checksum, checked against the challenge when it was captured.
+    fn checksum_field(&self, c: u32, sequence: u32, o: usize, t: &mut TreeBuilder) {
+        let f = t.add(&NC_CHECKSUM, Value::UInt(c as u64), Pos::bytes(o, 4));
+        match self.st.challenge {
+            Some(ch) if netchan::checksum(ch, sequence) == c => f.meaning = Some("correct".into()),
+            Some(_) => {
+                f.meaning = Some("wrong".into());
+                t.expert(
+                    &notes::CHECKSUM_WRONG,
+                    Some(&NC_CHECKSUM),
+                    Some(Pos::bytes(o, 4)),
+                    "checksum does not match the challenge (the engine drops such packets)",
+                );
+            }
+            None => {}
+        }
+    }
+
+    /// Sequence order: the engine drops duplicates and older packets and counts the gaps
+    /// (ioquake3 code/qcommon/net_chan.c `Netchan_Process`).
+    fn track_sequence(&mut self, s: &Sequenced<'_>, t: &mut TreeBuilder) {
+        let h = &s.h;
+        if h.fragmented && h.frag_start != 0 {
+            return;
+        }
+        let last = &mut self.st.last_seq[usize::from(s.to_server)];
+        if let Some(l) = *last {
+            if h.sequence <= l {
+                t.expert(
+                    &notes::SEQUENCE_OLD,
+                    Some(&NC_SEQUENCE),
+                    Some(Pos::bytes(0, 4)),
+                    format!(
+                        "sequence {} is not newer than {l}: duplicate or out of order (the engine drops it)",
+                        h.sequence
+                    ),
+                );
+            } else if h.sequence - l > 1 {
+                t.expert(
+                    &notes::SEQUENCE_GAP,
+                    Some(&NC_SEQUENCE),
+                    Some(Pos::bytes(0, 4)),
+                    format!(
+                        "{} message(s) before this one were not captured",
+                        h.sequence - l - 1
+                    ),
+                );
+            }
+        }
+        if last.is_none_or(|l| h.sequence > l) {
+            *last = Some(h.sequence);
+        }
+    }
+
+    /// Adds a fragment to its direction's buffer (ioquake3 code/qcommon/net_chan.c
+    /// `Netchan_Process`): the complete message, or `Err` with how the summary of a datagram
+    /// that completes nothing ends.
+    fn reassemble(
+        &mut self,
+        s: &Sequenced<'_>,
+        data: &[u8],
+        t: &mut TreeBuilder,
+    ) -> Result<Vec<u8>, String> {
+        let (h, o) = (&s.h, s.frag_at);
+        let fl = h.frag_len as usize;
+        if fl > data.len() {
+            t.expert(
+                &notes::FRAGMENT_LENGTH,
+                Some(&NC_FRAG_LEN),
+                Some(Pos::bytes(o + 2, 2)),
+                format!("fragment length {fl} but only {} bytes follow", data.len()),
+            );
+            return Err(" bad fragment".into());
+        }
+        let fragment = &data[..fl];
+        let idx = usize::from(s.to_server);
+        match self.st.frag[idx].add(h.sequence, h.frag_start as usize, fragment) {
+            FragResult::Partial(have) => {
+                t.add(
+                    &NC_FRAG_DATA,
+                    Value::Bytes(fragment.into()),
+                    Pos::bytes(h.len, fl),
+                );
+                Err(format!(
+                    " fragment at {} len {fl} ({have} bytes so far)",
+                    h.frag_start
+                ))
+            }
+            FragResult::Dropped(why) => {
+                t.add(
+                    &NC_FRAG_DATA,
+                    Value::Bytes(fragment.into()),
+                    Pos::bytes(h.len, fl),
+                );
+                let at = Some(Pos::bytes(o, 2));
+                t.expert(&notes::FRAGMENT_DROPPED, Some(&NC_FRAG_START), at, why);
+                Err(format!(" fragment at {} len {fl} (dropped)", h.frag_start))
+            }
+            FragResult::Complete(buf) => {
+                let n = buf.len() as u64;
+                t.add(&NC_REASSEMBLED, Value::UInt(n), Pos::bytes(h.len, fl));
+                Ok(buf)
+            }
+        }
+    }
+
+    /// Decodes the message after the header into the record, with what its keying allows.
+    fn decode_message(
+        &mut self,
+        s: &Sequenced<'_>,
+        msg: &mut Message<'_>,
+        mut t: TreeBuilder,
+        mut sum: Summary,
+        r: &mut Record,
+    ) {
+        // The acknowledgements at the start of a client message (never keyed).
+        let acks = if s.to_server {
+            client::read_acks(msg.bytes())
+        } else {
+            None
+        };
+        let loc = if msg.changed {
+            Loc {
+                source: (r.sources.len() + 1) as u8,
+                base: 0,
+            }
+        } else {
+            Loc {
+                source: 0,
+                base: s.h.len * 8,
+            }
+        };
+        let mut chosen_key = None;
+        let mut new_cmds = Vec::new();
+        let keying = self.keying(s, msg, acks, &mut t);
+        t.close(s.h.len);
+        match keying {
+            Keying::Unkeyed => {
+                unkeyed_prefix(msg.bytes(), s.to_server, acks, loc, &mut t, &mut sum);
+            }
+            Keying::Plain(key_text) if s.to_server => {
+                let mut tt = TreeBuilder::new(s.detail);
+                let (st, body) = (&self.st, msg.bytes());
+                st.parse_client(body, key_text, loc, &mut tt, &mut sum, &mut new_cmds);
+                graft(&mut t, tt);
+            }
+            Keying::Plain(_) => {
+                self.st
+                    .parse_server(msg.bytes(), s.h.sequence, loc, &mut t, &mut sum);
+            }
+            Keying::LegacyClient(key, candidates) => {
+                let parsed =
+                    legacy_client(&self.st, msg, key, &candidates, loc, s.detail, &mut sum);
+                graft(&mut t, parsed.tree);
+                (new_cmds, chosen_key) = (parsed.cmds, parsed.key);
+            }
+        }
+        for (n, text) in new_cmds {
+            self.st.client_cmds.put(n, &text);
+        }
+        self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Works out the legacy XOR key of a message (ioquake3 code/server/sv_net_chan.c
+    /// `SV_Netchan_Decode`, code/client/cl_net_chan.c `CL_Netchan_Decode`) and de-keys a server
+    /// message in place; a client message is de-keyed candidate by candidate later.
+    fn keying<'s>(
+        &'s self,
+        s: &Sequenced<'_>,
+        msg: &mut Message<'_>,
+        acks: Option<(i32, u32, u32)>,
+        t: &mut TreeBuilder,
+    ) -> Keying<'s> {
+        let st = &self.st;
+        if s.flavour != Flavour::Legacy {
+            let key_text = acks.map(|(_, _, rack)| {
+                st.server_cmds
+                    .get(rack)
+                    .unwrap_or(st.server_cmds.slot(rack))
+            });
+            return Keying::Plain(key_text);
+        }
+        let Some(ch) = st.challenge else {
+            t.expert(&notes::XOR_NO_CHALLENGE, None, None, "legacy XOR key material not captured (no challenge seen: the capture starts mid-connection); only the unkeyed acknowledgements are decoded");
+            return Keying::Unkeyed;
+        };
+        if s.to_server {
+            let Some((sid, mack, rack)) = acks else {
+                return Keying::Unkeyed;
+            };
+            let key = (ch as u32 ^ sid as u32 ^ mack) as u8;
+            t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, s.h.len));
+            return Keying::LegacyClient(key, key_candidates(st, rack));
+        }
+        let ack = msg::BitReader::new(msg.bytes()).ulong().ok();
+        let Some(text) = ack.and_then(|a| st.client_cmds.get(a)) else {
+            t.expert(&notes::XOR_KEY_UNKNOWN, None, None, format!("legacy XOR key string not captured (client command {} was not seen); only the reliable acknowledge is decoded", ack.unwrap_or(0)));
+            return Keying::Unkeyed;
+        };
+        let key = (ch as u32 ^ s.h.sequence) as u8;
+        t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, s.h.len));
+        if s.detail {
+            t.add_text(&NC_KEY_STRING, text, Pos::bytes(0, s.h.len));
+        }
+        netchan::xor(&mut msg.body, 4, key, text);
+        Keying::Plain(None)
+    }
+
+    /// Adds the de-keyed or reassembled copy as a data source and moves everything into the
+    /// record.
+    fn finish_message(
+        &self,
+        s: &Sequenced<'_>,
+        msg: &mut Message<'_>,
+        t: TreeBuilder,
+        sum: Summary,
+        chosen_key: Option<Vec<u8>>,
+        r: &mut Record,
+    ) {
+        if msg.changed && s.detail {
+            r.sources.push(Source {
+                name: Cow::Borrowed(match (msg.reassembled, s.flavour) {
+                    (true, Flavour::Legacy) => "reassembled, de-keyed message",
+                    (true, Flavour::Ioq3) => "reassembled message",
+                    _ => "de-keyed message",
+                }),
+                data: std::mem::take(&mut msg.body),
+            });
+        }
+        t.finish_into(s.p.len(), r);
+        if let Some(k) = chosen_key
+            && let Some(nc) = r
+                .fields
+                .first_mut()
+                .and_then(|root| root.children.iter_mut().find(|c| c.def == &NETCHAN))
+        {
+            nc.children.push(Field::new(
+                &NC_KEY_STRING,
+                Value::text(&k),
+                Pos::bytes(0, s.h.len),
+            ));
+        }
+        r.msg_type = Cow::Borrowed(if sum.msg_type.is_empty() {
+            "netchan"
+        } else {
+            sum.msg_type
+        });
+        r.summary = sum.text;
+    }
+}
+
+/// Without a handshake: whether the datagram parses cleanly in the ioquake3 layout (with a
+/// checksum field).
+fn parses_as_ioq3(p: &[u8], to_server: bool, detail: bool) -> bool {
+    let Some(h) = netchan::parse_header(p, to_server, Flavour::Ioq3) else {
+        return false;
+    };
+    if h.fragmented {
+        return false;
+    }
+    let mut probe = State::default();
+    let mut tt = TreeBuilder::new(detail);
+    let mut sum = Summary::default();
+    let body = &p[h.len.min(p.len())..];
+    let loc = Loc { source: 0, base: 0 };
+    if to_server {
+        let cmds = &mut Vec::new();
+        probe.parse_client(body, Some(b""), loc, &mut tt, &mut sum, cmds);
+    } else {
+        probe.parse_server(body, h.sequence, loc, &mut tt, &mut sum);
+    }
+    !has_errors(&tt)
+}
+
+/// The key strings a legacy client message may be keyed with, likeliest first: the server
+/// command it acknowledges when captured, whatever its slot holds, and the empty string.
+fn key_candidates(st: &State, rack: u32) -> Vec<&[u8]> {
+    let mut candidates: Vec<&[u8]> = Vec::new();
+    if let Some(s) = st.server_cmds.get(rack) {
+        candidates.push(s);
+    }
+    let slot = st.server_cmds.slot(rack);
+    if !candidates.contains(&slot) {
+        candidates.push(slot);
+    }
+    if !candidates.iter().any(|c| c.is_empty()) {
+        candidates.push(b"");
+    }
+    candidates
+}
+
+/// Parses a legacy client message de-keyed with each candidate in turn until one parses
+/// cleanly (ioquake3 code/server/sv_net_chan.c `SV_Netchan_Decode`).
+///
+/// Each candidate de-keys the body in place; the XOR stream does not depend on the data, so
+/// applying it again restores the keyed bytes for the next candidate. The first parse is kept
+/// unless a later one is clean; its bytes are copied only when another candidate follows.
+fn legacy_client(
+    st: &State,
+    msg: &mut Message<'_>,
+    key: u8,
+    candidates: &[&[u8]],
+    loc: Loc,
+    detail: bool,
+    sum: &mut Summary,
+) -> ClientParse {
+    let mut first = ClientParse {
+        tree: TreeBuilder::new(detail),
+        cmds: Vec::new(),
+        key: None,
+    };
+    let Some((&cand, others)) = candidates.split_first() else {
+        return first;
+    };
+    let heading_len = sum.text.len();
+    let body = &mut msg.body;
+    netchan::xor(body, 12, key, cand);
+    st.parse_client(body, Some(cand), loc, &mut first.tree, sum, &mut first.cmds);
+    if !has_errors(&first.tree) {
+        first.key = detail.then(|| cand.to_vec());
+        return first;
+    }
+    if others.is_empty() {
+        return first;
+    }
+    let first_body = body.clone();
+    netchan::xor(body, 12, key, cand);
+    for (oi, &cand) in others.iter().enumerate() {
+        netchan::xor(body, 12, key, cand);
+        let mut heading = String::with_capacity(128);
+        heading.push_str(sum.text.get(..heading_len).unwrap_or(""));
+        let mut sum2 = Summary::after(heading);
+        let mut tree = TreeBuilder::new(detail);
+        let mut cmds = Vec::new();
+        st.parse_client(body, Some(cand), loc, &mut tree, &mut sum2, &mut cmds);
+        if !has_errors(&tree) {
+            *sum = sum2;
+            let key = detail.then(|| cand.to_vec());
+            return ClientParse { tree, cmds, key };
+        }
+        if oi + 1 < others.len() {
+            netchan::xor(body, 12, key, cand);
+        }
+    }
+    *body = first_body;
+    first
+}
+
+/// Without the key only the unkeyed acknowledgements at the start of a message are shown.
+fn unkeyed_prefix(
+    message: &[u8],
+    to_server: bool,
+    acks: Option<(i32, u32, u32)>,
+    loc: Loc,
+    t: &mut TreeBuilder,
+    sum: &mut Summary,
+) {
+    if to_server {
+        t.open(&CLC, Value::None, loc.bits(0, 0));
+        if let Some((sid, mack, rack)) = acks {
+            t.add(&CLC_SERVER_ID, Value::Int(sid as i64), loc.bits(0, 0));
+            t.add(&CLC_MESSAGE_ACK, Value::UInt(mack as u64), loc.bits(0, 0));
+            t.add(&CLC_RELIABLE_ACK, Value::UInt(rack as u64), loc.bits(0, 0));
+            sum.add(format_args!("ack {mack} (keyed, not decoded)"));
+        }
+    } else {
+        t.open(&SVC, Value::None, loc.bits(0, 0));
+        let mut rd = msg::BitReader::new(message);
+        if let Ok(a) = rd.ulong() {
+            t.add(
+                &SVC_RELIABLE_ACK,
+                Value::UInt(a as u64),
+                loc.bits(0, rd.pos()),
+            );
+            sum.add(format_args!("reliable ack {a} (keyed, not decoded)"));
+        }
+    }
+    t.close_as_is();
+    sum.msg_type = "keyed";
+}
+
+/// Moves the nodes and notes of a scratch builder under the innermost open group of `t`.
+fn graft(t: &mut TreeBuilder, tt: TreeBuilder) {
+    let mut tmp = Record::new("quake3");
+    tt.finish_into(0, &mut tmp);
+    for f in tmp.fields {
+        let Field {
+            def,
+            value,
+            meaning,
+            pos,
+            children,
+        } = f;
+        let n = t.add(def, value, pos);
+        n.meaning = meaning;
+        n.children = children;
+    }
+    t.notes.extend(tmp.notes);
+}
+
+impl FlowDecoder for Flow {
+    fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
+        // Built where it stays (moving a finished record was a visible share of a summary run).
+        out.push(Record::new("quake3"));
+        let Some(r) = out.last_mut() else { return };
+        self.st.frames += 1;
+        if d.payload.len() >= 4 && d.payload[..4] == [0xff; 4] {
+            self.decode_oob(d, r);
+        } else {
+            self.decode_netchan(d, r);
+        }
+        // (Without trees no field is shown; a root node would cost an allocation per message.)
+        if r.fields.is_empty() && d.detail {
+            r.fields.push(root_field(d.payload.len()));
+        }
+        if d.truncated && r.has_errors() {
+            r.expert(
+                &notes::SNAPLEN,
+                None,
+                "the capture's snaplen cut this datagram",
+            );
+        }
+        if r.has_errors() {
+            self.st.errors += 1;
+        }
+    }
+
+    fn state_bytes(&self) -> usize {
+        let s = &self.st;
+        s.frag[0].data.capacity()
+            + s.frag[1].data.capacity()
+            + s.client_cmds.bytes()
+            + s.server_cmds.bytes()
+            + s.baselines.len() * 8
+            + s.baselines.iter().flatten().count() * std::mem::size_of::<EntState>()
+            + s.snaps
+                .slots()
+                .iter()
+                .map(|sn| {
+                    sn.nums.capacity() * 2
+                        + sn.states.capacity() * (8 + std::mem::size_of::<EntState>() / 4)
+                        + 400
+                })
+                .sum::<usize>()
+    }
+
+    fn describe(&self) -> Vec<(String, String)> {
+        let s = &self.st;
+        let mut v = Vec::new();
+        if let Some((f, how)) = s.flavour {
+            v.push(("netchan".into(), format!("{} ({how})", f.name())));
+        }
+        if let Some(p) = s.protocol {
+            v.push(("protocol".into(), p.to_string()));
+        }
+        if let Some(c) = s.challenge {
+            v.push(("challenge".into(), c.to_string()));
+        }
+        if let Some(m) = &s.map {
+            v.push(("map".into(), m.clone()));
+        }
+        if !s.players.is_empty() {
+            v.push(("players".into(), s.players.join(", ")));
+        }
+        v
+    }
+}

@@ -1,0 +1,255 @@
+//! Which release a flow speaks: forced with `--srb2-version`, named by a packet that carries
+//! version fields, or else the release whose tables explain the most packets.
+//!
+//! Version fields on the wire: VERSION (201 for every 2.1.x, 202 for 2.2.x) and SUBVERSION
+//! (STJr/SRB2 `src/doomdef.h` up to 2.2.6, `src/version.h` after), PACKETVERSION
+//! (`src/d_clisrv.h`), MODVERSION (51–56 for 2.2.10–2.2.15).
+
+use crate::tree::{Record, Severity};
+
+use super::body::dissect;
+use super::state::State;
+use super::tables::{self, CANDIDATES, Pt, Release, VERSION_2_1, VERSION_2_2};
+
+/// At most this many packets are trial-decoded under every candidate release.
+const MAX_SCORED: u32 = 256;
+
+/// Why a flow decodes with the release it does.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Basis<'a> {
+    Forced,
+    Wire(&'a str),
+    BestFit { explained: u32, packets: u32 },
+    Default,
+}
+
+impl Basis<'_> {
+    /// The text of `srb2.release_basis`.
+    pub fn explain(self, rel: Release) -> String {
+        match self {
+            Basis::Forced => "forced by --srb2-version".to_string(),
+            Basis::Wire(w) => w.to_string(),
+            Basis::BestFit { explained, packets } => format!(
+                "best fit: the {} tables explain {explained} of {packets} packets without errors",
+                rel.pt_column()
+            ),
+            Basis::Default => {
+                "nothing seen yet names a release; assuming the most deployed one".to_string()
+            }
+        }
+    }
+}
+
+/// A flow's release choice: forced, locked by a packet, or scored by trial decoding.
+#[derive(Debug)]
+pub(crate) struct Detector {
+    forced: Option<Release>,
+    locked: Option<(Release, String)>,
+    /// Per candidate, the packets it decoded without error or warning (plus PT_ASKINFO hints).
+    scores: [u32; CANDIDATES.len()],
+    scored: u32,
+}
+
+impl Detector {
+    pub fn new(forced: Option<Release>) -> Detector {
+        Detector {
+            forced,
+            locked: None,
+            scores: [0; CANDIDATES.len()],
+            scored: 0,
+        }
+    }
+
+    /// Learns what a datagram says about the release (only when its checksum holds), then
+    /// gives the release to decode it with.
+    pub fn choose(&mut self, p: &[u8], checksum_ok: bool, learned: &State) -> (Release, Basis<'_>) {
+        if self.forced.is_none() && self.locked.is_none() && checksum_ok {
+            self.locked = sniff_release(p);
+            if self.locked.is_none() && self.scored < MAX_SCORED {
+                self.score(p, learned);
+            }
+        }
+        self.current()
+    }
+
+    fn current(&self) -> (Release, Basis<'_>) {
+        if let Some(r) = self.forced {
+            return (r, Basis::Forced);
+        }
+        if let Some((r, why)) = &self.locked {
+            return (*r, Basis::Wire(why));
+        }
+        if self.scored == 0 {
+            return (CANDIDATES[0], Basis::Default);
+        }
+        let best = self.best();
+        let basis = Basis::BestFit {
+            explained: self.scores[best].min(self.scored),
+            packets: self.scored,
+        };
+        (CANDIDATES[best], basis)
+    }
+
+    /// Trial-decodes a datagram under every candidate with a copy of what the flow learned.
+    fn score(&mut self, p: &[u8], learned: &State) {
+        self.scored += 1;
+        let hint = askinfo_family(p);
+        for (i, &r) in CANDIDATES.iter().enumerate() {
+            let mut st = learned.clone();
+            if explains(&dissect(p, r, &mut st, false)) {
+                self.scores[i] += 1;
+            }
+            if hint == Some(r.is_2_1()) {
+                self.scores[i] += 1;
+            }
+        }
+    }
+
+    /// The best-scoring candidate; ties go to the earlier one.
+    fn best(&self) -> usize {
+        let mut best = 0;
+        for i in 1..CANDIDATES.len() {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// The release and its reason, for `stats`.
+    pub fn describe(&self) -> String {
+        let (rel, why) = match self.current() {
+            (r, Basis::Forced) => (r, "forced by --srb2-version".to_string()),
+            (r, Basis::Wire(w)) => (r, w.to_string()),
+            (r, _) => (
+                r,
+                format!(
+                    "best fit over {} packets ({} explained)",
+                    self.scored,
+                    self.scores[self.best()]
+                ),
+            ),
+        };
+        format!("{rel} ({why})")
+    }
+}
+
+/// A decode explains a packet when it has no error and no warning.
+fn explains(rec: &Record) -> bool {
+    !rec.notes
+        .iter()
+        .any(|n| matches!(n.severity(), Severity::Error | Severity::Warning))
+}
+
+/// PT_ASKINFO's `version` names the family (2.1.x or 2.2.x) without naming a release.
+fn askinfo_family(p: &[u8]) -> Option<bool> {
+    if p.len() != 13 || tables::common_type(*p.get(6)?) != Some(Pt::ASKINFO) {
+        return None;
+    }
+    match p[8] {
+        VERSION_2_1 => Some(true),
+        VERSION_2_2 => Some(false),
+        _ => None,
+    }
+}
+
+/// A release named by the packet itself, with the reason.
+pub(crate) fn sniff_release(p: &[u8]) -> Option<(Release, String)> {
+    let t = *p.get(6)?;
+    let b = p.get(8..)?;
+    match tables::common_type(t) {
+        Some(Pt::SERVERINFO) => sniff_serverinfo(b),
+        Some(Pt::SERVERCFG) => sniff_servercfg(b),
+        Some(Pt::ASKINFO) => (b.len() == 5 && b[0] == VERSION_2_1).then(|| {
+            let why = "PT_ASKINFO carries version 201 (2.1.x; 2.1.25 is the 2.1 release tabulated)";
+            (Release::R2_1_25, why.into())
+        }),
+        Some(_) => None,
+        // PT_CLIENTJOIN moves from release to release.
+        None => sniff_clientjoin(t, b),
+    }
+}
+
+/// Any 2.1.x is decoded with the 2.1.25 tables; the reason says which it was.
+fn two_one(sub: u8, what: &str) -> (Release, String) {
+    let why = if sub == 25 {
+        format!("{what} carries version 201, subversion 25")
+    } else {
+        format!(
+            "{what} carries version 201, subversion {sub} (2.1.{sub}); 2.1.25 is the 2.1 release tabulated"
+        )
+    };
+    (Release::R2_1_25, why)
+}
+
+/// PT_SERVERINFO: 2.2.1+ start with 0xFF, packetversion, the application, then version and
+/// subversion at 18–19 (the exact release); 2.1 and 2.2.0 start with version, subversion.
+fn sniff_serverinfo(b: &[u8]) -> Option<(Release, String)> {
+    let n = b.len();
+    if n >= 20 && b[0] == 0xFF && b[18] == VERSION_2_2 {
+        let r = Release(200 + b[19] as u16);
+        return r.supported().then(|| {
+            let why = format!(
+                "PT_SERVERINFO carries packetversion {}, version 202, subversion {}",
+                b[1], b[19]
+            );
+            (r, why)
+        });
+    }
+    if n >= 109 && b[0] == VERSION_2_1 {
+        return Some(two_one(b[1], "PT_SERVERINFO"));
+    }
+    if n >= 109 && b[0] == VERSION_2_2 && b[1] == 0 {
+        let why = "PT_SERVERINFO carries version 202, subversion 0";
+        return Some((Release(200), why.into()));
+    }
+    None
+}
+
+/// PT_SERVERCFG: 2.1 and 2.2.0–2.2.9 start with version and subversion (2.2.9's is 20 bytes).
+fn sniff_servercfg(b: &[u8]) -> Option<(Release, String)> {
+    let n = b.len();
+    if n >= 116 && b[0] == VERSION_2_1 {
+        return Some(two_one(b[1], "PT_SERVERCFG"));
+    }
+    if n >= 244 && b[0] == VERSION_2_2 && b[1] <= 8 {
+        let why = format!("PT_SERVERCFG carries version 202, subversion {}", b[1]);
+        return Some((Release(200 + b[1] as u16), why));
+    }
+    if n == 20 && b[0] == VERSION_2_2 && b[1] == 9 {
+        let why = "PT_SERVERCFG (20 bytes) carries version 202, subversion 9";
+        return Some((Release(209), why.into()));
+    }
+    None
+}
+
+/// PT_CLIENTJOIN, by its length: 4 bytes (2.1), 46 (2.2.0), 64 with 0xFF (2.2.1–2.2.9, exact
+/// from version/subversion), 61 (2.2.10+, exact from MODVERSION); the type number must be the
+/// PT_CLIENTJOIN of the release the body names.
+fn sniff_clientjoin(t: u8, b: &[u8]) -> Option<(Release, String)> {
+    let r = match b.len() {
+        4 if b[0] == VERSION_2_1 => Release::R2_1_25,
+        46 if b[0] == VERSION_2_2 && b[1] == 0 => Release(200),
+        64 if b[0] == 0xFF && b[18] == VERSION_2_2 && b[19] <= 9 => Release(200 + b[19] as u16),
+        61 => tables::release_from_modversion(b[0])?,
+        _ => return None,
+    };
+    if !r.supported() || tables::packet_type(r, t) != Some(Pt::CLIENTJOIN) {
+        return None;
+    }
+    Some(match b.len() {
+        4 => two_one(b[1], "PT_CLIENTJOIN"),
+        46 => (
+            r,
+            "PT_CLIENTJOIN (46 bytes) carries version 202, subversion 0".into(),
+        ),
+        64 => (
+            r,
+            format!("PT_CLIENTJOIN carries version 202, subversion {}", b[19]),
+        ),
+        _ => (
+            r,
+            format!("PT_CLIENTJOIN carries MODVERSION {} ({r})", b[0]),
+        ),
+    })
+}

@@ -1,0 +1,179 @@
+//! The commands: `dissect`, `stats`, `protocols` and `fields`, from checked [`Settings`] to an
+//! exit code.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::process::ExitCode;
+
+use super::{Outcome, run_capture};
+use crate::capture::CaptureError;
+use crate::cli::{Decode, Dissect, ListFormat, Settings};
+use crate::engine::{Config, Engine};
+use crate::output::OutputFormat;
+use crate::parallel::{self, Tuning};
+use crate::protocols;
+use crate::reference;
+
+/// Runs the command the settings describe and returns the process's exit code.
+pub fn run(settings: Settings) -> ExitCode {
+    match settings {
+        Settings::Dissect(d) => dissect(d),
+        Settings::Stats { decode, format } => stats(decode, format),
+        Settings::Protocols(format) => list_protocols(format),
+        Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
+    }
+}
+
+/// An opened input: the reader, and its length when it is a regular file (for progress).
+type Input = (Box<dyn BufRead + Send>, Option<u64>);
+
+fn open_input(file: &str) -> Result<Input, String> {
+    if file == "-" {
+        return Ok((
+            Box::new(BufReader::with_capacity(1 << 18, io::stdin())),
+            None,
+        ));
+    }
+    let f = File::open(file).map_err(|e| format!("gamedissect: {file}: cannot open: {e}"))?;
+    let len = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+    Ok((Box::new(BufReader::with_capacity(1 << 18, f)), len))
+}
+
+fn input_name(file: &str) -> &str {
+    if file == "-" { "<stdin>" } else { file }
+}
+
+/// Opens the input, or reports why not and gives the exit code.
+fn open_or_exit(file: &str) -> Result<Input, ExitCode> {
+    open_input(file).map_err(|msg| {
+        eprintln!("{msg}");
+        ExitCode::from(1)
+    })
+}
+
+/// Reports a skipped record on stderr, naming the input.
+fn warn_skipped(file: &str) -> impl FnMut(&CaptureError) + Send + 'static {
+    let name = input_name(file).to_string();
+    move |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)")
+}
+
+fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
+    match outcome {
+        Outcome::Done => ExitCode::SUCCESS,
+        Outcome::InputError(e) => {
+            eprintln!("gamedissect: {}: {e}", input_name(file));
+            ExitCode::from(1)
+        }
+        Outcome::Output(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Outcome::Output(e) => {
+            eprintln!("gamedissect: writing output: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The end of a listing (`protocols`, `fields`): flushed, and mapped to an exit code.
+fn finish_listing(written: io::Result<()>, out: &mut impl Write) -> ExitCode {
+    finish_outcome(
+        "-",
+        match written.and_then(|_| out.flush()) {
+            Ok(()) => Outcome::Done,
+            Err(e) => Outcome::Output(e),
+        },
+    )
+}
+
+fn dissect(args: Dissect) -> ExitCode {
+    let Decode {
+        input: file,
+        config,
+    } = args.decode;
+    let config = Config {
+        flow_stats: false,
+        message_stats: false,
+        detail: args.rendering.format != OutputFormat::Summary,
+        ..config
+    };
+    let (input, len) = match open_or_exit(&file) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut warn = warn_skipped(&file);
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let threads = args.threads.unwrap_or_else(parallel::default_shards);
+    if threads > 1 {
+        let tuning = Tuning::for_format(args.rendering.format);
+        let outcome = parallel::dissect_sharded(
+            input,
+            len,
+            config,
+            threads,
+            args.rendering,
+            &mut out,
+            warn,
+            tuning,
+        );
+        return finish_outcome(&file, outcome);
+    }
+    let mut writer = args.rendering.writer(out);
+    let mut engine = Engine::new(protocols::all(), config);
+    let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+        writer.record(m, r)
+    });
+    if let Err(e) = writer.finish()
+        && !matches!(outcome, Outcome::InputError(_))
+    {
+        outcome = Outcome::Output(e);
+    }
+    finish_outcome(&file, outcome)
+}
+
+fn stats(decode: Decode, format: ListFormat) -> ExitCode {
+    let Decode {
+        input: file,
+        config,
+    } = decode;
+    let config = Config {
+        detail: false,
+        ..config
+    };
+    let (input, len) = match open_or_exit(&file) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut engine = Engine::new(protocols::all(), config);
+    let mut warn = warn_skipped(&file);
+    let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
+    let out = BufWriter::new(io::stdout().lock());
+    let written = match format {
+        ListFormat::Text => crate::output::stats::write_text(out, engine.stats()),
+        ListFormat::Json => crate::output::stats::write_json(out, engine.stats()),
+    };
+    match (outcome, written) {
+        (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
+        (o, _) => finish_outcome(&file, o),
+    }
+}
+
+fn list_protocols(format: ListFormat) -> ExitCode {
+    let registry = protocols::all();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = match format {
+        ListFormat::Json => reference::protocols_json(&mut out, &registry),
+        ListFormat::Text => reference::protocols_text(&mut out, &registry),
+    };
+    finish_listing(written, &mut out)
+}
+
+/// `fields`: the markdown reference, or one line per field (of one protocol, already checked to
+/// exist).
+fn list_fields(protocol: Option<&str>, markdown: bool) -> ExitCode {
+    let registry = protocols::all();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = if markdown {
+        out.write_all(reference::fields_markdown(&registry).as_bytes())
+    } else {
+        reference::fields_text(&mut out, &registry, protocol)
+    };
+    finish_listing(written, &mut out)
+}

@@ -1,0 +1,13 @@
+//! Test-only support for gamedissect, kept out of the library: builders of frames and capture
+//! files ([`synth`]) and of FlightGear datagrams ([`flightgear`]), the generators of the
+//! hand-made captures ([`captures`]), fuzz seeds ([`fuzz_seeds`]), and helpers that decode a
+//! capture for tests ([`dissect`]).
+//!
+//! gamedissect's own unit tests use the byte builders through a dev-dependency; the values they
+//! return are plain bytes, so the two builds of the library never meet.
+
+pub mod captures;
+pub mod dissect;
+pub mod flightgear;
+pub mod fuzz_seeds;
+pub mod synth;
