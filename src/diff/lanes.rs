@@ -75,6 +75,24 @@ struct Keyed {
     key: (u64, u64),
 }
 
+impl Keyed {
+    /// Approximate heap bytes, for the bound on what is held.
+    fn bytes(&self) -> usize {
+        let m = &self.msg;
+        let fields: usize = m.fields.iter().map(|(k, v)| k.len() + v.len() + 48).sum();
+        fields + m.src.len() + m.dst.len() + m.protocol.len() + m.kind.len() + m.summary.len() + 160
+    }
+}
+
+/// A flow quiet this long in both inputs (in each input's own capture time) is over: the
+/// engine forgets flows idle for as long.
+const IDLE_SECONDS: f64 = 600.0;
+/// Held messages of all flows together stay under this many bytes; past it the least recently
+/// active flow is aligned and reported as it stands.
+const MAX_HELD_BYTES: usize = 256 << 20;
+/// How often (in messages) idle flows are looked for.
+const SWEEP_EVERY: u64 = 4096;
+
 fn hash_of<T: Hash + ?Sized>(v: &T) -> u64 {
     let mut h = DefaultHasher::new();
     v.hash(&mut h);
@@ -107,6 +125,12 @@ struct Lane {
     /// Messages let go while the other input had no such flow yet.
     dropped_golden: u64,
     dropped_new: u64,
+    /// Capture time of the last message of each side (golden, new).
+    last_time: [Option<f64>; 2],
+    /// When the lane last got a message (the count of messages pushed then).
+    touched: u64,
+    /// Approximate bytes held in the two queues.
+    bytes: usize,
 }
 
 /// Per-input bookkeeping: which stream each flow is.
@@ -174,6 +198,11 @@ pub struct Lanes {
     pairs: Vec<(u64, u64)>,
     lanes: BTreeMap<(StreamKey, bool), Lane>,
     sides: [Side; 2],
+    /// Messages pushed so far.
+    pushes: u64,
+    /// The latest capture time of each input.
+    now: [Option<f64>; 2],
+    held_bytes: usize,
 }
 
 impl Lanes {
@@ -184,6 +213,9 @@ impl Lanes {
             pairs,
             lanes: BTreeMap::new(),
             sides: [Side::default(), Side::default()],
+            pushes: 0,
+            now: [None, None],
+            held_bytes: 0,
         }
     }
 
@@ -191,8 +223,18 @@ impl Lanes {
     pub fn push(&mut self, golden: bool, msg: Msg, out: &mut dyn FnMut(Difference)) {
         let (stream, to_server) = self.sides[usize::from(!golden)].place(&msg, &self.pairs, golden);
         let item = keyed(msg, &self.opts);
+        let side = usize::from(!golden);
+        self.pushes += 1;
+        if item.msg.time.is_some() {
+            self.now[side] = item.msg.time;
+        }
         let lane_key = (stream, to_server);
         let lane = self.lanes.entry(lane_key.clone()).or_default();
+        lane.last_time[side] = item.msg.time.or(lane.last_time[side]);
+        lane.touched = self.pushes;
+        let bytes = item.bytes();
+        lane.bytes += bytes;
+        self.held_bytes += bytes;
         let first = Some((item.msg.frame, item.msg.kind.clone()));
         if golden {
             lane.first_golden = lane.first_golden.take().or(first);
@@ -210,21 +252,68 @@ impl Lanes {
         if ready {
             self.step(&lane_key, false, out);
         }
+        if self.pushes.is_multiple_of(SWEEP_EVERY) {
+            self.sweep_idle(out);
+        }
+        while self.held_bytes > MAX_HELD_BYTES {
+            let Some(oldest) = self.least_recent() else {
+                break;
+            };
+            self.close(&oldest, out);
+        }
+    }
+
+    /// Aligns and forgets the flows both inputs have been quiet on for [`IDLE_SECONDS`].
+    fn sweep_idle(&mut self, out: &mut dyn FnMut(Difference)) {
+        let now = self.now;
+        let idle = |lane: &Lane| {
+            (0..2).all(|s| match (now[s], lane.last_time[s]) {
+                (Some(n), Some(t)) => n - t > IDLE_SECONDS,
+                _ => true,
+            })
+        };
+        let done: Vec<_> = self
+            .lanes
+            .iter()
+            .filter(|(_, l)| idle(l))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in done {
+            self.close(&k, out);
+        }
+    }
+
+    fn least_recent(&self) -> Option<(StreamKey, bool)> {
+        self.lanes
+            .iter()
+            .filter(|(_, l)| l.bytes > 0)
+            .min_by_key(|(_, l)| l.touched)
+            .map(|(k, _)| k.clone())
+    }
+
+    /// Aligns all a stream holds, reports it and forgets the stream.
+    fn close(&mut self, k: &(StreamKey, bool), out: &mut dyn FnMut(Difference)) {
+        let Some(lane) = self.lanes.get(k) else {
+            return;
+        };
+        if lane.seen_golden == 0 || lane.seen_new == 0 {
+            self.flow_only(k, out);
+        } else {
+            self.dropped(k, out);
+            while self.lanes[k].golden.len() + self.lanes[k].new.len() > 0 {
+                self.step(k, true, out);
+            }
+        }
+        if let Some(lane) = self.lanes.remove(k) {
+            self.held_bytes -= lane.bytes;
+        }
     }
 
     /// Both inputs have ended: aligns what every stream still holds.
     pub fn finish(&mut self, out: &mut dyn FnMut(Difference)) {
         let keys: Vec<_> = self.lanes.keys().cloned().collect();
         for k in keys {
-            let lane = &self.lanes[&k];
-            if lane.seen_golden == 0 || lane.seen_new == 0 {
-                self.flow_only(&k, out);
-                continue;
-            }
-            self.dropped(&k, out);
-            while !self.lanes[&k].golden.is_empty() || !self.lanes[&k].new.is_empty() {
-                self.step(&k, true, out);
-            }
+            self.close(&k, out);
         }
     }
 
@@ -251,6 +340,8 @@ impl Lanes {
         out(only_difference(k, golden_side, first.clone(), what));
         lane.golden.clear();
         lane.new.clear();
+        self.held_bytes -= lane.bytes;
+        lane.bytes = 0;
     }
 
     /// Messages one input had before the other input's flow began.
@@ -286,10 +377,13 @@ impl Lanes {
             } else {
                 (&mut lane.new, &mut lane.dropped_new)
             };
+            let mut freed = 0;
             while q.len() > w {
-                q.pop_front();
+                freed += q.pop_front().map_or(0, |m| m.bytes());
                 *dropped += 1;
             }
+            lane.bytes -= freed;
+            self.held_bytes -= freed;
             return;
         }
         let a: Vec<(u64, u64)> = lane.golden.iter().take(2 * w).map(|m| m.key).collect();
@@ -299,6 +393,9 @@ impl Lanes {
         let (ng, nn) = consumed(&ops[..settled]);
         let g: Vec<Keyed> = lane.golden.drain(..ng).collect();
         let n: Vec<Keyed> = lane.new.drain(..nn).collect();
+        let freed: usize = g.iter().chain(&n).map(Keyed::bytes).sum();
+        lane.bytes -= freed;
+        self.held_bytes -= freed;
         report(&self.opts, k, &ops[..settled], &g, &n, out);
     }
 }

@@ -101,6 +101,36 @@ impl What {
     }
 }
 
+/// `gamedissect diff`: the report on standard output; exit 0 when equal, 1 when different, 2
+/// when an input cannot be read.
+pub fn command(d: &crate::cli::Diff) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    if d.golden == "-" && d.new == "-" {
+        eprintln!("gamedissect: diff: only one side can be standard input");
+        return ExitCode::from(2);
+    }
+    let tally = match diff_files(&d.golden, &d.new, &d.options) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("gamedissect: diff: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out = io::BufWriter::new(io::stdout().lock());
+    let written = match d.format {
+        crate::cli::ListFormat::Text => report::write_text(out, &tally),
+        crate::cli::ListFormat::Json => report::write_json(out, &tally),
+    };
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            eprintln!("gamedissect: writing output: {e}");
+            ExitCode::from(2)
+        }
+        _ if tally.equal() => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    }
+}
+
 /// Compares two inputs (paths, `-` for standard input on one side at most).
 pub fn diff_files(golden: &str, new: &str, opts: &DiffOptions) -> Result<Tally, String> {
     let g = spawn_reader(golden.to_string(), opts.config.clone());

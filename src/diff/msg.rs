@@ -12,7 +12,8 @@ pub struct Msg {
     pub src: String,
     pub dst: String,
     pub protocol: String,
-    /// The message type (`snapshot`, `PT_SERVERTICS`); alignment matches on it.
+    /// The protocol and message type (`quake3:snapshot`, `srb2:PT_SERVERTICS`); alignment
+    /// matches on it.
     pub kind: String,
     /// The flow number in its own input, when the input says it.
     pub flow: Option<u64>,
@@ -63,9 +64,11 @@ impl Msg {
             summary: text("summary"),
             fields,
         };
-        if msg.kind.is_empty() {
-            msg.kind = fallback_kind(&msg.fields);
-        }
+        msg.kind = if msg.kind.is_empty() {
+            fallback_kind(&msg.fields)
+        } else {
+            format!("{}:{}", msg.protocol, msg.kind)
+        };
         Ok(msg)
     }
 }

@@ -100,34 +100,33 @@ pub fn write_json(mut out: impl Write, t: &Tally) -> io::Result<()> {
 }
 
 fn difference_json(d: &Difference) -> serde_json::Value {
-    let (kind, field, golden, new, messages) = match &d.what {
-        What::Field(f) => (
-            "field",
-            Some(f.name.clone()),
-            f.golden.clone(),
-            f.new.clone(),
-            None,
-        ),
-        What::Missing => ("missing", None, None, None, None),
-        What::Extra => ("extra", None, None, None, None),
-        What::Moved => ("moved", None, None, None, None),
-        What::Swapped { with } => ("swapped", None, None, None, Some(*with)),
-        What::FlowOnlyGolden { messages } => {
-            ("flow_only_golden", None, None, None, Some(*messages))
-        }
-        What::FlowOnlyNew { messages } => ("flow_only_new", None, None, None, Some(*messages)),
-    };
-    serde_json::json!({
-        "difference": kind,
+    let mut v = serde_json::json!({
         "flow": d.stream.to_string(),
         "protocol": d.stream.protocol,
         "direction": if d.to_server { "to_server" } else { "to_client" },
         "type": d.kind,
         "golden_frame": d.golden_frame,
         "new_frame": d.new_frame,
-        "field": field,
-        "golden": golden,
-        "new": new,
-        "messages": messages,
-    })
+    });
+    let extra = match &d.what {
+        What::Field(f) => serde_json::json!({
+            "difference": "field", "field": f.name, "golden": f.golden, "new": f.new,
+        }),
+        What::Missing => serde_json::json!({"difference": "missing"}),
+        What::Extra => serde_json::json!({"difference": "extra"}),
+        What::Moved => serde_json::json!({"difference": "moved"}),
+        What::Swapped { with } => {
+            serde_json::json!({"difference": "swapped", "with_golden_frame": with})
+        }
+        What::FlowOnlyGolden { messages } => {
+            serde_json::json!({"difference": "flow_only_golden", "messages": messages})
+        }
+        What::FlowOnlyNew { messages } => {
+            serde_json::json!({"difference": "flow_only_new", "messages": messages})
+        }
+    };
+    if let (Some(obj), serde_json::Value::Object(more)) = (v.as_object_mut(), extra) {
+        obj.extend(more);
+    }
+    v
 }

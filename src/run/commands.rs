@@ -21,6 +21,7 @@ pub fn run(settings: Settings) -> ExitCode {
         Settings::Stats { decode, format } => stats(decode, format),
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
+        Settings::Diff(d) => crate::diff::command(&d),
     }
 }
 
