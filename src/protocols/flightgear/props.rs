@@ -85,7 +85,7 @@ const fn p(id: u16, path: &'static str, ty: PropType, tx: Tx) -> PropDef {
 /// The property id, or `None` when neither table knows it.
 ///
 /// A position message carries a few hundred elements, each looked up once (a bool block 31
-/// times), so this is the decoder's hottest call: one load from [`INDEX`] instead of a binary
+/// times), so this is the decoder's hottest call: one load from `INDEX` instead of a binary
 /// search.
 #[inline]
 pub fn lookup(id: u32) -> Option<&'static PropDef> {
