@@ -119,6 +119,10 @@ pub struct DissectArgs {
     /// Default: one per core, at most 4
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub threads: Option<u16>,
+    /// Write each record out as soon as it is decoded, even from a file (a live input, such as
+    /// a pipe, already flushes whenever it waits for more)
+    #[arg(short = 'l', long)]
+    pub line_buffered: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -285,6 +289,8 @@ pub struct Dissect {
     pub rendering: Rendering,
     /// `None`: the default for this machine.
     pub threads: Option<usize>,
+    /// Flush after every record, whatever the input.
+    pub line_buffered: bool,
 }
 
 /// Parses the process's arguments. A usage error is printed here and comes back as the exit
@@ -318,6 +324,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 hex: a.hex,
             },
             threads: a.threads.map(usize::from),
+            line_buffered: a.line_buffered,
         }),
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,

@@ -1,12 +1,13 @@
 //! The commands: `dissect`, `stats`, `protocols` and `fields`, from checked [`Settings`] to an
 //! exit code.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::cell::RefCell;
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+use super::live::{self, FlushWhenIdle, Flushing, SharedOut};
 use super::{Outcome, run_capture};
-use crate::capture::CaptureError;
+use crate::capture::{CaptureError, Input};
 use crate::cli::{Decode, Dissect, ListFormat, Settings};
 use crate::engine::{Config, Engine};
 use crate::output::OutputFormat;
@@ -24,19 +25,8 @@ pub fn run(settings: Settings) -> ExitCode {
     }
 }
 
-/// An opened input: the reader, and its length when it is a regular file (for progress).
-type Input = (Box<dyn BufRead + Send>, Option<u64>);
-
 fn open_input(file: &str) -> Result<Input, String> {
-    if file == "-" {
-        return Ok((
-            Box::new(BufReader::with_capacity(1 << 18, io::stdin())),
-            None,
-        ));
-    }
-    let f = File::open(file).map_err(|e| format!("gamedissect: {file}: cannot open: {e}"))?;
-    let len = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
-    Ok((Box::new(BufReader::with_capacity(1 << 18, f)), len))
+    Input::open(file).map_err(|e| format!("gamedissect: {}: cannot open: {e}", input_name(file)))
 }
 
 fn input_name(file: &str) -> &str {
@@ -45,6 +35,8 @@ fn input_name(file: &str) -> &str {
 
 /// Opens the input, or reports why not and gives the exit code.
 fn open_or_exit(file: &str) -> Result<Input, ExitCode> {
+    // Installed before a FIFO's open, which waits for its writer.
+    let _ = live::stop_on_signals();
     open_input(file).map_err(|msg| {
         eprintln!("{msg}");
         ExitCode::from(1)
@@ -58,6 +50,15 @@ fn warn_skipped(file: &str) -> impl FnMut(&CaptureError) + Send + 'static {
 }
 
 fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
+    // A signal ended the input wherever it was: a cut record there is our doing, not the file's.
+    if let Some(code) = live::stopped_exit_code() {
+        if let Outcome::Output(e) = &outcome
+            && e.kind() != io::ErrorKind::BrokenPipe
+        {
+            eprintln!("gamedissect: writing output: {e}");
+        }
+        return ExitCode::from(code);
+    }
     match outcome {
         Outcome::Done => ExitCode::SUCCESS,
         Outcome::InputError(e) => {
@@ -94,17 +95,20 @@ fn dissect(args: Dissect) -> ExitCode {
         detail: args.rendering.format != OutputFormat::Summary,
         ..config
     };
-    let (input, len) = match open_or_exit(&file) {
+    let input = match open_or_exit(&file) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let len = input.file_len();
+    let flushing = Flushing::choose(args.line_buffered, input.is_live());
     let mut warn = warn_skipped(&file);
-    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let stdout = io::stdout().lock();
     let threads = args.threads.unwrap_or_else(parallel::default_shards);
     if threads > 1 {
+        let mut out = BufWriter::with_capacity(1 << 16, stdout);
         let tuning = Tuning::for_format(args.rendering.format);
         let outcome = parallel::dissect_sharded(
-            input,
+            Box::new(input),
             len,
             config,
             threads,
@@ -112,13 +116,25 @@ fn dissect(args: Dissect) -> ExitCode {
             &mut out,
             warn,
             tuning,
+            flushing,
         );
         return finish_outcome(&file, outcome);
     }
-    let mut writer = args.rendering.writer(out);
+    let out = RefCell::new(BufWriter::with_capacity(1 << 16, stdout));
+    let mut writer = args.rendering.writer(SharedOut(&out));
+    let input = FlushWhenIdle {
+        input,
+        out: &out,
+        flush: flushing != Flushing::AtEnd,
+    };
+    let each = flushing == Flushing::EachRecord;
     let mut engine = Engine::new(protocols::all(), config);
     let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
-        writer.record(m, r)
+        writer.record(m, r)?;
+        if each {
+            out.borrow_mut().flush()?;
+        }
+        Ok(())
     });
     if let Err(e) = writer.finish()
         && !matches!(outcome, Outcome::InputError(_))
@@ -137,10 +153,11 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
         detail: false,
         ..config
     };
-    let (input, len) = match open_or_exit(&file) {
+    let input = match open_or_exit(&file) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let len = input.file_len();
     let mut engine = Engine::new(protocols::all(), config);
     let mut warn = warn_skipped(&file);
     let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
