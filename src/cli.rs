@@ -33,6 +33,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// What happened in the game: chat, kills, joins, map changes… one line per event
     Events(EventsArgs),
+    /// Movement over time: FlightGear tracks per callsign as CSV or GeoJSON
+    Tracks(TracksArgs),
     /// List the decoders, their default ports, heuristics and options
     Protocols {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
@@ -142,6 +144,15 @@ pub struct EventsArgs {
     /// Only events of this kind (chat, kill, join…, or PROTO.KIND); repeatable
     #[arg(long, value_name = "KIND")]
     pub kind: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TracksArgs {
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// Output format
+    #[arg(short, long, value_enum, default_value_t = crate::tracks::TrackFormat::Csv)]
+    pub format: crate::tracks::TrackFormat,
 }
 
 /// A usage mistake found after parsing (unknown protocol name, bad range).
@@ -282,6 +293,10 @@ pub enum Settings {
         /// `--kind` selectors, each a known kind.
         kinds: Vec<String>,
     },
+    Tracks {
+        decode: Decode,
+        format: crate::tracks::TrackFormat,
+    },
     Protocols(ListFormat),
     Fields {
         /// Only this protocol's fields (a known name).
@@ -355,6 +370,10 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 kinds: a.kind,
             }
         }
+        Command::Tracks(a) => Settings::Tracks {
+            decode: decode(&a.decode)?,
+            format: a.format,
+        },
         Command::Protocols { format } => Settings::Protocols(format),
         Command::Fields { protocol, markdown } => {
             // The markdown reference is always whole: a protocol name there was never checked.

@@ -20,5 +20,6 @@ pub mod reference;
 pub mod run;
 pub mod text;
 pub mod toolkit;
+pub mod tracks;
 
 pub use toolkit::{proto, tree, wire};

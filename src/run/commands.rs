@@ -24,6 +24,7 @@ pub fn run(settings: Settings) -> ExitCode {
             format,
             kinds,
         } => events(decode, format, kinds),
+        Settings::Tracks { decode, format } => tracks(decode, format),
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
     }
@@ -169,6 +170,17 @@ fn events(decode: Decode, format: crate::events::EventFormat, kinds: Vec<String>
     let out = io::stdout().lock();
     let outcome =
         crate::events::run::events(input, len, decode.config, kinds, format, out, &mut warn);
+    finish_outcome(&decode.input, outcome)
+}
+
+fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
+    let (input, len) = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut warn = warn_skipped(&decode.input);
+    let out = io::stdout().lock();
+    let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);
     finish_outcome(&decode.input, outcome)
 }
 
