@@ -31,6 +31,10 @@ pub enum Command {
     Dissect(DissectArgs),
     /// Count messages and bytes per protocol, message type and flow
     Stats(StatsArgs),
+    /// What happened in the game: chat, kills, joins, map changes… one line per event
+    Events(EventsArgs),
+    /// Movement over time: FlightGear tracks per callsign as CSV or GeoJSON
+    Tracks(TracksArgs),
     /// List the decoders, their default ports, heuristics and options
     Protocols {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
@@ -132,6 +136,27 @@ pub struct StatsArgs {
     /// Output format
     #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct EventsArgs {
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// Output format
+    #[arg(short, long, value_enum, default_value_t = crate::events::EventFormat::Text)]
+    pub format: crate::events::EventFormat,
+    /// Only events of this kind (chat, kill, join…, or PROTO.KIND); repeatable
+    #[arg(long, value_name = "KIND")]
+    pub kind: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TracksArgs {
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// Output format
+    #[arg(short, long, value_enum, default_value_t = crate::tracks::TrackFormat::Csv)]
+    pub format: crate::tracks::TrackFormat,
 }
 
 /// A usage mistake found after parsing (unknown protocol name, bad range).
@@ -266,6 +291,16 @@ pub enum Settings {
         decode: Decode,
         format: ListFormat,
     },
+    Events {
+        decode: Decode,
+        format: crate::events::EventFormat,
+        /// `--kind` selectors, each a known kind.
+        kinds: Vec<String>,
+    },
+    Tracks {
+        decode: Decode,
+        format: crate::tracks::TrackFormat,
+    },
     Protocols(ListFormat),
     Fields {
         /// Only this protocol's fields (a known name).
@@ -327,6 +362,22 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             line_buffered: a.line_buffered,
         }),
         Command::Stats(a) => Settings::Stats {
+            decode: decode(&a.decode)?,
+            format: a.format,
+        },
+        Command::Events(a) => {
+            if let Some(k) = a.kind.iter().find(|k| !crate::events::kind_known(k)) {
+                return Err(UsageError(format!(
+                    "--kind {k:?}: unknown kind (see docs/events.md)"
+                )));
+            }
+            Settings::Events {
+                decode: decode(&a.decode)?,
+                format: a.format,
+                kinds: a.kind,
+            }
+        }
+        Command::Tracks(a) => Settings::Tracks {
             decode: decode(&a.decode)?,
             format: a.format,
         },

@@ -11,6 +11,7 @@
 pub mod capture;
 pub mod cli;
 pub mod engine;
+pub mod events;
 pub mod net;
 pub mod output;
 pub mod parallel;
@@ -19,5 +20,6 @@ pub mod reference;
 pub mod run;
 pub mod text;
 pub mod toolkit;
+pub mod tracks;
 
 pub use toolkit::{proto, tree, wire};

@@ -20,6 +20,12 @@ pub fn run(settings: Settings) -> ExitCode {
     match settings {
         Settings::Dissect(d) => dissect(d),
         Settings::Stats { decode, format } => stats(decode, format),
+        Settings::Events {
+            decode,
+            format,
+            kinds,
+        } => events(decode, format, kinds),
+        Settings::Tracks { decode, format } => tracks(decode, format),
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
     }
@@ -170,6 +176,31 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
         (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
         (o, _) => finish_outcome(&file, o),
     }
+}
+
+fn events(decode: Decode, format: crate::events::EventFormat, kinds: Vec<String>) -> ExitCode {
+    let input = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = input.file_len();
+    let mut warn = warn_skipped(&decode.input);
+    let out = io::stdout().lock();
+    let outcome =
+        crate::events::run::events(input, len, decode.config, kinds, format, out, &mut warn);
+    finish_outcome(&decode.input, outcome)
+}
+
+fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
+    let input = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = input.file_len();
+    let mut warn = warn_skipped(&decode.input);
+    let out = io::stdout().lock();
+    let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);
+    finish_outcome(&decode.input, outcome)
 }
 
 fn list_protocols(format: ListFormat) -> ExitCode {
