@@ -356,3 +356,37 @@ fn ioq3_from_the_wild() {
     assert!(total.counted > 5000, "{}", total.counted);
     check_common(&cases, &total);
 }
+
+/// `stats` says per flow how many game messages were decoded and how many stayed keyed, and how
+/// the legacy keys were known.
+#[test]
+fn stats_count_decoded_and_keyed_messages() {
+    let capture = "captures/quake3-openarena-legacy.pcap";
+    let p = read_pcap(&std::fs::read(capture).unwrap());
+    let facts = |bytes: &[u8]| {
+        let (stats, err) = gamedissect::run::stats_of(bytes, config_for(Path::new(capture)));
+        assert!(err.is_none());
+        stats
+            .flows
+            .iter()
+            .find(|f| f.facts.contains_key("game messages"))
+            .map(|f| f.facts.clone())
+            .expect("the game flow")
+    };
+    let (whole, _) = subset(&p, |_| true);
+    let f = facts(&whole);
+    // As `stats` counts the message types: 1,195 move, 433 snapshot, 14 clientCommand, 1
+    // gamestate and 1 client message (the two fragments are not messages): all decoded.
+    assert_eq!(
+        f["game messages"],
+        "1644 decoded, 0 left keyed (key not captured)"
+    );
+    assert!(f["xor keys"].starts_with("challenge from the handshake"));
+    let (cut, _) = subset(&p, |i| i >= 800);
+    let f = facts(&cut);
+    assert_eq!(
+        f["game messages"],
+        "0 decoded, 858 left keyed (key not captured)"
+    );
+    assert_eq!(f["xor keys"], "not known (no handshake captured)");
+}

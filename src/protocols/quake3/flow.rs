@@ -426,6 +426,11 @@ impl Flow {
                 }
             }
         }
+        if sum.msg_type == "keyed" {
+            self.st.messages_keyed += 1;
+        } else {
+            self.st.messages_decoded += 1;
+        }
         for (n, text) in new_cmds {
             self.st.client_cmds.put(n, &text);
         }
@@ -713,6 +718,23 @@ impl FlowDecoder for Flow {
         }
         if let Some(p) = s.protocol {
             v.push(("protocol".into(), p.to_string()));
+        }
+        if s.messages_decoded + s.messages_keyed > 0 {
+            v.push((
+                "game messages".into(),
+                format!(
+                    "{} decoded, {} left keyed (key not captured)",
+                    s.messages_decoded, s.messages_keyed
+                ),
+            ));
+        }
+        if s.flavour.is_some_and(|(f, _)| f == Flavour::Legacy) {
+            let how = if s.challenge.is_some() {
+                "challenge from the handshake; key strings from the captured commands"
+            } else {
+                "not known (no handshake captured)"
+            };
+            v.push(("xor keys".into(), how.into()));
         }
         if let Some(c) = s.challenge {
             v.push(("challenge".into(), c.to_string()));
