@@ -181,7 +181,7 @@ fn decode(bytes: &[u8], frames: &[u64], capture: &str) -> Decoded {
     let err = each_record(bytes, config_for(Path::new(capture)), |meta, r| {
         let frame = frames[meta.frame as usize - 1];
         for n in &r.notes {
-            if n.severity == Severity::Error {
+            if n.severity() == Severity::Error {
                 d.errors.push((frame, n.message.clone()));
             }
         }

@@ -571,9 +571,9 @@ fn key_candidates(st: &State, rack: u32) -> Vec<&[u8]> {
 /// the server stops reading (`clc_EOF` after the move). Under a wrong key string the bytes after
 /// the first few mis-parse, so a parse that only warns is not taken as proof either.
 fn parsed_clean(t: &TreeBuilder) -> bool {
-    !t.notes.iter().any(|n| {
-        n.severity == Severity::Error || n.def.is_some_and(|d| std::ptr::eq(d, &notes::NO_CLC_EOF))
-    })
+    !t.notes
+        .iter()
+        .any(|n| n.severity() == Severity::Error || std::ptr::eq(n.def, &notes::NO_CLC_EOF))
 }
 
 /// Parses a legacy client message de-keyed with each candidate in turn until one parses
