@@ -207,7 +207,20 @@ fn json_output_parses_and_agrees_with_the_summary() {
             assert_eq!(
                 keys,
                 [
-                    "dst", "fields", "frame", "notes", "protocol", "src", "summary", "time"
+                    "direction",
+                    "dst",
+                    "fields",
+                    "flow",
+                    "frame",
+                    "length",
+                    "notes",
+                    "protocol",
+                    "src",
+                    "summary",
+                    "time",
+                    "time_epoch",
+                    "time_relative",
+                    "type"
                 ],
                 "{}",
                 cap.display()
