@@ -14,18 +14,7 @@ use gamedissect::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render};
 
 fn captures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir("captures")
-        .expect("captures/ exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("pcap" | "pcapng")
-            )
-        })
-        .collect();
-    v.sort();
-    v
+    testkit::dissect::shipped_captures()
 }
 
 fn stem(p: &Path) -> String {

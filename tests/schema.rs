@@ -6,22 +6,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use gamedissect::run::{OutputFormat, render, stats_of};
-use testkit::dissect::config_for;
-
-fn captures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir("captures")
-        .expect("captures/ exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("pcap" | "pcapng")
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
+use testkit::dissect::{config_for, shipped_captures as captures};
 
 fn json_records(cap: &PathBuf) -> Vec<serde_json::Value> {
     let bytes = fs::read(cap).unwrap();
