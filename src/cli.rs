@@ -97,7 +97,11 @@ pub struct DecodeArgs {
     /// 3D GameStudio CPosition encoding (the server setting is not on the wire)
     #[arg(long, value_enum)]
     pub gamestudio_pos: Option<GamestudioPos>,
-    /// A decoder option as KEY=VALUE (see `gamestudio protocols`); repeatable
+    /// Display filter: report only messages it passes, in Wireshark's syntax
+    /// (`quake3.svc.command.name == chat && frame.number > 100`; see docs/output.md)
+    #[arg(short = 'Y', long = "filter", value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// A decoder option as KEY=VALUE (see `gamedissect protocols`); repeatable
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
 }
@@ -210,6 +214,11 @@ pub fn config_from(
             )));
         }
         cfg.only_protocols.push(p.clone());
+    }
+    if let Some(f) = &args.filter {
+        let filter = crate::filter::Filter::new(f, registry)
+            .map_err(|e| UsageError(format!("-Y {f:?}: {e}")))?;
+        cfg.filter = Some(std::sync::Arc::new(filter));
     }
     if let Some(f) = &args.frames {
         cfg.frames = parse_range(f)?;

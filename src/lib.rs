@@ -11,6 +11,7 @@
 pub mod capture;
 pub mod cli;
 pub mod engine;
+pub mod filter;
 pub mod net;
 pub mod output;
 pub mod parallel;

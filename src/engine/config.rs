@@ -1,5 +1,8 @@
 //! The engine's configuration: what to decode, how, and what to report.
 
+use std::sync::Arc;
+
+use crate::filter::Filter;
 use crate::net::defrag::DefragLimits;
 use crate::proto::Prefs;
 
@@ -52,6 +55,8 @@ pub struct Config {
     pub message_stats: bool,
     /// Decode only the flows of one shard (see [`Shard`]); `None` decodes every flow.
     pub shard: Option<Shard>,
+    /// Report only records the display filter (`-Y`) passes; decoding still sees every frame.
+    pub filter: Option<Arc<Filter>>,
 }
 
 /// One of `count` engines that read the same capture side by side, each decoding the flows whose
@@ -85,6 +90,7 @@ impl Default for Config {
             message_stats: true,
             detail: true,
             shard: None,
+            filter: None,
         }
     }
 }

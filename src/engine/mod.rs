@@ -403,7 +403,8 @@ impl Engine {
             rec.notes.extend(notes.iter().cloned());
             let wanted = selected_frame
                 && (config.only_protocols.is_empty()
-                    || config.only_protocols.iter().any(|p| p == rec.protocol));
+                    || config.only_protocols.iter().any(|p| p == rec.protocol))
+                && config.filter.as_ref().is_none_or(|f| f.matches(meta, rec));
             if !wanted {
                 continue;
             }

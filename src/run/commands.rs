@@ -83,6 +83,12 @@ fn finish_listing(written: io::Result<()>, out: &mut impl Write) -> ExitCode {
     )
 }
 
+/// Whether the display filter reads decoded fields, which are then built even where the output
+/// does not show them.
+fn needs_tree(config: &Config) -> bool {
+    config.filter.as_ref().is_some_and(|f| f.needs_tree())
+}
+
 fn dissect(args: Dissect) -> ExitCode {
     let Decode {
         input: file,
@@ -91,7 +97,7 @@ fn dissect(args: Dissect) -> ExitCode {
     let config = Config {
         flow_stats: false,
         message_stats: false,
-        detail: args.rendering.format != OutputFormat::Summary,
+        detail: args.rendering.format != OutputFormat::Summary || needs_tree(&config),
         ..config
     };
     let (input, len) = match open_or_exit(&file) {
@@ -134,7 +140,7 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
         config,
     } = decode;
     let config = Config {
-        detail: false,
+        detail: needs_tree(&config),
         ..config
     };
     let (input, len) = match open_or_exit(&file) {
