@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::engine::{Config, DecodeAs, FrameRange};
+use crate::filter::Column;
+use crate::output::fields::FieldsSpec;
 use crate::output::{OutputFormat, Rendering};
 use crate::proto::Protocol;
 use crate::protocols;
@@ -119,6 +121,13 @@ pub struct DissectArgs {
     /// With --format tree, a hex dump of the payload under each message
     #[arg(long)]
     pub hex: bool,
+    /// With --format fields: a field to print (any name -Y accepts); repeatable, in column order
+    #[arg(short = 'e', long = "field", value_name = "NAME")]
+    pub fields: Vec<String>,
+    /// With --format fields: header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N,
+    /// aggregator=/s|C (as tshark -E); repeatable
+    #[arg(short = 'E', long = "field-option", value_name = "KEY=VALUE")]
+    pub field_options: Vec<String>,
     /// Decoding threads (flows are split between them; the output is the same for any number).
     /// Default: one per core, at most 4
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -310,6 +319,34 @@ pub fn parse() -> Result<Settings, ExitCode> {
     })
 }
 
+/// The columns and options of `--format fields`, made once for the whole run (every decoding
+/// thread's writer refers to them, so they live as long as the process).
+fn fields_spec(
+    a: &DissectArgs,
+    registry: &[&'static dyn Protocol],
+) -> Result<Option<&'static FieldsSpec>, UsageError> {
+    let fields = a.format == OutputFormat::Fields;
+    if !fields {
+        return match (a.fields.first(), a.field_options.first()) {
+            (None, None) => Ok(None),
+            (Some(_), _) => Err(UsageError("-e takes --format fields".to_string())),
+            (None, Some(_)) => Err(UsageError("-E takes --format fields".to_string())),
+        };
+    }
+    if a.fields.is_empty() {
+        return Err(UsageError(
+            "--format fields needs at least one -e NAME (see `gamedissect fields`)".to_string(),
+        ));
+    }
+    let columns =
+        Column::resolve(&a.fields, registry).map_err(|e| UsageError(format!("-e: {e}")))?;
+    let mut spec = FieldsSpec::new(columns);
+    for o in &a.field_options {
+        spec.set(o).map_err(UsageError)?;
+    }
+    Ok(Some(Box::leak(Box::new(spec))))
+}
+
 /// Checks parsed arguments against the registry and resolves them into [`Settings`].
 pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Settings, UsageError> {
     let decode = |args: &DecodeArgs| -> Result<Decode, UsageError> {
@@ -325,6 +362,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 format: a.format,
                 color: use_color(a.color),
                 hex: a.hex,
+                fields: fields_spec(&a, registry)?,
             },
             threads: a.threads.map(usize::from),
         }),
@@ -421,7 +459,8 @@ mod tests {
             Rendering {
                 format: OutputFormat::Tree,
                 color: false,
-                hex: true
+                hex: true,
+                fields: None,
             }
         );
         assert_eq!(d.threads, Some(2));

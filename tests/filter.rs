@@ -204,3 +204,202 @@ fn threads_do_not_change_filtered_output() {
         assert_eq!(one, three, "{format}");
     }
 }
+
+// Field extraction: `--format fields -e NAME … -E …`.
+
+#[test]
+fn fields_tsv_with_header_lists_the_chat_lines() {
+    let (code, out, err) = run(&[
+        "dissect",
+        "-f",
+        "fields",
+        "-e",
+        "frame.number",
+        "-e",
+        "msg.type",
+        "-e",
+        "quake3.svc.command.name",
+        "-e",
+        "quake3.svc.command.message",
+        "-E",
+        "header=y",
+        "-Y",
+        "quake3.svc.command.name == chat",
+        Q3,
+    ]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "frame.number\tmsg.type\tquake3.svc.command.name\tquake3.svc.command.message\n\
+         738\tsnapshot\tchat\tGoldenPlayer^7\\x19: ^2hello from GoldenPlayer over the legacy netchan\n\
+         870\tsnapshot\tchat\tconsole: server console says hi to GoldenPlayer\n\
+         1378\tsnapshot\tchat\tGoldenPlayer^7\\x19: ^2second chat line 12345 gg\n"
+    );
+}
+
+/// Reads RFC 4180 CSV (quoted values, doubled quotes, newlines inside quotes).
+fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let (mut rows, mut row, mut cell) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                cell.push('"');
+            }
+            ('"', q) => quoted = !q,
+            (',', false) => row.push(std::mem::take(&mut cell)),
+            ('\n', false) => {
+                row.push(std::mem::take(&mut cell));
+                rows.push(std::mem::take(&mut row));
+            }
+            (c, _) => cell.push(c),
+        }
+    }
+    rows
+}
+
+/// CSV with `quote=d` reads back to the decoded values: every command text of the capture, in
+/// frame order, with its quotes and newlines, as the tree has them.
+#[test]
+fn fields_csv_reads_back_to_the_decoded_values() {
+    let (code, out, _) = run(&[
+        "dissect",
+        "-f",
+        "fields",
+        "-e",
+        "frame.number",
+        "-e",
+        "quake3.svc.command.text",
+        "-E",
+        "separator=,",
+        "-E",
+        "quote=d",
+        "-E",
+        "header=y",
+        "-E",
+        "aggregator=|",
+        "-Y",
+        "quake3.svc.command",
+        Q3,
+    ]);
+    assert_eq!(code, 0);
+    let rows = parse_csv(&out);
+    assert_eq!(rows[0], ["frame.number", "quake3.svc.command.text"]);
+    let mut got: Vec<(u64, String)> = Vec::new();
+    for r in &rows[1..] {
+        assert_eq!(r.len(), 2, "{r:?}");
+        for t in r[1].split('|') {
+            got.push((r[0].parse().unwrap(), t.to_string()));
+        }
+    }
+    let want: Vec<(u64, String)> = testkit::dissect::field_values(Q3, "quake3.svc.command.text")
+        .into_iter()
+        .map(|(f, v)| (f, serde_json::from_str::<String>(&v).unwrap_or(v)))
+        .collect();
+    assert!(got.len() > 100);
+    assert!(got.iter().any(|(_, t)| t.contains('"') && t.contains('\n')));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn fields_occurrence_and_threads() {
+    let args = |occ: &'static str, threads: &'static str| {
+        [
+            "dissect",
+            "-f",
+            "fields",
+            "-e",
+            "frame.number",
+            "-e",
+            "quake3.svc.command.sequence",
+            "-E",
+            occ,
+            "-E",
+            "header=y",
+            "--threads",
+            threads,
+            "-Y",
+            "quake3.svc.command",
+            Q3,
+        ]
+    };
+    let (_, all, _) = run(&args("occurrence=a", "1"));
+    let (_, first, _) = run(&args("occurrence=f", "1"));
+    let (_, last, _) = run(&args("occurrence=l", "1"));
+    let (_, second, _) = run(&args("occurrence=2", "1"));
+    for (((a, f), l), s) in all
+        .lines()
+        .zip(first.lines())
+        .zip(last.lines())
+        .zip(second.lines())
+        .skip(1)
+    {
+        let (frame, seqs) = a.split_once('\t').unwrap();
+        let seqs: Vec<&str> = seqs.split(',').collect();
+        assert_eq!(f, format!("{frame}\t{}", seqs[0]));
+        assert_eq!(l, format!("{frame}\t{}", seqs[seqs.len() - 1]));
+        assert_eq!(
+            s,
+            // Occurrence applies to every column, as in tshark: a frame has one number.
+            format!("\t{}", seqs.get(1).copied().unwrap_or(""))
+        );
+    }
+    assert!(
+        all.lines().any(|l| l.contains(',')),
+        "some snapshot carries several commands"
+    );
+    let (_, three, _) = run(&args("occurrence=a", "3"));
+    assert_eq!(all, three);
+    assert_eq!(
+        all.lines()
+            .filter(|l| l.starts_with("frame.number"))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn fields_usage_errors() {
+    for (args, want) in [
+        (&["dissect", "-f", "fields", Q3][..], "at least one -e"),
+        (
+            &["dissect", "-e", "frame.number", Q3][..],
+            "-e takes --format fields",
+        ),
+        (
+            &["dissect", "-f", "fields", "-e", "quake3.svc.comand", Q3][..],
+            "did you mean",
+        ),
+        (
+            &[
+                "dissect",
+                "-f",
+                "fields",
+                "-e",
+                "frame.number",
+                "-E",
+                "quote=x",
+                Q3,
+            ][..],
+            "quote takes d, s or n",
+        ),
+        (
+            &[
+                "dissect",
+                "-f",
+                "fields",
+                "-e",
+                "frame.number",
+                "-E",
+                "bom=y",
+                Q3,
+            ][..],
+            "unknown option",
+        ),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -11,7 +11,7 @@ use crate::tree::{Field, Record, Severity, Value};
 
 /// One occurrence of a field, as a filter sees it.
 #[derive(Debug, Clone, Copy)]
-enum Val<'a> {
+pub(super) enum Val<'a> {
     UInt(u64),
     Int(i64),
     Float(f64),
@@ -59,7 +59,7 @@ fn each_field<'r>(fields: &'r [Field], name: &str, f: &mut dyn FnMut(&'r Field) 
 
 /// Offers every occurrence of `target` to `f` until it returns true; whether one did. `seen` is
 /// set when the target is present at all.
-fn each_value(
+pub(super) fn each_value(
     target: &Target,
     meta: &Meta<'_>,
     rec: &Record,

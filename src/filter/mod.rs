@@ -12,10 +12,14 @@
 //! equal", as `!=` means since Wireshark 3.6); a comparison on an absent field is false.
 //!
 //! - `parse`: the lexer and the recursive-descent parser into [`Expr`];
-//! - `eval`: running an expression over a record and its frame [`Meta`].
+//! - `eval`: running an expression over a record and its frame [`Meta`];
+//! - `column`: the same names as columns of `--format fields`.
 
+mod column;
 mod eval;
 mod parse;
+
+pub use column::Column;
 
 use std::collections::HashMap;
 use std::fmt;

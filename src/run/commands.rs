@@ -9,6 +9,7 @@ use super::{Outcome, run_capture};
 use crate::capture::CaptureError;
 use crate::cli::{Decode, Dissect, ListFormat, Settings};
 use crate::engine::{Config, Engine};
+use crate::filter::Column;
 use crate::output::OutputFormat;
 use crate::parallel::{self, Tuning};
 use crate::protocols;
@@ -97,7 +98,15 @@ fn dissect(args: Dissect) -> ExitCode {
     let config = Config {
         flow_stats: false,
         message_stats: false,
-        detail: args.rendering.format != OutputFormat::Summary || needs_tree(&config),
+        detail: needs_tree(&config)
+            || match args.rendering.format {
+                OutputFormat::Summary => false,
+                OutputFormat::Fields => args
+                    .rendering
+                    .fields
+                    .is_some_and(|s| s.columns.iter().any(Column::needs_tree)),
+                OutputFormat::Tree | OutputFormat::Json => true,
+            },
         ..config
     };
     let (input, len) = match open_or_exit(&file) {
@@ -106,6 +115,12 @@ fn dissect(args: Dissect) -> ExitCode {
     };
     let mut warn = warn_skipped(&file);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // The header goes first, whoever writes the records (every decoding thread has a writer).
+    if let Some(spec) = args.rendering.fields.filter(|s| s.header)
+        && let Err(e) = out.write_all(spec.header_line().as_bytes())
+    {
+        return finish_outcome(&file, Outcome::Output(e));
+    }
     let threads = args.threads.unwrap_or_else(parallel::default_shards);
     if threads > 1 {
         let tuning = Tuning::for_format(args.rendering.format);
