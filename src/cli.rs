@@ -84,9 +84,10 @@ pub struct DecodeArgs {
     /// Report only messages of this protocol (quake3, srb2, flightgear, gamestudio, udp); repeatable
     #[arg(long, value_name = "PROTO")]
     pub protocol: Vec<String>,
-    /// Report only these frames: N, N-M, N- or -M (earlier frames are still decoded for state)
-    #[arg(long, value_name = "RANGE")]
-    pub frames: Option<String>,
+    /// Report only these frames: N, N-M, N- or -M, several separated by commas (1,5,9-12);
+    /// repeatable (earlier frames are still decoded for state)
+    #[arg(long, value_name = "RANGES", allow_hyphen_values = true)]
+    pub frames: Vec<String>,
     /// Do not guess protocols from content; use --decode-as and well-known ports only
     #[arg(long)]
     pub no_heuristics: bool,
@@ -128,6 +129,9 @@ pub struct DissectArgs {
     /// aggregator=/s|C (as tshark -E); repeatable
     #[arg(short = 'E', long = "field-option", value_name = "KEY=VALUE")]
     pub field_options: Vec<String>,
+    /// Stop after printing N messages (decodes on one thread)
+    #[arg(short = 'c', long = "count", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
     /// Decoding threads (flows are split between them; the output is the same for any number).
     /// Default: one per core, at most 4
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -229,8 +233,20 @@ pub fn config_from(
             .map_err(|e| UsageError(format!("-Y {f:?}: {e}")))?;
         cfg.filter = Some(std::sync::Arc::new(filter));
     }
-    if let Some(f) = &args.frames {
-        cfg.frames = parse_range(f)?;
+    let ranges = args
+        .frames
+        .iter()
+        .flat_map(|f| f.split(','))
+        .map(parse_range)
+        .collect::<Result<Vec<_>, _>>()?;
+    if let (Some(first), Some(last)) = (
+        ranges.iter().map(|r| r.first).min(),
+        ranges.iter().map(|r| r.last).max(),
+    ) {
+        cfg.frames = FrameRange { first, last };
+        if ranges.len() > 1 {
+            cfg.frame_list = ranges;
+        }
     }
     if let Some(v) = &args.srb2_version {
         cfg.prefs.set("srb2.version", v.clone());
@@ -303,6 +319,8 @@ pub struct Dissect {
     pub rendering: Rendering,
     /// `None`: the default for this machine.
     pub threads: Option<usize>,
+    /// `-c`: stop after this many records are written.
+    pub count: Option<u64>,
 }
 
 /// Parses the process's arguments. A usage error is printed here and comes back as the exit
@@ -365,6 +383,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 fields: fields_spec(&a, registry)?,
             },
             threads: a.threads.map(usize::from),
+            count: a.count,
         }),
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,
@@ -429,6 +448,18 @@ mod tests {
         assert!(parse_range("0").is_err());
         assert!(parse_range("9-3").is_err());
         assert!(parse_range("x").is_err());
+        let Ok(Settings::Stats { decode, .. }) =
+            settings(&["stats", "--frames", "1,5,9-12", "--frames", "-3", "x"])
+        else {
+            panic!("stats settings expected");
+        };
+        let r = |first, last| FrameRange { first, last };
+        assert_eq!(decode.config.frames, r(1, 12));
+        assert_eq!(
+            decode.config.frame_list,
+            [r(1, 1), r(5, 5), r(9, 12), r(1, 3)]
+        );
+        assert!(settings(&["stats", "--frames", "3,", "x"]).is_err());
     }
 
     fn settings(args: &[&str]) -> Result<Settings, UsageError> {

@@ -403,3 +403,21 @@ fn fields_usage_errors() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+// Frame selection: `--frames` lists and `-c`.
+
+#[test]
+fn frame_lists_and_count() {
+    let (code, out, _) = run(&["dissect", "--frames", "-3", "--frames", "10,20-21", Q3]);
+    assert_eq!(code, 0);
+    assert_eq!(frames_of(&out), [1, 2, 3, 10, 20, 21]);
+    // -c counts printed records, after the filter; the count stops the run early.
+    let (code, out, _) = run(&["dissect", "-c", "2", "-Y", "quake3.svc.command", Q3]);
+    assert_eq!(code, 0);
+    assert_eq!(frames_of(&out), [37, 738]);
+    let (code, out, _) = run(&["dissect", "-c", "3", "-f", "json", "--threads", "3", Q3]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 3);
+    let (code, _, err) = run(&["dissect", "--frames", "5,", Q3]);
+    assert_eq!(code, 2, "{err}");
+}

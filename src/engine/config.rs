@@ -39,6 +39,9 @@ pub struct Config {
     /// Report only records of these protocols (by name); empty = all.
     pub only_protocols: Vec<String>,
     pub frames: FrameRange,
+    /// When `--frames` lists several ranges: report only frames in one of them (`frames` is
+    /// then their bounding range). Empty: all of `frames`.
+    pub frame_list: Vec<FrameRange>,
     pub max_flows: usize,
     /// A flow unseen for this long (capture time) is forgotten, with its decoder state.
     pub flow_idle_secs: i64,
@@ -83,6 +86,7 @@ impl Default for Config {
             prefs: Prefs::default(),
             only_protocols: Vec::new(),
             frames: FrameRange::ALL,
+            frame_list: Vec::new(),
             max_flows: 65_536,
             flow_idle_secs: 600,
             defrag: DefragLimits::default(),

@@ -395,7 +395,9 @@ impl Engine {
         (meta, notes, tally): (&Meta<'_>, &[Note], &DatagramTally),
         sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
     ) -> Result<(), E> {
-        let selected_frame = config.frames.contains(meta.frame);
+        let selected_frame = config.frames.contains(meta.frame)
+            && (config.frame_list.is_empty()
+                || config.frame_list.iter().any(|r| r.contains(meta.frame)));
         let n = records.len() as u64;
         let share = tally.len / n.max(1);
         let mut result = Ok(());

@@ -84,6 +84,18 @@ fn finish_listing(written: io::Result<()>, out: &mut impl Write) -> ExitCode {
     )
 }
 
+/// Ends the read loop once `-c` records are written (not an error: mapped back to success).
+#[derive(Debug)]
+struct CountReached;
+
+impl std::fmt::Display for CountReached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("record count reached")
+    }
+}
+
+impl std::error::Error for CountReached {}
+
 /// Whether the display filter reads decoded fields, which are then built even where the output
 /// does not show them.
 fn needs_tree(config: &Config) -> bool {
@@ -121,7 +133,11 @@ fn dissect(args: Dissect) -> ExitCode {
     {
         return finish_outcome(&file, Outcome::Output(e));
     }
-    let threads = args.threads.unwrap_or_else(parallel::default_shards);
+    // `-c` stops at a record count: one thread, which knows when it has written them.
+    let threads = match args.count {
+        Some(_) => 1,
+        None => args.threads.unwrap_or_else(parallel::default_shards),
+    };
     if threads > 1 {
         let tuning = Tuning::for_format(args.rendering.format);
         let outcome = parallel::dissect_sharded(
@@ -138,9 +154,20 @@ fn dissect(args: Dissect) -> ExitCode {
     }
     let mut writer = args.rendering.writer(out);
     let mut engine = Engine::new(protocols::all(), config);
+    let (mut written, limit) = (0u64, args.count.unwrap_or(u64::MAX));
     let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
-        writer.record(m, r)
+        writer.record(m, r)?;
+        written += 1;
+        if written >= limit {
+            return Err(io::Error::other(CountReached));
+        }
+        Ok(())
     });
+    if let Outcome::Output(e) = &outcome
+        && e.get_ref().is_some_and(|e| e.is::<CountReached>())
+    {
+        outcome = Outcome::Done;
+    }
     if let Err(e) = writer.finish()
         && !matches!(outcome, Outcome::InputError(_))
     {
