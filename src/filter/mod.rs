@@ -11,7 +11,7 @@
 //! except `!=`, which holds when the field is present and no occurrence is equal ("all not
 //! equal", as `!=` means since Wireshark 3.6); a comparison on an absent field is false.
 //!
-//! - `parse`: the lexer and the recursive-descent parser into [`Expr`];
+//! - `parse`: the lexer and the recursive-descent parser into `Expr`;
 //! - `eval`: running an expression over a record and its frame [`Meta`];
 //! - `column`: the same names as columns of `--format fields`.
 
