@@ -12,6 +12,7 @@ pub mod capture;
 pub mod cli;
 pub mod engine;
 pub mod events;
+pub mod filter;
 pub mod net;
 pub mod output;
 pub mod parallel;

@@ -10,6 +10,7 @@ use super::{Outcome, run_capture};
 use crate::capture::{CaptureError, Input};
 use crate::cli::{Decode, Dissect, ListFormat, Settings};
 use crate::engine::{Config, Engine};
+use crate::filter::Column;
 use crate::output::OutputFormat;
 use crate::parallel::{self, Tuning};
 use crate::protocols;
@@ -90,6 +91,24 @@ fn finish_listing(written: io::Result<()>, out: &mut impl Write) -> ExitCode {
     )
 }
 
+/// Ends the read loop once `-c` records are written (not an error: mapped back to success).
+#[derive(Debug)]
+struct CountReached;
+
+impl std::fmt::Display for CountReached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("record count reached")
+    }
+}
+
+impl std::error::Error for CountReached {}
+
+/// Whether the display filter reads decoded fields, which are then built even where the output
+/// does not show them.
+fn needs_tree(config: &Config) -> bool {
+    config.filter.as_ref().is_some_and(|f| f.needs_tree())
+}
+
 fn dissect(args: Dissect) -> ExitCode {
     let Decode {
         input: file,
@@ -98,7 +117,15 @@ fn dissect(args: Dissect) -> ExitCode {
     let config = Config {
         flow_stats: false,
         message_stats: false,
-        detail: args.rendering.format != OutputFormat::Summary,
+        detail: needs_tree(&config)
+            || match args.rendering.format {
+                OutputFormat::Summary => false,
+                OutputFormat::Fields => args
+                    .rendering
+                    .fields
+                    .is_some_and(|s| s.columns.iter().any(Column::needs_tree)),
+                OutputFormat::Tree | OutputFormat::Json => true,
+            },
         ..config
     };
     let input = match open_or_exit(&file) {
@@ -107,11 +134,20 @@ fn dissect(args: Dissect) -> ExitCode {
     };
     let len = input.file_len();
     let flushing = Flushing::choose(args.line_buffered, input.is_live());
-    let mut warn = warn_skipped(&file);
-    let stdout = io::stdout().lock();
-    let threads = args.threads.unwrap_or_else(parallel::default_shards);
+    let warn = warn_skipped(&file);
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // The header goes first, whoever writes the records (every decoding thread has a writer).
+    if let Some(spec) = args.rendering.fields.filter(|s| s.header)
+        && let Err(e) = out.write_all(spec.header_line().as_bytes())
+    {
+        return finish_outcome(&file, Outcome::Output(e));
+    }
+    // `-c` stops at a record count: one thread, which knows when it has written them.
+    let threads = match args.count {
+        Some(_) => 1,
+        None => args.threads.unwrap_or_else(parallel::default_shards),
+    };
     if threads > 1 {
-        let mut out = BufWriter::with_capacity(1 << 16, stdout);
         let tuning = Tuning::for_format(args.rendering.format);
         let outcome = parallel::dissect_sharded(
             Box::new(input),
@@ -126,8 +162,39 @@ fn dissect(args: Dissect) -> ExitCode {
         );
         return finish_outcome(&file, outcome);
     }
-    let out = RefCell::new(BufWriter::with_capacity(1 << 16, stdout));
-    let mut writer = args.rendering.writer(SharedOut(&out));
+    let how = OneThread {
+        rendering: args.rendering,
+        count: args.count,
+        flushing,
+    };
+    let outcome = dissect_one_thread(input, len, config, how, out, warn);
+    finish_outcome(&file, outcome)
+}
+
+/// How `dissect` writes on the calling thread.
+struct OneThread {
+    rendering: crate::output::Rendering,
+    /// `-c`: stop after this many records.
+    count: Option<u64>,
+    flushing: Flushing,
+}
+
+/// `dissect` on the calling thread: flushed as `flushing` says, stopped after `-c` records.
+fn dissect_one_thread(
+    input: Input,
+    len: Option<u64>,
+    config: Config,
+    how: OneThread,
+    out: BufWriter<io::StdoutLock<'static>>,
+    mut warn: impl FnMut(&CaptureError),
+) -> Outcome {
+    let OneThread {
+        rendering,
+        count,
+        flushing,
+    } = how;
+    let out = RefCell::new(out);
+    let mut writer = rendering.writer(SharedOut(&out));
     let input = FlushWhenIdle {
         input,
         out: &out,
@@ -135,19 +202,29 @@ fn dissect(args: Dissect) -> ExitCode {
     };
     let each = flushing == Flushing::EachRecord;
     let mut engine = Engine::new(protocols::all(), config);
+    let (mut written, limit) = (0u64, count.unwrap_or(u64::MAX));
     let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
         writer.record(m, r)?;
         if each {
             out.borrow_mut().flush()?;
         }
+        written += 1;
+        if written >= limit {
+            return Err(io::Error::other(CountReached));
+        }
         Ok(())
     });
+    if let Outcome::Output(e) = &outcome
+        && e.get_ref().is_some_and(|e| e.is::<CountReached>())
+    {
+        outcome = Outcome::Done;
+    }
     if let Err(e) = writer.finish()
         && !matches!(outcome, Outcome::InputError(_))
     {
         outcome = Outcome::Output(e);
     }
-    finish_outcome(&file, outcome)
+    outcome
 }
 
 fn stats(decode: Decode, format: ListFormat) -> ExitCode {
@@ -156,7 +233,7 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
         config,
     } = decode;
     let config = Config {
-        detail: false,
+        detail: needs_tree(&config),
         ..config
     };
     let input = match open_or_exit(&file) {
