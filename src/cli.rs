@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::engine::{Config, DecodeAs, FrameRange};
+use crate::filter::Column;
+use crate::output::fields::FieldsSpec;
 use crate::output::{OutputFormat, Rendering};
 use crate::proto::Protocol;
 use crate::protocols;
@@ -31,6 +33,10 @@ pub enum Command {
     Dissect(DissectArgs),
     /// Count messages and bytes per protocol, message type and flow
     Stats(StatsArgs),
+    /// What happened in the game: chat, kills, joins, map changes… one line per event
+    Events(EventsArgs),
+    /// Movement over time: FlightGear tracks per callsign as CSV or GeoJSON
+    Tracks(TracksArgs),
     /// List the decoders, their default ports, heuristics and options
     Protocols {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
@@ -130,9 +136,10 @@ pub struct DecodeArgs {
     /// Report only messages of this protocol (quake3, srb2, flightgear, gamestudio, udp); repeatable
     #[arg(long, value_name = "PROTO")]
     pub protocol: Vec<String>,
-    /// Report only these frames: N, N-M, N- or -M (earlier frames are still decoded for state)
-    #[arg(long, value_name = "RANGE")]
-    pub frames: Option<String>,
+    /// Report only these frames: N, N-M, N- or -M, several separated by commas (1,5,9-12);
+    /// repeatable (earlier frames are still decoded for state)
+    #[arg(long, value_name = "RANGES", allow_hyphen_values = true)]
+    pub frames: Vec<String>,
     /// Do not guess protocols from content; use --decode-as and well-known ports only
     #[arg(long)]
     pub no_heuristics: bool,
@@ -145,7 +152,11 @@ pub struct DecodeArgs {
     /// 3D GameStudio CPosition encoding (the server setting is not on the wire)
     #[arg(long, value_enum)]
     pub gamestudio_pos: Option<GamestudioPos>,
-    /// A decoder option as KEY=VALUE (see `gamestudio protocols`); repeatable
+    /// Display filter: report only messages it passes, in Wireshark's syntax
+    /// (`quake3.svc.command.name == chat && frame.number > 100`; see docs/output.md)
+    #[arg(short = 'Y', long = "filter", value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// A decoder option as KEY=VALUE (see `gamedissect protocols`); repeatable
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
 }
@@ -163,10 +174,24 @@ pub struct DissectArgs {
     /// With --format tree, a hex dump of the payload under each message
     #[arg(long)]
     pub hex: bool,
+    /// With --format fields: a field to print (any name -Y accepts); repeatable, in column order
+    #[arg(short = 'e', long = "field", value_name = "NAME")]
+    pub fields: Vec<String>,
+    /// With --format fields: header=y|n, separator=/t|/s|C, quote=d|s|n, occurrence=f|l|a|N,
+    /// aggregator=/s|C (as tshark -E); repeatable
+    #[arg(short = 'E', long = "field-option", value_name = "KEY=VALUE")]
+    pub field_options: Vec<String>,
+    /// Stop after printing N messages (decodes on one thread)
+    #[arg(short = 'c', long = "count", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
     /// Decoding threads (flows are split between them; the output is the same for any number).
     /// Default: one per core, at most 4
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub threads: Option<u16>,
+    /// Write each record out as soon as it is decoded, even from a file (a live input, such as
+    /// a pipe, already flushes whenever it waits for more)
+    #[arg(short = 'l', long)]
+    pub line_buffered: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -176,6 +201,27 @@ pub struct StatsArgs {
     /// Output format
     #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct EventsArgs {
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// Output format
+    #[arg(short, long, value_enum, default_value_t = crate::events::EventFormat::Text)]
+    pub format: crate::events::EventFormat,
+    /// Only events of this kind (chat, kill, join…, or PROTO.KIND); repeatable
+    #[arg(long, value_name = "KIND")]
+    pub kind: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TracksArgs {
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// Output format
+    #[arg(short, long, value_enum, default_value_t = crate::tracks::TrackFormat::Csv)]
+    pub format: crate::tracks::TrackFormat,
 }
 
 /// A usage mistake found after parsing (unknown protocol name, bad range).
@@ -259,8 +305,25 @@ pub fn config_from(
         }
         cfg.only_protocols.push(p.clone());
     }
-    if let Some(f) = &args.frames {
-        cfg.frames = parse_range(f)?;
+    if let Some(f) = &args.filter {
+        let filter = crate::filter::Filter::new(f, registry)
+            .map_err(|e| UsageError(format!("-Y {f:?}: {e}")))?;
+        cfg.filter = Some(std::sync::Arc::new(filter));
+    }
+    let ranges = args
+        .frames
+        .iter()
+        .flat_map(|f| f.split(','))
+        .map(parse_range)
+        .collect::<Result<Vec<_>, _>>()?;
+    if let (Some(first), Some(last)) = (
+        ranges.iter().map(|r| r.first).min(),
+        ranges.iter().map(|r| r.last).max(),
+    ) {
+        cfg.frames = FrameRange { first, last };
+        if ranges.len() > 1 {
+            cfg.frame_list = ranges;
+        }
     }
     if let Some(v) = &args.srb2_version {
         cfg.prefs.set("srb2.version", v.clone());
@@ -310,6 +373,16 @@ pub enum Settings {
         decode: Decode,
         format: ListFormat,
     },
+    Events {
+        decode: Decode,
+        format: crate::events::EventFormat,
+        /// `--kind` selectors, each a known kind.
+        kinds: Vec<String>,
+    },
+    Tracks {
+        decode: Decode,
+        format: crate::tracks::TrackFormat,
+    },
     Protocols(ListFormat),
     Fields {
         /// Only this protocol's fields (a known name).
@@ -343,6 +416,10 @@ pub struct Dissect {
     pub rendering: Rendering,
     /// `None`: the default for this machine.
     pub threads: Option<usize>,
+    /// Flush after every record, whatever the input.
+    pub line_buffered: bool,
+    /// `-c`: stop after this many records are written.
+    pub count: Option<u64>,
 }
 
 /// Parses the process's arguments. A usage error is printed here and comes back as the exit
@@ -357,6 +434,34 @@ pub fn parse() -> Result<Settings, ExitCode> {
         eprintln!("gamedissect: {}", e.0);
         ExitCode::from(2)
     })
+}
+
+/// The columns and options of `--format fields`, made once for the whole run (every decoding
+/// thread's writer refers to them, so they live as long as the process).
+fn fields_spec(
+    a: &DissectArgs,
+    registry: &[&'static dyn Protocol],
+) -> Result<Option<&'static FieldsSpec>, UsageError> {
+    let fields = a.format == OutputFormat::Fields;
+    if !fields {
+        return match (a.fields.first(), a.field_options.first()) {
+            (None, None) => Ok(None),
+            (Some(_), _) => Err(UsageError("-e takes --format fields".to_string())),
+            (None, Some(_)) => Err(UsageError("-E takes --format fields".to_string())),
+        };
+    }
+    if a.fields.is_empty() {
+        return Err(UsageError(
+            "--format fields needs at least one -e NAME (see `gamedissect fields`)".to_string(),
+        ));
+    }
+    let columns =
+        Column::resolve(&a.fields, registry).map_err(|e| UsageError(format!("-e: {e}")))?;
+    let mut spec = FieldsSpec::new(columns);
+    for o in &a.field_options {
+        spec.set(o).map_err(UsageError)?;
+    }
+    Ok(Some(Box::leak(Box::new(spec))))
 }
 
 /// Checks parsed arguments against the registry and resolves them into [`Settings`].
@@ -374,10 +479,29 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 format: a.format,
                 color: use_color(a.color),
                 hex: a.hex,
+                fields: fields_spec(&a, registry)?,
             },
             threads: a.threads.map(usize::from),
+            line_buffered: a.line_buffered,
+            count: a.count,
         }),
         Command::Stats(a) => Settings::Stats {
+            decode: decode(&a.decode)?,
+            format: a.format,
+        },
+        Command::Events(a) => {
+            if let Some(k) = a.kind.iter().find(|k| !crate::events::kind_known(k)) {
+                return Err(UsageError(format!(
+                    "--kind {k:?}: unknown kind (see docs/events.md)"
+                )));
+            }
+            Settings::Events {
+                decode: decode(&a.decode)?,
+                format: a.format,
+                kinds: a.kind,
+            }
+        }
+        Command::Tracks(a) => Settings::Tracks {
             decode: decode(&a.decode)?,
             format: a.format,
         },
@@ -500,6 +624,18 @@ mod tests {
         assert!(parse_range("0").is_err());
         assert!(parse_range("9-3").is_err());
         assert!(parse_range("x").is_err());
+        let Ok(Settings::Stats { decode, .. }) =
+            settings(&["stats", "--frames", "1,5,9-12", "--frames", "-3", "x"])
+        else {
+            panic!("stats settings expected");
+        };
+        let r = |first, last| FrameRange { first, last };
+        assert_eq!(decode.config.frames, r(1, 12));
+        assert_eq!(
+            decode.config.frame_list,
+            [r(1, 1), r(5, 5), r(9, 12), r(1, 3)]
+        );
+        assert!(settings(&["stats", "--frames", "3,", "x"]).is_err());
     }
 
     fn settings(args: &[&str]) -> Result<Settings, UsageError> {
@@ -530,7 +666,8 @@ mod tests {
             Rendering {
                 format: OutputFormat::Tree,
                 color: false,
-                hex: true
+                hex: true,
+                fields: None,
             }
         );
         assert_eq!(d.threads, Some(2));

@@ -12,6 +12,8 @@ pub mod capture;
 pub mod cli;
 pub mod diff;
 pub mod engine;
+pub mod events;
+pub mod filter;
 pub mod net;
 pub mod output;
 pub mod parallel;
@@ -20,5 +22,6 @@ pub mod reference;
 pub mod run;
 pub mod text;
 pub mod toolkit;
+pub mod tracks;
 
 pub use toolkit::{proto, tree, wire};

@@ -25,9 +25,11 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 
 use crate::capture::CaptureError;
+use crate::capture::source::read_through_buffer;
 use crate::engine::{Config, Engine, Shard};
 use crate::output::{OutputFormat, Rendering};
 use crate::protocols;
+use crate::run::live::Flushing;
 use crate::run::{Outcome, Progress, run_capture_each};
 
 /// Sizes of the pipeline. Tests shrink them to force every hand-over path.
@@ -63,7 +65,7 @@ impl Tuning {
     /// there larger blocks save hand-overs (about 7% of a summary run).
     pub fn for_format(format: OutputFormat) -> Tuning {
         match format {
-            OutputFormat::Summary => Tuning::default(),
+            OutputFormat::Summary | OutputFormat::Fields => Tuning::default(),
             OutputFormat::Json | OutputFormat::Tree => Tuning {
                 block: 64 * 1024,
                 blocks_queued: 2,
@@ -158,11 +160,7 @@ struct ShardInput {
 
 impl Read for ShardInput {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let avail = self.fill_buf()?;
-        let n = buf.len().min(avail.len());
-        buf[..n].copy_from_slice(&avail[..n]);
-        self.consume(n);
-        Ok(n)
+        read_through_buffer(self, buf)
     }
 }
 
@@ -351,12 +349,17 @@ impl Queue {
 /// All shards send on one channel, so the merger takes whichever batch comes first: waiting on
 /// one particular shard could wait on a shard that waits for input, which the reader cannot
 /// send because another shard, blocked on its output, does not take its own.
+///
+/// With [`Flushing::WhenIdle`] the output is flushed before every wait, so a record reaches the
+/// reader once its shard waits for input; with [`Flushing::EachRecord`], after every record.
 fn merge(
     rx: Receiver<(usize, Batch)>,
     queues: &mut [Queue],
     out: &mut dyn Write,
     mut skip: usize,
+    flushing: Flushing,
 ) -> io::Result<()> {
+    let each = flushing == Flushing::EachRecord;
     loop {
         queues.iter_mut().for_each(Queue::drop_written);
         let best = (0..queues.len())
@@ -367,6 +370,9 @@ fn merge(
             q.head().is_none() && q.through != u64::MAX && best.is_none_or(|(f, _)| q.through < f)
         });
         if behind {
+            if flushing != Flushing::AtEnd {
+                out.flush()?;
+            }
             match rx.recv() {
                 Ok((i, b)) => {
                     queues[i].through = b.through;
@@ -394,17 +400,24 @@ fn merge(
             }
             end = e;
             q.next += 1;
+            if each {
+                break;
+            }
         }
         let run = &b.bytes[q.start..end];
         let cut = skip.min(run.len());
         skip -= cut;
         out.write_all(&run[cut..])?;
+        if each {
+            out.flush()?;
+        }
         q.start = end;
     }
 }
 
 /// Decodes `input` on `shards` threads and writes the records to `out` in frame order, exactly
-/// as one thread would. Bad records are reported through `warn` (by one shard).
+/// as one thread would, flushing as `flushing` says. Bad records are reported through `warn`
+/// (by one shard).
 #[allow(clippy::too_many_arguments)]
 pub fn dissect_sharded(
     input: Box<dyn BufRead + Send>,
@@ -415,6 +428,7 @@ pub fn dissect_sharded(
     out: &mut dyn Write,
     warn: impl FnMut(&CaptureError) + Send + 'static,
     tuning: Tuning,
+    flushing: Flushing,
 ) -> Outcome {
     let shards = shards.max(1);
     let mut block_txs = Vec::new();
@@ -446,7 +460,7 @@ pub fn dissect_sharded(
     std::thread::spawn(move || read_blocks(input, block_txs, total_len, block));
     drop(otx);
     let skip = usize::from(rendering.format == OutputFormat::Tree);
-    if let Err(e) = merge(orx, &mut queues, out, skip).and_then(|()| out.flush()) {
+    if let Err(e) = merge(orx, &mut queues, out, skip, flushing).and_then(|()| out.flush()) {
         return Outcome::Output(e);
     }
     let mut outcome = Outcome::Done;
@@ -485,6 +499,7 @@ pub fn render_sharded(
         &mut out,
         |_| {},
         tuning,
+        Flushing::AtEnd,
     );
     let err = match outcome {
         Outcome::InputError(e) => Some(e),

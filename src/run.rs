@@ -6,6 +6,7 @@
 //! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by [`crate::cli`]).
 
 mod commands;
+pub mod live;
 
 use std::io::{self, BufRead, IsTerminal};
 use std::time::{Duration, Instant};

@@ -14,18 +14,7 @@ use gamedissect::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render};
 
 fn captures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir("captures")
-        .expect("captures/ exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("pcap" | "pcapng")
-            )
-        })
-        .collect();
-    v.sort();
-    v
+    testkit::dissect::shipped_captures()
 }
 
 fn stem(p: &Path) -> String {
@@ -207,7 +196,20 @@ fn json_output_parses_and_agrees_with_the_summary() {
             assert_eq!(
                 keys,
                 [
-                    "dst", "fields", "frame", "notes", "protocol", "src", "summary", "time"
+                    "direction",
+                    "dst",
+                    "fields",
+                    "flow",
+                    "frame",
+                    "length",
+                    "notes",
+                    "protocol",
+                    "src",
+                    "summary",
+                    "time",
+                    "time_epoch",
+                    "time_relative",
+                    "type"
                 ],
                 "{}",
                 cap.display()

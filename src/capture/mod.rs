@@ -7,8 +7,10 @@
 //! the same error. Both formats are short enough that owning the code costs less than working
 //! around either crate.
 
+pub mod source;
 mod time;
 
+pub use source::Input;
 pub use time::Timestamp;
 
 use std::io::{self, BufRead, Read};

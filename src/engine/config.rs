@@ -1,5 +1,8 @@
 //! The engine's configuration: what to decode, how, and what to report.
 
+use std::sync::Arc;
+
+use crate::filter::Filter;
 use crate::net::defrag::DefragLimits;
 use crate::proto::Prefs;
 
@@ -36,6 +39,9 @@ pub struct Config {
     /// Report only records of these protocols (by name); empty = all.
     pub only_protocols: Vec<String>,
     pub frames: FrameRange,
+    /// When `--frames` lists several ranges: report only frames in one of them (`frames` is
+    /// then their bounding range). Empty: all of `frames`.
+    pub frame_list: Vec<FrameRange>,
     pub max_flows: usize,
     /// A flow unseen for this long (capture time) is forgotten, with its decoder state.
     pub flow_idle_secs: i64,
@@ -52,6 +58,8 @@ pub struct Config {
     pub message_stats: bool,
     /// Decode only the flows of one shard (see [`Shard`]); `None` decodes every flow.
     pub shard: Option<Shard>,
+    /// Report only records the display filter (`-Y`) passes; decoding still sees every frame.
+    pub filter: Option<Arc<Filter>>,
 }
 
 /// One of `count` engines that read the same capture side by side, each decoding the flows whose
@@ -78,6 +86,7 @@ impl Default for Config {
             prefs: Prefs::default(),
             only_protocols: Vec::new(),
             frames: FrameRange::ALL,
+            frame_list: Vec::new(),
             max_flows: 65_536,
             flow_idle_secs: 600,
             defrag: DefragLimits::default(),
@@ -85,6 +94,7 @@ impl Default for Config {
             message_stats: true,
             detail: true,
             shard: None,
+            filter: None,
         }
     }
 }

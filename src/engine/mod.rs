@@ -22,7 +22,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::capture::{Packet, Timestamp};
 use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
-use crate::proto::{Datagram, Direction, Protocol};
+use crate::proto::{Datagram, Direction, Protocol, RoleSource};
 use crate::protocols::udp as udpf;
 use crate::tree::{Field, Note, NoteDef, Pos, Record, Value};
 
@@ -48,6 +48,10 @@ pub struct Meta<'a> {
     pub payload: &'a [u8],
     /// Flow number (0-based, in order of first appearance).
     pub flow: u64,
+    /// Which way the datagram went, when the roles were decided (by a decoder's probe or a
+    /// server port); `None` for plain UDP and for flows where the first sender was only taken
+    /// to be the client.
+    pub direction: Option<Direction>,
 }
 
 pub struct Engine {
@@ -326,6 +330,7 @@ impl Engine {
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
         let (src_text, dst_text) = f.ends_text(u.src, u.dst);
+        let roles_known = f.decoder.is_some() && f.role_source != RoleSource::FirstSender;
         let meta = Meta {
             frame: a.frame,
             time: a.time,
@@ -336,6 +341,7 @@ impl Engine {
             dst_text,
             payload: u.payload,
             flow: f.id,
+            direction: roles_known.then_some(direction),
         };
         let tally = DatagramTally {
             cut: a.cut,
@@ -389,7 +395,9 @@ impl Engine {
         (meta, notes, tally): (&Meta<'_>, &[Note], &DatagramTally),
         sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
     ) -> Result<(), E> {
-        let selected_frame = config.frames.contains(meta.frame);
+        let selected_frame = config.frames.contains(meta.frame)
+            && (config.frame_list.is_empty()
+                || config.frame_list.iter().any(|r| r.contains(meta.frame)));
         let n = records.len() as u64;
         let share = tally.len / n.max(1);
         let mut result = Ok(());
@@ -397,7 +405,8 @@ impl Engine {
             rec.notes.extend(notes.iter().cloned());
             let wanted = selected_frame
                 && (config.only_protocols.is_empty()
-                    || config.only_protocols.iter().any(|p| p == rec.protocol));
+                    || config.only_protocols.iter().any(|p| p == rec.protocol))
+                && config.filter.as_ref().is_none_or(|f| f.matches(meta, rec));
             if !wanted {
                 continue;
             }

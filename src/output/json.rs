@@ -1,5 +1,6 @@
-//! NDJSON: one object per message with exactly the keys `frame`, `time`, `src`, `dst`,
-//! `protocol`, `summary`, `fields`, `notes`.
+//! NDJSON: one object per message with exactly the keys `frame`, `time`, `time_epoch`,
+//! `time_relative`, `src`, `dst`, `flow`, `direction`, `protocol`, `type`, `length`, `summary`,
+//! `fields`, `notes`.
 //!
 //! `fields` nests by dotted name: `quake3.snapshot.server_time` is `fields.quake3.snapshot.server_time`.
 //! A field declared repeated is always an array; a field that carries a value and has children
@@ -13,7 +14,9 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::RecordWriter;
+use crate::capture::Timestamp;
 use crate::engine::Meta;
+use crate::proto::Direction;
 use crate::text::{push_int, push_uint};
 use crate::tree::{Field, FieldDef, Kind, Record, Value};
 
@@ -308,12 +311,28 @@ pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
     push_uint(out, meta.frame);
     out.push_str(",\"time\":\"");
     meta.time.rfc3339_into(out);
-    out.push_str("\",\"src\":\"");
+    out.push_str("\",\"time_epoch\":");
+    meta.time.relative_into(out, &Timestamp::default());
+    out.push_str(",\"time_relative\":");
+    meta.time.relative_into(out, &meta.base);
+    out.push_str(",\"src\":\"");
     out.push_str(meta.src_text);
     out.push_str("\",\"dst\":\"");
     out.push_str(meta.dst_text);
-    out.push_str("\",\"protocol\":");
+    out.push_str("\",\"flow\":");
+    push_uint(out, meta.flow);
+    out.push_str(",\"direction\":");
+    out.push_str(match meta.direction {
+        Some(Direction::ToServer) => "\"to_server\"",
+        Some(Direction::ToClient) => "\"to_client\"",
+        None => "null",
+    });
+    out.push_str(",\"protocol\":");
     string_into(out, rec.protocol);
+    out.push_str(",\"type\":");
+    string_into(out, &rec.msg_type);
+    out.push_str(",\"length\":");
+    push_uint(out, meta.payload.len() as u64);
     out.push_str(",\"summary\":");
     string_into(out, &rec.summary);
     out.push_str(",\"fields\":{");

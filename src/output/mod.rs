@@ -1,6 +1,7 @@
 //! Output modes. Each writer renders [`Record`]s with their frame [`Meta`]; none knows anything
 //! about a particular protocol.
 
+pub mod fields;
 pub mod json;
 pub mod stats;
 pub mod summary;
@@ -12,6 +13,7 @@ use std::io;
 use crate::engine::Meta;
 use crate::tree::{Field, Pos, Record, Value};
 
+use fields::{FieldsSpec, FieldsWriter};
 use json::JsonWriter;
 use summary::SummaryWriter;
 use text_tree::TreeWriter;
@@ -25,15 +27,30 @@ pub enum OutputFormat {
     Tree,
     /// NDJSON, one object per message
     Json,
+    /// The values of the -e fields, one line per message (like tshark -T fields)
+    Fields,
 }
 
 /// How records are rendered: the format and its options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Rendering {
     pub format: OutputFormat,
     pub color: bool,
     /// With the tree, a hex dump of the payload under each message.
     pub hex: bool,
+    /// With `--format fields`: the columns and options (made once per run, so every decoding
+    /// thread's writer shares them).
+    pub fields: Option<&'static FieldsSpec>,
+}
+
+impl PartialEq for Rendering {
+    fn eq(&self, other: &Rendering) -> bool {
+        (self.format, self.color, self.hex) == (other.format, other.color, other.hex)
+            && match (self.fields, other.fields) {
+                (Some(a), Some(b)) => std::ptr::eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            }
+    }
 }
 
 impl Rendering {
@@ -43,6 +60,7 @@ impl Rendering {
             format,
             color: false,
             hex: false,
+            fields: None,
         }
     }
 
@@ -52,6 +70,17 @@ impl Rendering {
             OutputFormat::Summary => Box::new(SummaryWriter::new(out, self.color)),
             OutputFormat::Tree => Box::new(TreeWriter::new(out, self.color, self.hex)),
             OutputFormat::Json => Box::new(JsonWriter::new(out)),
+            OutputFormat::Fields => {
+                static NO_COLUMNS: FieldsSpec = FieldsSpec {
+                    columns: Vec::new(),
+                    header: false,
+                    separator: String::new(),
+                    quote: None,
+                    occurrence: fields::Occurrence::All,
+                    aggregator: String::new(),
+                };
+                Box::new(FieldsWriter::new(out, self.fields.unwrap_or(&NO_COLUMNS)))
+            }
         }
     }
 }

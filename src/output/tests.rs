@@ -18,6 +18,7 @@ static ODD: NoteDef = NoteDef::warning("expert.t.odd", "Something odd about the 
 fn sample() -> Record {
     let mut r = Record::new("t");
     r.summary = "a \"test\" record".into();
+    r.msg_type = "test".into();
     let mut root = Field::new(&ROOT, Value::None, Pos::bytes(0, 10));
     root.children
         .push(Field::new(&NUM, Value::UInt(42), Pos::bytes(0, 2)));
@@ -68,6 +69,7 @@ fn meta(payload: &[u8]) -> crate::engine::Meta<'_> {
         dst_text: "[::1]:5000",
         payload,
         flow: 3,
+        direction: Some(crate::proto::Direction::ToClient),
     }
 }
 
@@ -78,7 +80,9 @@ fn json_record_shape() {
     assert_eq!(
         s,
         concat!(
-            r#"{"frame":7,"time":"2023-11-14T22:13:20.250000Z","src":"10.0.0.1:27960","dst":"[::1]:5000","protocol":"t","#,
+            r#"{"frame":7,"time":"2023-11-14T22:13:20.250000Z","time_epoch":1700000000.250000,"#,
+            r#""time_relative":0.250000,"src":"10.0.0.1:27960","dst":"[::1]:5000","flow":3,"#,
+            r#""direction":"to_client","protocol":"t","type":"test","length":10,"#,
             r#""summary":"a \"test\" record","fields":{"t":{"num":42,"item":[{"name":"a\nb"}],"#,
             r#""kind":{"value":13,"name":"PT_SERVERINFO"},"raw":"dead","angle":180.5,"item.name":{"bytes":"Yf8="},"#,
             r#""dup":[-1,-2]}},"notes":[{"severity":"warning","message":"odd","field":"t.num"}]}"#

@@ -1,14 +1,16 @@
 //! The commands: `dissect`, `stats`, `protocols` and `fields`, from checked [`Settings`] to an
 //! exit code.
 
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::cell::RefCell;
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+use super::live::{self, FlushWhenIdle, Flushing, SharedOut};
 use super::{Outcome, run_capture};
-use crate::capture::CaptureError;
+use crate::capture::{CaptureError, Input};
 use crate::cli::{Decode, Dissect, ListFormat, Settings};
 use crate::engine::{Config, Engine};
+use crate::filter::Column;
 use crate::output::OutputFormat;
 use crate::parallel::{self, Tuning};
 use crate::protocols;
@@ -19,25 +21,20 @@ pub fn run(settings: Settings) -> ExitCode {
     match settings {
         Settings::Dissect(d) => dissect(d),
         Settings::Stats { decode, format } => stats(decode, format),
+        Settings::Events {
+            decode,
+            format,
+            kinds,
+        } => events(decode, format, kinds),
+        Settings::Tracks { decode, format } => tracks(decode, format),
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
         Settings::Diff(d) => crate::diff::command(&d),
     }
 }
 
-/// An opened input: the reader, and its length when it is a regular file (for progress).
-type Input = (Box<dyn BufRead + Send>, Option<u64>);
-
 fn open_input(file: &str) -> Result<Input, String> {
-    if file == "-" {
-        return Ok((
-            Box::new(BufReader::with_capacity(1 << 18, io::stdin())),
-            None,
-        ));
-    }
-    let f = File::open(file).map_err(|e| format!("gamedissect: {file}: cannot open: {e}"))?;
-    let len = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
-    Ok((Box::new(BufReader::with_capacity(1 << 18, f)), len))
+    Input::open(file).map_err(|e| format!("gamedissect: {}: cannot open: {e}", input_name(file)))
 }
 
 fn input_name(file: &str) -> &str {
@@ -46,6 +43,8 @@ fn input_name(file: &str) -> &str {
 
 /// Opens the input, or reports why not and gives the exit code.
 fn open_or_exit(file: &str) -> Result<Input, ExitCode> {
+    // Installed before a FIFO's open, which waits for its writer.
+    let _ = live::stop_on_signals();
     open_input(file).map_err(|msg| {
         eprintln!("{msg}");
         ExitCode::from(1)
@@ -59,6 +58,15 @@ fn warn_skipped(file: &str) -> impl FnMut(&CaptureError) + Send + 'static {
 }
 
 fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
+    // A signal ended the input wherever it was: a cut record there is our doing, not the file's.
+    if let Some(code) = live::stopped_exit_code() {
+        if let Outcome::Output(e) = &outcome
+            && e.kind() != io::ErrorKind::BrokenPipe
+        {
+            eprintln!("gamedissect: writing output: {e}");
+        }
+        return ExitCode::from(code);
+    }
     match outcome {
         Outcome::Done => ExitCode::SUCCESS,
         Outcome::InputError(e) => {
@@ -84,6 +92,24 @@ fn finish_listing(written: io::Result<()>, out: &mut impl Write) -> ExitCode {
     )
 }
 
+/// Ends the read loop once `-c` records are written (not an error: mapped back to success).
+#[derive(Debug)]
+struct CountReached;
+
+impl std::fmt::Display for CountReached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("record count reached")
+    }
+}
+
+impl std::error::Error for CountReached {}
+
+/// Whether the display filter reads decoded fields, which are then built even where the output
+/// does not show them.
+fn needs_tree(config: &Config) -> bool {
+    config.filter.as_ref().is_some_and(|f| f.needs_tree())
+}
+
 fn dissect(args: Dissect) -> ExitCode {
     let Decode {
         input: file,
@@ -92,20 +118,40 @@ fn dissect(args: Dissect) -> ExitCode {
     let config = Config {
         flow_stats: false,
         message_stats: false,
-        detail: args.rendering.format != OutputFormat::Summary,
+        detail: needs_tree(&config)
+            || match args.rendering.format {
+                OutputFormat::Summary => false,
+                OutputFormat::Fields => args
+                    .rendering
+                    .fields
+                    .is_some_and(|s| s.columns.iter().any(Column::needs_tree)),
+                OutputFormat::Tree | OutputFormat::Json => true,
+            },
         ..config
     };
-    let (input, len) = match open_or_exit(&file) {
+    let input = match open_or_exit(&file) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let mut warn = warn_skipped(&file);
+    let len = input.file_len();
+    let flushing = Flushing::choose(args.line_buffered, input.is_live());
+    let warn = warn_skipped(&file);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let threads = args.threads.unwrap_or_else(parallel::default_shards);
+    // The header goes first, whoever writes the records (every decoding thread has a writer).
+    if let Some(spec) = args.rendering.fields.filter(|s| s.header)
+        && let Err(e) = out.write_all(spec.header_line().as_bytes())
+    {
+        return finish_outcome(&file, Outcome::Output(e));
+    }
+    // `-c` stops at a record count: one thread, which knows when it has written them.
+    let threads = match args.count {
+        Some(_) => 1,
+        None => args.threads.unwrap_or_else(parallel::default_shards),
+    };
     if threads > 1 {
         let tuning = Tuning::for_format(args.rendering.format);
         let outcome = parallel::dissect_sharded(
-            input,
+            Box::new(input),
             len,
             config,
             threads,
@@ -113,20 +159,73 @@ fn dissect(args: Dissect) -> ExitCode {
             &mut out,
             warn,
             tuning,
+            flushing,
         );
         return finish_outcome(&file, outcome);
     }
-    let mut writer = args.rendering.writer(out);
+    let how = OneThread {
+        rendering: args.rendering,
+        count: args.count,
+        flushing,
+    };
+    let outcome = dissect_one_thread(input, len, config, how, out, warn);
+    finish_outcome(&file, outcome)
+}
+
+/// How `dissect` writes on the calling thread.
+struct OneThread {
+    rendering: crate::output::Rendering,
+    /// `-c`: stop after this many records.
+    count: Option<u64>,
+    flushing: Flushing,
+}
+
+/// `dissect` on the calling thread: flushed as `flushing` says, stopped after `-c` records.
+fn dissect_one_thread(
+    input: Input,
+    len: Option<u64>,
+    config: Config,
+    how: OneThread,
+    out: BufWriter<io::StdoutLock<'static>>,
+    mut warn: impl FnMut(&CaptureError),
+) -> Outcome {
+    let OneThread {
+        rendering,
+        count,
+        flushing,
+    } = how;
+    let out = RefCell::new(out);
+    let mut writer = rendering.writer(SharedOut(&out));
+    let input = FlushWhenIdle {
+        input,
+        out: &out,
+        flush: flushing != Flushing::AtEnd,
+    };
+    let each = flushing == Flushing::EachRecord;
     let mut engine = Engine::new(protocols::all(), config);
+    let (mut written, limit) = (0u64, count.unwrap_or(u64::MAX));
     let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
-        writer.record(m, r)
+        writer.record(m, r)?;
+        if each {
+            out.borrow_mut().flush()?;
+        }
+        written += 1;
+        if written >= limit {
+            return Err(io::Error::other(CountReached));
+        }
+        Ok(())
     });
+    if let Outcome::Output(e) = &outcome
+        && e.get_ref().is_some_and(|e| e.is::<CountReached>())
+    {
+        outcome = Outcome::Done;
+    }
     if let Err(e) = writer.finish()
         && !matches!(outcome, Outcome::InputError(_))
     {
         outcome = Outcome::Output(e);
     }
-    finish_outcome(&file, outcome)
+    outcome
 }
 
 fn stats(decode: Decode, format: ListFormat) -> ExitCode {
@@ -135,13 +234,14 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
         config,
     } = decode;
     let config = Config {
-        detail: false,
+        detail: needs_tree(&config),
         ..config
     };
-    let (input, len) = match open_or_exit(&file) {
+    let input = match open_or_exit(&file) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let len = input.file_len();
     let mut engine = Engine::new(protocols::all(), config);
     let mut warn = warn_skipped(&file);
     let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
@@ -154,6 +254,31 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
         (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
         (o, _) => finish_outcome(&file, o),
     }
+}
+
+fn events(decode: Decode, format: crate::events::EventFormat, kinds: Vec<String>) -> ExitCode {
+    let input = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = input.file_len();
+    let mut warn = warn_skipped(&decode.input);
+    let out = io::stdout().lock();
+    let outcome =
+        crate::events::run::events(input, len, decode.config, kinds, format, out, &mut warn);
+    finish_outcome(&decode.input, outcome)
+}
+
+fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
+    let input = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = input.file_len();
+    let mut warn = warn_skipped(&decode.input);
+    let out = io::stdout().lock();
+    let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);
+    finish_outcome(&decode.input, outcome)
 }
 
 fn list_protocols(format: ListFormat) -> ExitCode {

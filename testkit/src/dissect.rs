@@ -227,6 +227,22 @@ pub fn examples(bytes: &[u8], config: Config) -> String {
     out
 }
 
+/// Every capture shipped in `captures/` (pcap and pcapng), sorted by name.
+pub fn shipped_captures() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<std::path::PathBuf> = std::fs::read_dir("captures")
+        .expect("captures/ exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("pcap" | "pcapng")
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::note_kind;

@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use super::fields as f;
 use super::props::Tx;
 use super::{Flow, notes, position};
+use crate::text::{push_fixed, push_padded};
 use crate::tree::{Pos, Record, Severity, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector, Range};
 
@@ -474,10 +475,25 @@ fn position_summary(s: &mut String, model: &str, facts: &Facts) {
     if let Some((lat, lon, ft)) = facts.geo {
         let ns = if lat < 0.0 { 'S' } else { 'N' };
         let ew = if lon < 0.0 { 'W' } else { 'E' };
-        let _ = write!(s, " {:.4}{ns} {:.4}{ew} {ft:.0} ft", lat.abs(), lon.abs());
+        s.push(' ');
+        push_fixed(s, lat.abs(), 4);
+        s.push(ns);
+        s.push(' ');
+        push_fixed(s, lon.abs(), 4);
+        s.push(ew);
+        s.push(' ');
+        push_fixed(s, ft, 0);
+        s.push_str(" ft");
     }
     if let Some(h) = facts.heading {
-        let _ = write!(s, " hdg {:03.0}", h.round() % 360.0);
+        let hdg = h.round() % 360.0;
+        s.push_str(" hdg ");
+        if hdg.is_sign_positive() && hdg < 360.0 {
+            // A whole number of degrees: `{:03.0}` is its zero-padded integer.
+            push_padded(s, hdg as u64, 3);
+        } else {
+            let _ = write!(s, "{hdg:03.0}");
+        }
     }
     if facts.props_cut {
         s.push_str(" (properties cut)");

@@ -83,10 +83,75 @@ const fn p(id: u16, path: &'static str, ty: PropType, tx: Tx) -> PropDef {
 }
 
 /// The property id, or `None` when neither table knows it.
+///
+/// A position message carries a few hundred elements, each looked up once (a bool block 31
+/// times), so this is the decoder's hottest call: one load from `INDEX` instead of a binary
+/// search.
+#[inline]
 pub fn lookup(id: u32) -> Option<&'static PropDef> {
-    let id = u16::try_from(id).ok()?;
-    let find = |t: &'static [PropDef]| t.binary_search_by_key(&id, |d| d.id).ok().map(|i| &t[i]);
-    find(&TABLE).or_else(|| find(&LATER))
+    let slot = *INDEX.get(id as usize)? as usize;
+    match slot {
+        0 => None,
+        s if s <= TABLE.len() => TABLE.get(s - 1),
+        s => LATER.get(s - 1 - TABLE.len()),
+    }
+}
+
+/// One past the largest id of either table.
+const INDEX_LEN: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < TABLE_ROWS {
+        if ROWS[i].0 as usize > max {
+            max = ROWS[i].0 as usize;
+        }
+        i += 1;
+    }
+    max + 1
+};
+
+/// Rows of both tables, as (id, row) with [`TABLE`]'s rows first.
+const TABLE_ROWS: usize = TABLE_LEN + LATER_LEN;
+const TABLE_LEN: usize = 420;
+const LATER_LEN: usize = 1;
+const ROWS: [(u16, usize); TABLE_ROWS] = {
+    let mut rows = [(0u16, 0usize); TABLE_ROWS];
+    let mut i = 0;
+    while i < TABLE_LEN {
+        rows[i] = (TABLE_IDS[i], i);
+        i += 1;
+    }
+    let mut j = 0;
+    while j < LATER_LEN {
+        rows[TABLE_LEN + j] = (LATER_IDS[j], TABLE_LEN + j);
+        j += 1;
+    }
+    rows
+};
+
+/// Per id: 0 for an unknown id, else 1 + its row in [`TABLE`] followed by [`LATER`]. Built at
+/// compile time; about 26 KB.
+static INDEX: [u16; INDEX_LEN] = {
+    let mut index = [0u16; INDEX_LEN];
+    let mut i = 0;
+    while i < TABLE_ROWS {
+        index[ROWS[i].0 as usize] = ROWS[i].1 as u16 + 1;
+        i += 1;
+    }
+    index
+};
+
+const TABLE_IDS: [u16; TABLE_LEN] = ids(&TABLE_DEFS);
+const LATER_IDS: [u16; LATER_LEN] = ids(&LATER_DEFS);
+
+const fn ids<const N: usize>(defs: &[PropDef; N]) -> [u16; N] {
+    let mut out = [0u16; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = defs[i].id;
+        i += 1;
+    }
+    out
 }
 
 /// Whether `def` comes from [`LATER`] rather than the 2020.3 table.
@@ -96,7 +161,8 @@ pub fn is_later(def: &PropDef) -> bool {
 
 /// Ids added to FlightGear after 2020.3 (`next`, 2024-era copy of `multiplaymgr.cxx`): decoded so that a
 /// newer sender's packets do not stop the walk, flagged with a note.
-pub static LATER: [PropDef; 1] = [p(
+pub static LATER: [PropDef; LATER_LEN] = LATER_DEFS;
+const LATER_DEFS: [PropDef; LATER_LEN] = [p(
     13003,
     "instrumentation/transponder/mach-number",
     FLOAT,
@@ -119,7 +185,8 @@ const TT_BOOLARRAY: Tx = Tx::BOOLARRAY;
 const TT_NOSEND: Tx = Tx::NOSEND;
 
 /// FlightGear 2020.3 `sIdPropertyList`, sorted by id (the order of the source array).
-pub static TABLE: [PropDef; 420] = [
+pub static TABLE: [PropDef; TABLE_LEN] = TABLE_DEFS;
+const TABLE_DEFS: [PropDef; TABLE_LEN] = [
     p(10, "sim/multiplay/protocol-version", INT, TT_SHORTINT),
     p(
         100,
@@ -977,5 +1044,18 @@ mod tests {
         }
         assert_eq!(Tx::SHORT_FLOAT_2.short_float_divisor(), Some(100.0));
         assert_eq!(Tx::SHORTINT.short_float_divisor(), None);
+    }
+
+    /// The compile-time index finds every row of both tables, and nothing else.
+    #[test]
+    fn index_finds_exactly_the_rows() {
+        for row in TABLE.iter().chain(LATER.iter()) {
+            let found = lookup(row.id as u32).unwrap();
+            assert!(std::ptr::eq(found, row), "id {}", row.id);
+        }
+        let known = (0..=u16::MAX as u32)
+            .filter(|&id| lookup(id).is_some())
+            .count();
+        assert_eq!(known, TABLE.len() + LATER.len());
     }
 }

@@ -46,6 +46,8 @@ struct Message<'p> {
     body: Vec<u8>,
     changed: bool,
     reassembled: bool,
+    /// No key de-keyed it: the copy holds the keyed bytes.
+    still_keyed: bool,
 }
 
 impl Message<'_> {
@@ -205,6 +207,7 @@ impl Flow {
         let mut msg = Message {
             data,
             reassembled: reassembled.is_some(),
+            still_keyed: false,
             body: match reassembled {
                 Some(b) => b,
                 None if changed => data.to_vec(),
@@ -409,11 +412,24 @@ impl Flow {
                     .parse_server(msg.bytes(), s.h.sequence, loc, &mut t, &mut sum);
             }
             Keying::LegacyClient(key, candidates) => {
-                let parsed =
-                    legacy_client(&self.st, msg, key, &candidates, loc, s.detail, &mut sum);
-                graft(&mut t, parsed.tree);
-                (new_cmds, chosen_key) = (parsed.cmds, parsed.key);
+                match legacy_client(&self.st, msg, key, &candidates, loc, s.detail, &mut sum) {
+                    Some(parsed) => {
+                        graft(&mut t, parsed.tree);
+                        (new_cmds, chosen_key) = (parsed.cmds, parsed.key);
+                    }
+                    None => {
+                        msg.still_keyed = true;
+                        let rack = acks.map_or(0, |a| a.2);
+                        t.expert(&notes::XOR_CLIENT_KEY_UNKNOWN, None, None, format!("key unknown: legacy XOR key string not captured (server command {rack} was not seen, and no captured text de-keys the message); only the unkeyed acknowledgements are decoded"));
+                        unkeyed_prefix(msg.bytes(), true, acks, loc, &mut t, &mut sum);
+                    }
+                }
             }
+        }
+        if sum.msg_type == "keyed" {
+            self.st.messages_keyed += 1;
+        } else {
+            self.st.messages_decoded += 1;
         }
         for (n, text) in new_cmds {
             self.st.client_cmds.put(n, &text);
@@ -480,6 +496,8 @@ impl Flow {
         if msg.changed && s.detail {
             r.sources.push(Source {
                 name: Cow::Borrowed(match (msg.reassembled, s.flavour) {
+                    _ if msg.still_keyed && msg.reassembled => "reassembled message, still keyed",
+                    _ if msg.still_keyed => "message, still keyed",
                     (true, Flavour::Legacy) => "reassembled, de-keyed message",
                     (true, Flavour::Ioq3) => "reassembled message",
                     _ => "de-keyed message",
@@ -549,12 +567,22 @@ fn key_candidates(st: &State, rack: u32) -> Vec<&[u8]> {
     candidates
 }
 
+/// Whether a trial parse under a candidate key is clean: no error, and the message ends where
+/// the server stops reading (`clc_EOF` after the move). Under a wrong key string the bytes after
+/// the first few mis-parse, so a parse that only warns is not taken as proof either.
+fn parsed_clean(t: &TreeBuilder) -> bool {
+    !t.notes
+        .iter()
+        .any(|n| n.severity() == Severity::Error || std::ptr::eq(n.def, &notes::NO_CLC_EOF))
+}
+
 /// Parses a legacy client message de-keyed with each candidate in turn until one parses
-/// cleanly (ioquake3 code/server/sv_net_chan.c `SV_Netchan_Decode`).
+/// cleanly (ioquake3 code/server/sv_net_chan.c `SV_Netchan_Decode`); `None`, with the keyed
+/// bytes restored and the summary as it was, when none does: the key string was not captured,
+/// and a parse under a wrong key would show invented values and errors the bytes do not have.
 ///
 /// Each candidate de-keys the body in place; the XOR stream does not depend on the data, so
-/// applying it again restores the keyed bytes for the next candidate. The first parse is kept
-/// unless a later one is clean; its bytes are copied only when another candidate follows.
+/// applying it again restores the keyed bytes for the next candidate.
 fn legacy_client(
     st: &State,
     msg: &mut Message<'_>,
@@ -563,47 +591,25 @@ fn legacy_client(
     loc: Loc,
     detail: bool,
     sum: &mut Summary,
-) -> ClientParse {
-    let mut first = ClientParse {
-        tree: TreeBuilder::new(detail),
-        cmds: Vec::new(),
-        key: None,
-    };
-    let Some((&cand, others)) = candidates.split_first() else {
-        return first;
-    };
+) -> Option<ClientParse> {
     let heading_len = sum.text.len();
     let body = &mut msg.body;
-    netchan::xor(body, 12, key, cand);
-    st.parse_client(body, Some(cand), loc, &mut first.tree, sum, &mut first.cmds);
-    if !has_errors(&first.tree) {
-        first.key = detail.then(|| cand.to_vec());
-        return first;
-    }
-    if others.is_empty() {
-        return first;
-    }
-    let first_body = body.clone();
-    netchan::xor(body, 12, key, cand);
-    for (oi, &cand) in others.iter().enumerate() {
+    for &cand in candidates {
         netchan::xor(body, 12, key, cand);
-        let mut heading = String::with_capacity(128);
-        heading.push_str(sum.text.get(..heading_len).unwrap_or(""));
-        let mut sum2 = Summary::after(heading);
         let mut tree = TreeBuilder::new(detail);
         let mut cmds = Vec::new();
-        st.parse_client(body, Some(cand), loc, &mut tree, &mut sum2, &mut cmds);
-        if !has_errors(&tree) {
-            *sum = sum2;
+        st.parse_client(body, Some(cand), loc, &mut tree, sum, &mut cmds);
+        if parsed_clean(&tree) {
             let key = detail.then(|| cand.to_vec());
-            return ClientParse { tree, cmds, key };
+            return Some(ClientParse { tree, cmds, key });
         }
-        if oi + 1 < others.len() {
-            netchan::xor(body, 12, key, cand);
-        }
+        // Back to the heading alone (the summary is written in place: no copy per message).
+        sum.text.truncate(heading_len);
+        sum.parts = 0;
+        sum.msg_type = "";
+        netchan::xor(body, 12, key, cand);
     }
-    *body = first_body;
-    first
+    None
 }
 
 /// Without the key only the unkeyed acknowledgements at the start of a message are shown.
@@ -712,6 +718,23 @@ impl FlowDecoder for Flow {
         }
         if let Some(p) = s.protocol {
             v.push(("protocol".into(), p.to_string()));
+        }
+        if s.messages_decoded + s.messages_keyed > 0 {
+            v.push((
+                "game messages".into(),
+                format!(
+                    "{} decoded, {} left keyed (key not captured)",
+                    s.messages_decoded, s.messages_keyed
+                ),
+            ));
+        }
+        if s.flavour.is_some_and(|(f, _)| f == Flavour::Legacy) {
+            let how = if s.challenge.is_some() {
+                "challenge from the handshake; key strings from the captured commands"
+            } else {
+                "not known (no handshake captured)"
+            };
+            v.push(("xor keys".into(), how.into()));
         }
         if let Some(c) = s.challenge {
             v.push(("challenge".into(), c.to_string()));

@@ -150,6 +150,9 @@ pub struct State {
     scratch_changes: delta::Changes,
     pub frames: u64,
     pub errors: u64,
+    /// Game messages decoded, and those left keyed because their key was not known.
+    pub messages_decoded: u64,
+    pub messages_keyed: u64,
 }
 
 impl State {

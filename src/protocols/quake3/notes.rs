@@ -102,6 +102,10 @@ pub static USERCMD_COUNT: NoteDef = NoteDef::error(
     "expert.quake3.usercmd_count",
     "A usercmd count outside 1…32",
 );
+pub static XOR_CLIENT_KEY_UNKNOWN: NoteDef = NoteDef::note(
+    "expert.quake3.xor_client_key_unknown",
+    "No captured server command de-keys a legacy client message: its key string was not captured, so only its acknowledgements are shown",
+);
 pub static KEY_UNKNOWN: NoteDef = NoteDef::note(
     "expert.quake3.key_unknown",
     "The usercmd key is unknown: usercmd fields are shown still keyed",
@@ -137,6 +141,7 @@ pub static ALL: &[&NoteDef] = &[
     &FRAGMENT_DROPPED,
     &XOR_NO_CHALLENGE,
     &XOR_KEY_UNKNOWN,
+    &XOR_CLIENT_KEY_UNKNOWN,
     &SNAPLEN,
     &OVERREAD,
     &NYT,

@@ -1,0 +1,256 @@
+//! `gamedissect events`: what happened in the game, one event per line, read from the decoded
+//! [`Record`]s that `dissect` prints (field lookups by registered name, nothing re-parsed).
+//!
+//! Each protocol has a small extractor holding only what naming needs (a Quake 3 flow's player
+//! table, the last reliable command sequence seen, a FlightGear callsign's first and last
+//! packet); every table is bounded, so memory stays flat however long the capture. Events are
+//! written as they are found, in frame order. docs/events.md lists every kind and column.
+
+mod fields;
+mod flightgear;
+mod quake3;
+pub mod run;
+mod write;
+
+use std::collections::HashMap;
+
+use crate::capture::Timestamp;
+use crate::engine::Meta;
+use crate::tree::Record;
+
+pub use write::{EventFormat, EventWriter};
+
+/// A name or a line of text as the game shows it (`raw`, with colour codes and control bytes)
+/// and as a person reads it (`clean`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub clean: String,
+    pub raw: String,
+}
+
+impl Label {
+    /// A label whose raw and clean forms are the same.
+    pub fn plain(s: impl Into<String>) -> Label {
+        let s = s.into();
+        Label {
+            clean: s.clone(),
+            raw: s,
+        }
+    }
+}
+
+/// One game event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub frame: u64,
+    pub time: Timestamp,
+    /// The time of the capture's first frame (relative times are counted from it).
+    pub base: Timestamp,
+    pub flow: u64,
+    pub protocol: &'static str,
+    pub kind: &'static str,
+    /// Who did it (speaker, killer, the player who joined), when known.
+    pub who: Option<Label>,
+    /// Whom it was done to (victim, the new name of a renamed player), when there is one.
+    pub target: Option<Label>,
+    /// The message, means of death, map name, command…
+    pub text: Option<Label>,
+    /// Further facts, as named values.
+    pub details: Vec<(&'static str, String)>,
+}
+
+/// A kind of event, for `--kind` and the documentation.
+#[derive(Debug)]
+pub struct KindDef {
+    pub protocol: &'static str,
+    pub name: &'static str,
+    pub desc: &'static str,
+}
+
+/// Every kind of event, per protocol.
+pub fn kinds() -> impl Iterator<Item = &'static KindDef> {
+    quake3::KINDS.iter().chain(flightgear::KINDS)
+}
+
+/// Whether `--kind` names a known kind: `chat` (every protocol's) or `quake3.chat`.
+pub fn kind_known(selector: &str) -> bool {
+    kinds().any(|k| selects(selector, k.protocol, k.name))
+}
+
+fn selects(selector: &str, protocol: &str, kind: &str) -> bool {
+    match selector.split_once('.') {
+        Some((p, k)) => p == protocol && k == kind,
+        None => selector == kind,
+    }
+}
+
+/// Where a found event goes.
+pub(crate) type Emit<'a> = dyn FnMut(Event) -> std::io::Result<()> + 'a;
+
+/// The facts of the record an event comes from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct At {
+    frame: u64,
+    time: Timestamp,
+    base: Timestamp,
+    flow: u64,
+}
+
+impl At {
+    pub(crate) fn of(meta: &Meta<'_>) -> At {
+        At {
+            frame: meta.frame,
+            time: meta.time,
+            base: meta.base,
+            flow: meta.flow,
+        }
+    }
+
+    /// An event of this record with nothing but its kind filled in.
+    pub(crate) fn event(&self, protocol: &'static str, kind: &'static str) -> Event {
+        Event {
+            frame: self.frame,
+            time: self.time,
+            base: self.base,
+            flow: self.flow,
+            protocol,
+            kind,
+            who: None,
+            target: None,
+            text: None,
+            details: Vec::new(),
+        }
+    }
+}
+
+/// Flows whose state is kept at once; beyond, the least recently seen eighth is forgotten (the
+/// engine forgets flows the same way; a forgotten flow starts again as if mid-session).
+const MAX_FLOWS: usize = 65_536;
+
+enum FlowState {
+    Quake3(Box<quake3::State>),
+}
+
+/// Turns records into events: owns every protocol's state.
+pub struct Extractor {
+    flows: HashMap<u64, (u64, FlowState)>,
+    flightgear: flightgear::State,
+    kinds: Vec<String>,
+    frames: crate::engine::FrameRange,
+}
+
+impl Extractor {
+    /// `kinds`: the `--kind` selectors (empty: every kind); `frames`: the frames whose events are
+    /// reported (every frame is still read, for names).
+    pub fn new(kinds: Vec<String>, frames: crate::engine::FrameRange) -> Extractor {
+        Extractor {
+            flows: HashMap::new(),
+            flightgear: flightgear::State::default(),
+            kinds,
+            frames,
+        }
+    }
+
+    fn wanted(&self, e: &Event) -> bool {
+        e.frame >= self.frames.first
+            && e.frame <= self.frames.last
+            && (self.kinds.is_empty() || self.kinds.iter().any(|s| selects(s, e.protocol, e.kind)))
+    }
+
+    /// The events of one record, handed to `emit` in order.
+    pub fn record(
+        &mut self,
+        meta: &Meta<'_>,
+        record: &Record,
+        emit: &mut Emit<'_>,
+    ) -> std::io::Result<()> {
+        let at = At::of(meta);
+        let mut found = Vec::new();
+        match record.protocol {
+            "quake3" => {
+                let state = self.quake3_flow(meta.flow, meta.frame);
+                state.record(&at, record, &mut found);
+            }
+            "flightgear" => self.flightgear.record(&at, record, &mut found),
+            _ => {}
+        }
+        for e in found {
+            if self.wanted(&e) {
+                emit(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The events only the end of the capture tells (a FlightGear callsign's last packet).
+    pub fn finish(&mut self, emit: &mut Emit<'_>) -> std::io::Result<()> {
+        let mut found = Vec::new();
+        self.flightgear.finish(&mut found);
+        for e in found {
+            if self.wanted(&e) {
+                emit(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn quake3_flow(&mut self, flow: u64, frame: u64) -> &mut quake3::State {
+        if !self.flows.contains_key(&flow) && self.flows.len() >= MAX_FLOWS {
+            self.evict();
+        }
+        let entry = self
+            .flows
+            .entry(flow)
+            .or_insert_with(|| (frame, FlowState::Quake3(Box::default())));
+        entry.0 = frame;
+        let FlowState::Quake3(s) = &mut entry.1;
+        s
+    }
+
+    /// Forgets the least recently seen eighth of the flows.
+    fn evict(&mut self) {
+        let mut seen: Vec<u64> = self.flows.values().map(|(f, _)| *f).collect();
+        seen.sort_unstable();
+        let cut = seen[seen.len() / 8];
+        self.flows.retain(|_, (f, _)| *f > cut);
+    }
+}
+
+/// Quake 3 colour codes (`^` and a letter or digit) and control bytes (the `\x19` that ends a
+/// chat speaker's name) removed, as ioquake3's `Q_CleanStr` does (code/qcommon/q_shared.c, with
+/// `Q_IsColorString`).
+pub fn clean_quake3(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '^' && chars.peek().is_some_and(|n| n.is_ascii_alphanumeric()) {
+            chars.next();
+        } else if !c.is_control() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_codes_and_control_bytes_go() {
+        assert_eq!(
+            clean_quake3("GoldenPlayer^7\u{19}: ^2hi"),
+            "GoldenPlayer: hi"
+        );
+        assert_eq!(clean_quake3("^^1a^"), "^a^");
+        assert_eq!(clean_quake3("x\ny"), "xy");
+    }
+
+    #[test]
+    fn selectors() {
+        assert!(selects("chat", "quake3", "chat"));
+        assert!(selects("quake3.chat", "quake3", "chat"));
+        assert!(!selects("flightgear.chat", "quake3", "chat"));
+        assert!(kind_known("kill") && kind_known("flightgear.chat") && !kind_known("dance"));
+    }
+}

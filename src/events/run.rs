@@ -1,0 +1,60 @@
+//! Running `gamedissect events`: the same engine and loop as `dissect`, each record handed to
+//! the [`Extractor`] and each event written at once.
+
+use std::io::{self, BufWriter};
+
+use super::{EventFormat, EventWriter, Extractor};
+use crate::engine::{Config, Engine, FrameRange};
+use crate::protocols;
+use crate::run::{Outcome, run_capture};
+
+/// Decodes `input` with `config` and writes its events; `kinds` are the `--kind` selectors.
+/// Every frame is decoded and read for names; `config.frames` only chooses which events are
+/// written.
+pub fn events<R: io::BufRead>(
+    input: R,
+    total_len: Option<u64>,
+    config: Config,
+    kinds: Vec<String>,
+    format: EventFormat,
+    out: impl io::Write,
+    warn: &mut dyn FnMut(&crate::capture::CaptureError),
+) -> Outcome {
+    let frames = config.frames;
+    let config = Config {
+        detail: true,
+        flow_stats: false,
+        message_stats: false,
+        frames: FrameRange {
+            first: 1,
+            last: frames.last,
+        },
+        ..config
+    };
+    let mut writer = match EventWriter::new(BufWriter::with_capacity(1 << 16, out), format) {
+        Ok(w) => w,
+        Err(e) => return Outcome::Output(e),
+    };
+    let mut extractor = Extractor::new(kinds, frames);
+    let mut engine = Engine::new(protocols::all(), config);
+    let mut outcome = run_capture(input, &mut engine, total_len, warn, &mut |m, r| {
+        extractor.record(m, r, &mut |e| writer.event(&e))
+    });
+    let end = extractor
+        .finish(&mut |e| writer.event(&e))
+        .and_then(|()| writer.finish());
+    if let Err(e) = end
+        && matches!(outcome, Outcome::Done)
+    {
+        outcome = Outcome::Output(e);
+    }
+    outcome
+}
+
+/// The events of a capture held in memory, as text of one format (tests).
+pub fn events_of(bytes: &[u8], config: Config, kinds: &[&str], format: EventFormat) -> String {
+    let mut out = Vec::new();
+    let kinds = kinds.iter().map(|k| k.to_string()).collect();
+    let _ = events(bytes, None, config, kinds, format, &mut out, &mut |_| {});
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -1,0 +1,150 @@
+use super::*;
+use crate::capture::Timestamp;
+use crate::protocols;
+use crate::protocols::quake3::fields as q3;
+use crate::tree::{Field, Pos, Value};
+
+fn filter(text: &str) -> Filter {
+    Filter::new(text, &protocols::all()).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+fn error(text: &str) -> String {
+    Filter::new(text, &protocols::all()).unwrap_err().0
+}
+
+fn meta() -> Meta<'static> {
+    Meta {
+        frame: 12,
+        time: Timestamp::new(1_700_000_002, 500_000_000, 6),
+        base: Timestamp::new(1_700_000_000, 0, 6),
+        src: "10.1.2.3:27960".parse().unwrap(),
+        dst: "192.0.2.7:40000".parse().unwrap(),
+        src_text: "10.1.2.3:27960",
+        dst_text: "192.0.2.7:40000",
+        payload: b"",
+        flow: 4,
+        direction: Some(Direction::ToClient),
+    }
+}
+
+/// A Quake 3 record with two server commands, "print" and "chat", and a warning.
+fn record() -> Record {
+    let mut r = Record::new("quake3");
+    r.msg_type = "gamestate".into();
+    let mut root = Field::new(&q3::ROOT, Value::None, Pos::bytes(0, 40));
+    for (seq, name, text) in [(7u64, "print", "hello\n"), (8, "chat", "Sarge: gg")] {
+        let mut c = Field::new(&q3::SVC_COMMAND, Value::None, Pos::bytes(0, 10));
+        c.children.push(Field::new(
+            &q3::SVC_CMD_SEQUENCE,
+            Value::UInt(seq),
+            Pos::bytes(0, 4),
+        ));
+        c.children.push(Field::new(
+            &q3::SVC_CMD_NAME,
+            Value::Str(name.into()),
+            Pos::bytes(4, 4),
+        ));
+        c.children.push(Field::new(
+            &q3::SVC_CMD_MESSAGE,
+            Value::Str(text.into()),
+            Pos::bytes(4, 4),
+        ));
+        root.children.push(c);
+    }
+    r.fields.push(root);
+    r.expert(
+        &crate::protocols::udp::FRAME_CUT,
+        None,
+        "frame cut by the capture's snaplen",
+    );
+    r
+}
+
+use crate::proto::Direction;
+
+#[test]
+fn any_occurrence_and_all_not_equal() {
+    let (m, r) = (meta(), record());
+    let yes = |t: &str| assert!(filter(t).matches(&m, &r), "{t} should match");
+    let no = |t: &str| assert!(!filter(t).matches(&m, &r), "{t} should not match");
+    yes("quake3");
+    yes("quake3.svc.command.name == \"chat\"");
+    yes("quake3.svc.command.name == chat");
+    yes("quake3.svc.command.name eq print");
+    no("quake3.svc.command.name == cs");
+    // `!=` is "all not equal": one of the two commands is chat.
+    no("quake3.svc.command.name != chat");
+    yes("quake3.svc.command.name != cs");
+    yes("quake3.svc.command.sequence > 7 && quake3.svc.command.sequence <= 8");
+    no("quake3.svc.command.sequence > 8");
+    yes("quake3.svc.command.sequence in {1 2 8}");
+    yes("quake3.svc.command.sequence in {1, 5..7}");
+    no("quake3.svc.command.sequence in {9..12}");
+    yes("quake3.svc.command.message contains \"gg\"");
+    yes("quake3.svc.command.message matches \"^Sarge: g+$\"");
+    no("quake3.svc.command.message matches \"^gg\"");
+    // An absent field: every comparison is false, `!=` included; `not` makes it true.
+    no("quake3.svc.snapshot.server_time == 5");
+    no("quake3.svc.snapshot.server_time != 5");
+    yes("not quake3.svc.snapshot.server_time");
+    yes("!(quake3.svc.snapshot or quake3.oob)");
+}
+
+#[test]
+fn record_level_fields() {
+    let (m, r) = (meta(), record());
+    let yes = |t: &str| assert!(filter(t).matches(&m, &r), "{t} should match");
+    let no = |t: &str| assert!(!filter(t).matches(&m, &r), "{t} should not match");
+    yes("frame.number == 12");
+    yes("frame.number in {10..12}");
+    yes("frame.time_relative > 2.4 and frame.time_relative < 2.6");
+    yes("frame.time_epoch >= 1700000002.5");
+    yes("ip.src == 10.1.2.3");
+    yes("ip.src == 10.0.0.0/8");
+    no("ip.dst == 10.0.0.0/8");
+    yes("ip.addr == 192.0.2.7");
+    yes("udp.port == 40000 and udp.srcport == 27960");
+    no("udp.dstport == 27960");
+    yes("msg.type == gamestate and msg.protocol == quake3");
+    yes("flow.number == 4 and flow.direction == to_client");
+    yes("expert.severity == warning");
+    yes("expert.severity >= note");
+    no("expert.severity == error");
+    yes("expert.message contains snaplen");
+    yes("expert.frame_cut");
+    no("expert.reassembled");
+}
+
+#[test]
+fn usage_errors_name_the_problem() {
+    let e = error("quake3.svc.command.nam == chat");
+    assert!(
+        e.contains("unknown field \"quake3.svc.command.nam\""),
+        "{e}"
+    );
+    assert!(e.contains("\"quake3.svc.command.name\""), "{e}");
+    assert!(error("frame.nuber == 1").contains("\"frame.number\""));
+    assert!(error("quake3.svc.command.sequence == abc").contains("a uint field"));
+    assert!(error("ip.src == 300.1.1.1").contains("address"));
+    assert!(error("expert.severity == fatal").contains("note, warning or error"));
+    assert!(error("quake3 = 1").contains("\"==\""));
+    assert!(error("(quake3").contains("expected \")\""));
+    assert!(error("quake3.svc.command.message matches \"(\"").contains("regular expression"));
+    assert!(error("").contains("empty"));
+    assert!(error("quake3 quake3").contains("column 8"));
+    let deep = format!("{}quake3{}", "(".repeat(100), ")".repeat(100));
+    assert!(error(&deep).contains("nested too deeply"));
+}
+
+#[test]
+fn only_tree_fields_need_trees() {
+    assert!(filter("quake3.svc.command").needs_tree());
+    assert!(!filter("frame.number > 3 or expert.severity == error").needs_tree());
+}
+
+#[test]
+fn edit_distance_counts_edits() {
+    assert_eq!(edit_distance("kitten", "sitting"), 3);
+    assert_eq!(edit_distance("", "abc"), 3);
+    assert_eq!(edit_distance("same", "same"), 0);
+}
