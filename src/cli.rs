@@ -90,8 +90,9 @@ pub struct DiffArgs {
     /// Pair golden flow G with new flow N (flow numbers as dissect prints them); repeatable
     #[arg(long, value_name = "G=N")]
     pub pair: Vec<String>,
-    /// Messages per alignment window, per flow and direction
-    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=65536))]
+    /// Messages per alignment window, per flow and direction (2-2048; the alignment table is
+    /// (2N)² cells)
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=2048))]
     pub window: u32,
     /// Print at most N differences (all are counted)
     #[arg(long, value_name = "N", default_value_t = 1000)]

@@ -214,3 +214,47 @@ fn a_changed_quake3_server_command_text_is_that_field() {
     assert_eq!(t.differences, 1, "{:?}", t.shown);
     assert!(t.shown[0].what.label().ends_with(".text"), "{:?}", t.shown);
 }
+
+/// The command: exit 0 equal, 1 different, 2 usage or input errors; `--max` limits what is
+/// printed, never what is counted; `--ignore` leaves a field out.
+#[test]
+fn the_command_exits_by_result_and_counts_beyond_max() {
+    let bin = env!("CARGO_BIN_EXE_gamedissect");
+    let golden = Pcap::head(FG, 600).write("cli-golden");
+    let mut p = Pcap::head(FG, 600);
+    for k in [100, 150, 250] {
+        let rec = &mut p.records[k];
+        let payload = rec.windows(4).position(|w| w == b"FGFS").unwrap();
+        rec[payload + 239] ^= 0x01;
+    }
+    let new = p.write("cli-new");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    assert_eq!(run(&["diff", &golden, &golden]).0, Some(0));
+    let (code, text) = run(&["diff", "--max", "1", &golden, &new]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        text.matches("flightgear.properties.property[1].value:")
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(text.contains("(2 more differences not shown"), "{text}");
+    assert!(
+        text.contains("3 differences (golden 600 messages, new 600)"),
+        "{text}"
+    );
+    let (code, json) = run(&["diff", "-f", "json", &golden, &new]);
+    assert_eq!(code, Some(1));
+    let last: serde_json::Value = serde_json::from_str(json.lines().last().unwrap()).unwrap();
+    assert_eq!(last["summary"]["differences"], 3);
+    let ignored = ["diff", "--ignore", "flightgear.properties.*", &golden, &new];
+    assert_eq!(run(&ignored).0, Some(0));
+    assert_eq!(run(&["diff", &golden, "/nonexistent.pcap"]).0, Some(2));
+    assert_eq!(run(&["diff", "--pair", "x", &golden, &new]).0, Some(2));
+}

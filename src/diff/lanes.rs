@@ -1,7 +1,6 @@
 //! Streams of messages, one per flow and direction, paired between the two inputs and aligned
 //! in bounded windows.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 
@@ -73,14 +72,14 @@ pub struct Difference {
 struct Keyed {
     msg: Msg,
     key: (u64, u64),
+    bytes: usize,
 }
 
 impl Keyed {
-    /// Approximate heap bytes, for the bound on what is held.
+    /// Approximate heap bytes, for the bound on what is held (fixed when it is queued, so
+    /// that what is added and taken away match).
     fn bytes(&self) -> usize {
-        let m = &self.msg;
-        let fields: usize = m.fields.iter().map(|(k, v)| k.len() + v.len() + 48).sum();
-        fields + m.src.len() + m.dst.len() + m.protocol.len() + m.kind.len() + m.summary.len() + 160
+        self.bytes
     }
 }
 
@@ -93,24 +92,59 @@ const MAX_HELD_BYTES: usize = 256 << 20;
 /// How often (in messages) idle flows are looked for.
 const SWEEP_EVERY: u64 = 4096;
 
+/// rustc's FxHash: fast, and a collision only makes two messages look alike to the alignment,
+/// which the field comparison of the pair then corrects; the window bounds the work either way.
+#[derive(Default)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            self.add(u64::from_le_bytes(a));
+        }
+        let rest = chunks.remainder();
+        let mut a = [0u8; 8];
+        a[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(a) ^ rest.len() as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Fx {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
 fn hash_of<T: Hash + ?Sized>(v: &T) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = Fx::default();
     v.hash(&mut h);
     h.finish()
 }
 
 fn keyed(msg: Msg, opts: &CompareOptions) -> Keyed {
-    let mut h = DefaultHasher::new();
-    for (name, value) in &msg.fields {
-        if opts.wanted(name) {
-            (name, value).hash(&mut h);
+    let mut h = Fx::default();
+    if opts.ignore.is_empty() && opts.only.is_empty() {
+        msg.body.hash(&mut h);
+    } else {
+        for (name, value) in msg.fields() {
+            if opts.wanted(name) {
+                (name, value).hash(&mut h);
+            }
         }
     }
     if opts.addresses {
         (&msg.src, &msg.dst).hash(&mut h);
     }
     let key = (hash_of(&msg.kind), h.finish());
-    Keyed { msg, key }
+    let bytes = msg.bytes();
+    Keyed { msg, key, bytes }
 }
 
 #[derive(Default)]

@@ -234,14 +234,8 @@ fn read_capture(
         ..config
     };
     let mut engine = Engine::new(crate::protocols::all(), config);
-    let mut line = String::with_capacity(4096);
     let outcome = run_capture(input, &mut engine, None, &mut |_| {}, &mut |meta, rec| {
-        line.clear();
-        crate::output::json::record_into(&mut line, meta, rec);
-        let mut msg = Msg::from_json_line(&line).map_err(io::Error::other)?;
-        msg.kind = format!("{}:{}", rec.protocol, rec.msg_type);
-        msg.flow = Some(meta.flow);
-        if send(Ok(msg)) {
+        if send(Ok(Msg::from_record(meta, rec))) {
             Ok(())
         } else {
             Err(io::Error::other("the comparison ended"))

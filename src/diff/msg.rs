@@ -1,10 +1,20 @@
-//! One decoded message as `diff` compares it: record-level facts plus its fields flattened to
-//! dotted names, made alike from a capture (through the JSON writer) and from saved NDJSON.
+//! One decoded message as `diff` compares it: record-level facts, the record's `fields` and
+//! `notes` as the JSON text `dissect` writes (equal texts are equal messages, the common case,
+//! found without parsing), and on demand its fields flattened to dotted names. Made alike from
+//! a capture (through the JSON writer) and from saved NDJSON.
+
+use std::cell::OnceCell;
 
 use serde_json::{Map, Value};
 
-/// One message, flattened.
-#[derive(Debug, Clone, PartialEq)]
+use crate::capture::Timestamp;
+use crate::engine::Meta;
+use crate::output::json::{fields_into, notes_into};
+use crate::proto::Direction;
+use crate::tree::Record;
+
+/// One message.
+#[derive(Debug, Clone)]
 pub struct Msg {
     pub frame: u64,
     /// Seconds since the Unix epoch.
@@ -19,57 +29,225 @@ pub struct Msg {
     pub flow: Option<u64>,
     /// Whether the client sent it, when the input says it.
     pub to_server: Option<bool>,
-    pub summary: String,
-    /// `(dotted name, value)` in tree order; a repeated field's occurrences are `name[i]`.
-    pub fields: Vec<(String, String)>,
+    /// The `fields` object and the `notes` array as written, separated by a newline.
+    pub body: String,
+    /// `(dotted name, value)` in key order; a repeated field's occurrences are `name[i]`.
+    fields: OnceCell<Vec<(String, String)>>,
+}
+
+impl PartialEq for Msg {
+    fn eq(&self, other: &Msg) -> bool {
+        self.frame == other.frame && self.kind == other.kind && self.body == other.body
+    }
 }
 
 impl Msg {
-    /// Parses one NDJSON line as `dissect --format json` writes it.
+    /// Reads one NDJSON line as `dissect --format json` writes it. Only the top level is
+    /// parsed here; the fields wait until a comparison needs them.
     pub fn from_json_line(line: &str) -> Result<Msg, String> {
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
-        let obj = v.as_object().ok_or("a record must be a JSON object")?;
-        Msg::from_object(obj)
-    }
-
-    fn from_object(obj: &Map<String, Value>) -> Result<Msg, String> {
-        let text = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let frame = obj
-            .get("frame")
-            .and_then(Value::as_u64)
+        let top = top_level(line).ok_or("a record must be a JSON object")?;
+        let raw = |k: &str| top.iter().find(|(key, _)| *key == k).map(|&(_, v)| v);
+        let text = |k: &str| raw(k).and_then(unquote).unwrap_or_default();
+        let frame = raw("frame")
+            .and_then(|v| v.parse().ok())
             .ok_or("a record needs a numeric `frame`")?;
-        let time = obj
-            .get("time_epoch")
-            .and_then(Value::as_f64)
-            .or_else(|| obj.get("time").and_then(Value::as_str).and_then(epoch_of));
-        let mut fields = Vec::new();
-        if let Some(Value::Object(f)) = obj.get("fields") {
-            flatten_members(f, None, &mut fields);
-        }
-        if let Some(Value::Array(notes)) = obj.get("notes") {
-            flatten_notes(notes, &mut fields);
-        }
+        let time = raw("time_epoch")
+            .and_then(|v| v.parse().ok())
+            .or_else(|| raw("time").and_then(unquote).as_deref().and_then(epoch_of));
+        let protocol = text("protocol");
+        let kind = match raw("type").and_then(unquote) {
+            Some(t) => format!("{protocol}:{t}"),
+            None => String::new(),
+        };
+        let body = format!(
+            "{}\n{}",
+            raw("fields").unwrap_or("{}"),
+            raw("notes").unwrap_or("[]")
+        );
         let mut msg = Msg {
             frame,
             time,
             src: text("src"),
             dst: text("dst"),
-            protocol: text("protocol"),
-            kind: text("type"),
-            flow: obj.get("flow").and_then(Value::as_u64),
-            to_server: obj
-                .get("direction")
-                .and_then(Value::as_str)
-                .map(is_to_server),
-            summary: text("summary"),
-            fields,
+            protocol,
+            kind,
+            flow: raw("flow").and_then(|v| v.parse().ok()),
+            to_server: raw("direction").and_then(unquote).map(|d| is_to_server(&d)),
+            body,
+            fields: OnceCell::new(),
         };
-        msg.kind = if msg.kind.is_empty() {
-            fallback_kind(&msg.fields)
-        } else {
-            format!("{}:{}", msg.protocol, msg.kind)
-        };
+        if msg.kind.is_empty() {
+            msg.kind = fallback_kind(msg.fields());
+        }
         Ok(msg)
+    }
+
+    /// A decoded record, read as [`Msg::from_json_line`] reads its JSON line (the body is the
+    /// same text, written by the same functions).
+    pub fn from_record(meta: &Meta<'_>, rec: &Record) -> Msg {
+        let mut body = String::with_capacity(1024);
+        fields_into(&mut body, rec);
+        body.push('\n');
+        notes_into(&mut body, rec);
+        // Through the text `time_epoch` is written as, so that both readings agree exactly.
+        let mut epoch = String::with_capacity(24);
+        meta.time.relative_into(&mut epoch, &Timestamp::default());
+        Msg {
+            frame: meta.frame,
+            time: epoch.parse().ok(),
+            src: meta.src_text.to_string(),
+            dst: meta.dst_text.to_string(),
+            protocol: rec.protocol.to_string(),
+            kind: format!("{}:{}", rec.protocol, rec.msg_type),
+            flow: Some(meta.flow),
+            to_server: meta.direction.map(|d| d == Direction::ToServer),
+            body,
+            fields: OnceCell::new(),
+        }
+    }
+
+    /// The fields (and notes, as `expert[i]`), flattened on first use.
+    pub fn fields(&self) -> &[(String, String)] {
+        self.fields.get_or_init(|| flatten_body(&self.body))
+    }
+
+    /// A message with the given flattened fields (its body stands for them).
+    #[cfg(test)]
+    pub(crate) fn with_fields(fields: &[(&str, &str)]) -> Msg {
+        let fields: Vec<(String, String)> = fields
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Msg {
+            frame: 1,
+            time: Some(10.0),
+            src: "a".into(),
+            dst: "b".into(),
+            protocol: "p".into(),
+            kind: "k".into(),
+            flow: None,
+            to_server: None,
+            body: format!("{fields:?}"),
+            fields: OnceCell::from(fields),
+        }
+    }
+
+    /// Approximate heap bytes, for the bound on what is held.
+    pub fn bytes(&self) -> usize {
+        let flat: usize = self
+            .fields
+            .get()
+            .map_or(0, |f| f.iter().map(|(k, v)| k.len() + v.len() + 48).sum());
+        flat + self.body.len() + self.src.len() + self.dst.len() + self.kind.len() + 160
+    }
+}
+
+fn flatten_body(body: &str) -> Vec<(String, String)> {
+    let (fields, notes) = body.split_once('\n').unwrap_or((body, "[]"));
+    let mut out = Vec::new();
+    if let Ok(Value::Object(f)) = serde_json::from_str::<Value>(fields) {
+        flatten_members(&f, None, &mut out);
+    }
+    if let Ok(Value::Array(n)) = serde_json::from_str::<Value>(notes) {
+        flatten_notes(&n, &mut out);
+    }
+    out
+}
+
+/// A JSON string's text (`None` for anything else).
+fn unquote(raw: &str) -> Option<String> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.contains('\\') {
+        serde_json::from_str(raw).ok()
+    } else {
+        Some(inner.to_string())
+    }
+}
+
+/// The keys of a JSON object and the raw text of each value, without parsing the values.
+fn top_level(line: &str) -> Option<Vec<(&str, &str)>> {
+    let b = line.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    let mut out = Vec::with_capacity(16);
+    loop {
+        i = skip_ws(b, i);
+        match b.get(i)? {
+            b'}' => return Some(out),
+            b',' => i = skip_ws(b, i + 1),
+            _ => {}
+        }
+        let key_end = string_end(b, i)?;
+        let key = line.get(i + 1..key_end - 1)?;
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_ws(b, i + 1);
+        let end = value_end(b, start)?;
+        out.push((key, line.get(start..end)?));
+        i = end;
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the closing quote of the string that starts at `i`.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let mut j = i + 1;
+    loop {
+        match b.get(j)? {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+}
+
+/// The index after the value that starts at `i`: a string, an object or array (nesting and
+/// strings inside followed), or a scalar up to the next `,` `}` `]`.
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match b.get(j)? {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while b.get(j).is_some_and(|c| !matches!(c, b',' | b'}' | b']')) {
+                j += 1;
+            }
+            Some(j)
+        }
     }
 }
 
@@ -216,7 +394,7 @@ mod tests {
     fn fields_flatten_to_dotted_names_with_occurrences() {
         let m = Msg::from_json_line(LINE).unwrap();
         let get = |n: &str| {
-            m.fields
+            m.fields()
                 .iter()
                 .find(|(k, _)| k == n)
                 .map(|(_, v)| v.as_str())
