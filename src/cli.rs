@@ -50,6 +50,55 @@ pub enum Command {
         #[arg(long)]
         markdown: bool,
     },
+    /// Compare two decodes message by message and field by field (exit 1 when they differ)
+    Diff(DiffArgs),
+}
+
+/// What `diff` compares beside the decoded fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareExtra {
+    /// Capture times (see --time-tolerance)
+    Time,
+    /// Addresses and ports
+    Addresses,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// The golden side: its FILE (a capture, or NDJSON saved by `dissect --format json`) and
+    /// how captures are decoded (both sides)
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// The new side: a capture or saved NDJSON, or - for standard input
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// Also compare capture times or addresses; repeatable
+    #[arg(long, value_enum)]
+    pub compare: Vec<CompareExtra>,
+    /// Times within this many seconds are equal (with --compare time)
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub time_tolerance: f64,
+    /// Leave out fields matching PATTERN (* any run, ? one character); repeatable
+    #[arg(long, value_name = "PATTERN")]
+    pub ignore: Vec<String>,
+    /// Compare only fields matching PATTERN; repeatable
+    #[arg(long, value_name = "PATTERN")]
+    pub only: Vec<String>,
+    /// Numbers of fields matching FIELD within ABS are equal; repeatable
+    #[arg(long, value_name = "FIELD=ABS")]
+    pub tolerance: Vec<String>,
+    /// Pair golden flow G with new flow N (flow numbers as dissect prints them); repeatable
+    #[arg(long, value_name = "G=N")]
+    pub pair: Vec<String>,
+    /// Messages per alignment window, per flow and direction (2-2048; the alignment table is
+    /// (2N)² cells)
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=2048))]
+    pub window: u32,
+    /// Print at most N differences (all are counted)
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub max: usize,
+    #[arg(short = 'f', long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -341,6 +390,16 @@ pub enum Settings {
         protocol: Option<String>,
         markdown: bool,
     },
+    Diff(Diff),
+}
+
+/// `diff`: the two inputs, what is compared and how the report is written.
+#[derive(Debug)]
+pub struct Diff {
+    pub golden: String,
+    pub new: String,
+    pub options: crate::diff::DiffOptions,
+    pub format: ListFormat,
 }
 
 /// The input and the engine configuration, shared by every command that decodes.
@@ -462,7 +521,67 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             }
             Settings::Fields { protocol, markdown }
         }
+        Command::Diff(a) => Settings::Diff(diff_settings(a, registry)?),
     })
+}
+
+fn diff_settings(a: DiffArgs, registry: &[&'static dyn Protocol]) -> Result<Diff, UsageError> {
+    let compare = crate::diff::CompareOptions {
+        time: a.compare.contains(&CompareExtra::Time),
+        time_tolerance: a.time_tolerance,
+        addresses: a.compare.contains(&CompareExtra::Addresses),
+        ignore: a.ignore,
+        only: a.only,
+        tolerances: a
+            .tolerance
+            .iter()
+            .map(|t| {
+                let (field, abs) = split_pair(t, "--tolerance", "FIELD=ABS")?;
+                let abs = abs.parse::<f64>().ok().filter(|v| *v >= 0.0);
+                abs.map(|v| (field.to_string(), v))
+                    .ok_or_else(|| usage_pair(t, "--tolerance", "FIELD=ABS"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let pairs = a
+        .pair
+        .iter()
+        .map(|p| {
+            let (g, n) = split_pair(p, "--pair", "G=N")?;
+            match (g.parse::<u64>(), n.parse::<u64>()) {
+                (Ok(g), Ok(n)) => Ok((g, n)),
+                _ => Err(usage_pair(p, "--pair", "G=N")),
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Diff {
+        golden: a.decode.file.clone(),
+        new: a.new,
+        options: crate::diff::DiffOptions {
+            compare,
+            window: a.window as usize,
+            max: a.max,
+            pairs,
+            config: config_from(&a.decode, registry)?,
+        },
+        format: a.format,
+    })
+}
+
+fn usage_pair(value: &str, flag: &str, shape: &str) -> UsageError {
+    UsageError(format!("{flag} takes {shape}, not {value:?}"))
+}
+
+/// `A=B` with both sides present.
+fn split_pair<'a>(
+    value: &'a str,
+    flag: &str,
+    shape: &str,
+) -> Result<(&'a str, &'a str), UsageError> {
+    value
+        .split_once('=')
+        .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+        .ok_or_else(|| usage_pair(value, flag, shape))
 }
 
 /// The colour decision for `--color auto|always|never`, `NO_COLOR` and `TERM=dumb`.

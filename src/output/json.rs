@@ -335,9 +335,23 @@ pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
     push_uint(out, meta.payload.len() as u64);
     out.push_str(",\"summary\":");
     string_into(out, &rec.summary);
-    out.push_str(",\"fields\":{");
+    out.push_str(",\"fields\":");
+    fields_into(out, rec);
+    out.push_str(",\"notes\":");
+    notes_into(out, rec);
+    out.push('}');
+}
+
+/// The record's `fields` object, as [`record_into`] writes it.
+pub fn fields_into(out: &mut String, rec: &Record) {
+    out.push('{');
     members_into(out, None, &rec.fields, true);
-    out.push_str("},\"notes\":[");
+    out.push('}');
+}
+
+/// The record's `notes` array, as [`record_into`] writes it.
+pub fn notes_into(out: &mut String, rec: &Record) {
+    out.push('[');
     for (i, n) in rec.notes.iter().enumerate() {
         if i > 0 {
             out.push(',');
@@ -353,7 +367,7 @@ pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
         }
         out.push('}');
     }
-    out.push_str("]}");
+    out.push(']');
 }
 
 impl<W: Write> RecordWriter for JsonWriter<W> {

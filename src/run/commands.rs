@@ -29,6 +29,7 @@ pub fn run(settings: Settings) -> ExitCode {
         Settings::Tracks { decode, format } => tracks(decode, format),
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
+        Settings::Diff(d) => crate::diff::command(&d),
     }
 }
 
