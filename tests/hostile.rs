@@ -266,3 +266,89 @@ fn random_bytes_as_a_whole_file_never_panic() {
         let _ = render(&file, OutputFormat::Json, Config::default());
     }
 }
+
+/// pcapng's `if_tsoffset` is any i64: capture times at both extremes, interleaved, go through
+/// relative times, flow sweeps and reassembly timeouts (overflow-checked in test builds).
+#[test]
+fn interfaces_offset_to_both_ends_of_time_decode_without_overflow() {
+    let mut w = PcapNgWriter::new();
+    w.section(false)
+        .interface_offset(101, 6, i64::MIN)
+        .interface_offset(101, 6, i64::MAX);
+    let (a, b) = (
+        "10.0.0.1:27960".parse().unwrap(),
+        "10.0.0.2:27961".parse().unwrap(),
+    );
+    for i in 0..40u32 {
+        let ip = if i % 2 == 0 {
+            synth::ip_udp(a, b, b"\xff\xff\xff\xffgetinfo x")
+        } else {
+            // First fragments that never complete, so the timeout sweep compares their ages.
+            synth::ipv4(
+                [10, 0, 0, 3],
+                [10, 0, 0, 4],
+                17,
+                i as u16,
+                0,
+                true,
+                &[0; 16],
+            )
+        };
+        w.packet((i / 2) % 2, u64::from(i) * 90_000_000, &ip, ip.len() as u32);
+    }
+    for format in [
+        OutputFormat::Summary,
+        OutputFormat::Tree,
+        OutputFormat::Json,
+    ] {
+        let (out, err) = render(&w.bytes, format, Config::default());
+        assert!(err.is_none(), "{err:?}");
+        assert!(!out.is_empty());
+    }
+    let (out, _) = render(&w.bytes, OutputFormat::Summary, Config::default());
+    // Frame 1 is on the i64::MIN interface: the base. Its relative time is 0.
+    assert!(
+        out.lines().next().is_some_and(|l| l.contains(" 0.000000 ")),
+        "{out}"
+    );
+    let (stats, err) = stats_of(&w.bytes, Config::default());
+    assert!(err.is_none());
+    assert_eq!(stats.udp_datagrams, 20);
+    assert_eq!(stats.reassembly.fragments, 20);
+}
+
+/// 200,000 first fragments, each a new datagram: the pool stays at its cap, and the bookkeeping
+/// per fragment is a small constant (it used to scan all 4,096 pending datagrams each time).
+#[test]
+fn a_flood_of_first_fragments_costs_constant_work_per_fragment() {
+    use gamedissect::capture::Timestamp;
+    use gamedissect::net::defrag::{DefragLimits, Defragmenter};
+    use gamedissect::net::{Frame, decode_frame};
+    let mut d = Defragmenter::new(DefragLimits::default());
+    let n = 200_000u32;
+    for i in 0..n {
+        let ip = synth::ipv4(
+            [10, 0, (i >> 16) as u8, (i >> 8) as u8],
+            [10, 9, 9, i as u8],
+            17,
+            i as u16,
+            0,
+            true,
+            &[0x55; 64],
+        );
+        let Frame::Fragment(f) = decode_frame(101, &ip) else {
+            panic!("frame {i} is not a fragment");
+        };
+        assert!(
+            d.add(&f, Timestamp::new(i64::from(i / 10_000), 0, 6))
+                .is_none()
+        );
+    }
+    assert_eq!(d.stats.dropped_pending_cap, u64::from(n) - 4_096);
+    assert!(d.held_bytes() <= 16 * 1024 * 1024);
+    assert!(
+        d.steps() <= 4 * u64::from(n),
+        "{} steps for {n} fragments",
+        d.steps()
+    );
+}
