@@ -352,3 +352,60 @@ fn a_flood_of_first_fragments_costs_constant_work_per_fragment() {
         d.steps()
     );
 }
+
+/// `flows` Quake 3 flows, each opened by a challenge response and a gamestate with 1,022
+/// baselines (about 230 KB of decoder state from a 2.7 KB datagram); the first flow speaks once
+/// more at the end.
+fn gamestate_flood(flows: u32) -> Vec<u8> {
+    use testkit::quake3;
+    let gamestate = quake3::s2c(1, &quake3::gamestate(1_022));
+    let server: std::net::SocketAddr = "10.255.0.1:27960".parse().unwrap();
+    let client = |i: u32| std::net::SocketAddr::from(([10, 1, (i >> 8) as u8, i as u8], 27_961));
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    for i in 0..flows {
+        for p in [quake3::challenge_response(), gamestate.clone()] {
+            let ip = synth::ip_udp(server, client(i), &p);
+            w.packet(1_000 + i / 1_000, i % 1_000, &ip, ip.len() as u32);
+        }
+    }
+    let ip = synth::ip_udp(server, client(0), &quake3::s2c(2, &quake3::gamestate(1)));
+    w.packet(1_000 + flows / 1_000, 999, &ip, ip.len() as u32);
+    w.bytes
+}
+
+#[test]
+fn a_flood_of_gamestates_stays_within_the_state_budget() {
+    let budget = 16 << 20;
+    let config = || Config {
+        max_state: budget,
+        ..Config::default()
+    };
+    let capture = gamestate_flood(400);
+    let (stats, err) = stats_of(&capture, config());
+    assert!(err.is_none());
+    let t = &stats.flow_table;
+    let per_flow = 200 * 1024;
+    assert!(
+        t.state_peak as usize > budget && t.state_peak as usize <= budget + 2 * per_flow,
+        "peak {} for a budget of {budget}",
+        t.state_peak
+    );
+    // Each flow's state is dropped at most once (it is idle after its gamestate), and only
+    // enough of them to go back under the budget.
+    assert!(
+        (100..=400).contains(&t.state_dropped),
+        "{} drops",
+        t.state_dropped
+    );
+    // The first flow lost its state long before its last datagram, which says so.
+    let (out, err) = render(&capture, OutputFormat::Json, config());
+    assert!(err.is_none());
+    let last = out.lines().last().unwrap();
+    let note = "decoder state was dropped at the --max-state budget";
+    assert!(last.contains(note), "{last}");
+    assert_eq!(out.matches(note).count(), 1);
+    // Without pressure nothing is dropped.
+    let (stats, _) = stats_of(&gamestate_flood(20), config());
+    assert_eq!(stats.flow_table.state_dropped, 0);
+    assert!(stats.flow_table.state_peak > 20 * 100 * 1024);
+}

@@ -90,6 +90,11 @@ pub fn write_text<W: Write>(mut out: W, s: &Stats) -> io::Result<()> {
         "Flow table: peak {} flows, evicted {} idle and {} at the cap, {} past the listing cap",
         t.peak, t.evicted_idle, t.evicted_cap, t.unlisted
     )?;
+    writeln!(
+        out,
+        "Decoder state: peak {} bytes, dropped {} times at the --max-state budget",
+        t.state_peak, t.state_dropped
+    )?;
     let r = &s.reassembly;
     writeln!(
         out,

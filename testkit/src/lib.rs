@@ -10,4 +10,5 @@ pub mod captures;
 pub mod dissect;
 pub mod flightgear;
 pub mod fuzz_seeds;
+pub mod quake3;
 pub mod synth;
