@@ -53,6 +53,8 @@ pub struct Meta<'a> {
 pub struct Engine {
     protocols: Vec<&'static dyn Protocol>,
     config: Config,
+    /// The state of a fresh decoder of each protocol, which the state budget does not count.
+    fresh_state: Vec<usize>,
     flows: FlowTable,
     defrag: Defragmenter,
     /// The current datagram's records, kept to reuse its allocation.
@@ -141,14 +143,21 @@ fn layer_notes(a: &Arrival<'_, '_>) -> Vec<Note> {
 /// what one datagram can add), rarely enough to cost nothing per datagram.
 const MEASURE_EVERY: u64 = 32;
 
-/// Measures the flow's decoder state when it is due; the old and new sizes when they differ.
+/// Measures the flow's decoder state when it is due (beyond a fresh decoder's); the old and new
+/// sizes when they differ.
 #[inline]
-fn measure_state(f: &mut Flow) -> Option<(usize, usize)> {
+fn measure_state(f: &mut Flow, fresh: &[usize]) -> Option<(usize, usize)> {
     let n = f.datagrams;
     if !(n.is_power_of_two() || n.is_multiple_of(MEASURE_EVERY)) {
         return None;
     }
-    let new = f.decoder.as_ref().map_or(0, |d| d.state.state_bytes());
+    // Only what the flow gathered counts: a fresh decoder's own size is a per-flow constant,
+    // bounded by the flow cap, and dropping the state could not free it.
+    let new = f.decoder.as_ref().map_or(0, |d| {
+        d.state
+            .state_bytes()
+            .saturating_sub(fresh.get(d.protocol).copied().unwrap_or(0))
+    });
     let old = std::mem::replace(&mut f.state, new);
     (old != new).then_some((old, new))
 }
@@ -206,8 +215,13 @@ fn decode_into(
 
 impl Engine {
     pub fn new(protocols: Vec<&'static dyn Protocol>, config: Config) -> Engine {
+        let fresh_state = protocols
+            .iter()
+            .map(|p| p.new_flow(&config.prefs).state_bytes())
+            .collect();
         Engine {
             protocols,
+            fresh_state,
             defrag: Defragmenter::new(config.defrag),
             config,
             flows: FlowTable::new(),
@@ -353,7 +367,7 @@ impl Engine {
             detail: self.config.detail,
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
-        let measured = measure_state(f);
+        let measured = measure_state(f, &self.fresh_state);
         let state_dropped = std::mem::take(&mut f.state_dropped);
         let (src_text, dst_text) = f.ends_text(u.src, u.dst);
         let meta = Meta {
