@@ -17,14 +17,19 @@ mkdir -p fuzz/corpus/capture fuzz/corpus/net fuzz/corpus/decoders
 for f in captures/*.pcap captures/*.pcapng; do
   head -c 16384 "$f" > "fuzz/corpus/capture/$(basename "$f")"
 done
-# Seeds for the net and decoders targets are cut from the captures' packets by the testkit.
+# Seeds for the net and decoders targets are cut from the captures' packets by the testkit, with
+# pcapng files whose interfaces carry options (if_tsresol, if_tsoffset at both ends of i64).
 cargo run --quiet -p testkit --bin fuzz_seeds -- fuzz/corpus
 
-cargo fuzz build -O
+# Optimised, but with overflow checks and debug assertions on (`-O` alone turns both off, and an
+# overflow that wraps silently in release is exactly what fuzzing must see).
+FUZZ_FLAGS=(-O -a)
+export RUSTFLAGS="${RUSTFLAGS:-} -C overflow-checks=on"
+cargo fuzz build "${FUZZ_FLAGS[@]}"
 status=0
 for target in capture net decoders; do
   echo "== $target (${SECONDS_EACH}s)"
-  if ! cargo fuzz run -O "$target" "fuzz/corpus/$target" -- \
+  if ! cargo fuzz run "${FUZZ_FLAGS[@]}" "$target" "fuzz/corpus/$target" -- \
       -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=5 -max_len=65536 2>&1 \
       | grep -E "^(#[0-9]+\s+(DONE|pulse))|Done [0-9]+ runs|ERROR|SUMMARY|crash-|timeout-|oom-" | tail -3; then
     :

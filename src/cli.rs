@@ -157,6 +157,10 @@ pub struct DecodeArgs {
     /// (`quake3.svc.command.name == chat && frame.number > 100`; see docs/output.md)
     #[arg(short = 'Y', long = "filter", value_name = "EXPR")]
     pub filter: Option<String>,
+    /// Memory budget for the decoders' per-flow state, e.g. 64M or 2G (default 256M); past it
+    /// the least recently active flows' state is dropped, with a note and a count in `stats`
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_state: Option<usize>,
     /// A decoder option as KEY=VALUE (see `gamedissect protocols`); repeatable
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
@@ -228,6 +232,22 @@ pub struct TracksArgs {
 /// A usage mistake found after parsing (unknown protocol name, bad range).
 #[derive(Debug)]
 pub struct UsageError(pub String);
+
+/// A byte count with an optional binary suffix: `1048576`, `512K`, `64M`, `2G`.
+fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 10),
+        Some((i, 'm' | 'M')) => (&t[..i], 20),
+        Some((i, 'g' | 'G')) => (&t[..i], 30),
+        _ => (t, 0),
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("{s:?} is not a size (a number of bytes, or with K, M or G)"))
+}
 
 fn parse_range(s: &str) -> Result<FrameRange, UsageError> {
     let bad = || {
@@ -325,6 +345,9 @@ pub fn config_from(
         if ranges.len() > 1 {
             cfg.frame_list = ranges;
         }
+    }
+    if let Some(m) = args.max_state {
+        cfg.max_state = m;
     }
     if let Some(v) = &args.srb2_version {
         cfg.prefs.set("srb2.version", v.clone());

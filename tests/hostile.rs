@@ -266,3 +266,146 @@ fn random_bytes_as_a_whole_file_never_panic() {
         let _ = render(&file, OutputFormat::Json, Config::default());
     }
 }
+
+/// pcapng's `if_tsoffset` is any i64: capture times at both extremes, interleaved, go through
+/// relative times, flow sweeps and reassembly timeouts (overflow-checked in test builds).
+#[test]
+fn interfaces_offset_to_both_ends_of_time_decode_without_overflow() {
+    let mut w = PcapNgWriter::new();
+    w.section(false)
+        .interface_offset(101, 6, i64::MIN)
+        .interface_offset(101, 6, i64::MAX);
+    let (a, b) = (
+        "10.0.0.1:27960".parse().unwrap(),
+        "10.0.0.2:27961".parse().unwrap(),
+    );
+    for i in 0..40u32 {
+        let ip = if i % 2 == 0 {
+            synth::ip_udp(a, b, b"\xff\xff\xff\xffgetinfo x")
+        } else {
+            // First fragments that never complete, so the timeout sweep compares their ages.
+            synth::ipv4(
+                [10, 0, 0, 3],
+                [10, 0, 0, 4],
+                17,
+                i as u16,
+                0,
+                true,
+                &[0; 16],
+            )
+        };
+        w.packet((i / 2) % 2, u64::from(i) * 90_000_000, &ip, ip.len() as u32);
+    }
+    for format in [
+        OutputFormat::Summary,
+        OutputFormat::Tree,
+        OutputFormat::Json,
+    ] {
+        let (out, err) = render(&w.bytes, format, Config::default());
+        assert!(err.is_none(), "{err:?}");
+        assert!(!out.is_empty());
+    }
+    let (out, _) = render(&w.bytes, OutputFormat::Summary, Config::default());
+    // Frame 1 is on the i64::MIN interface: the base. Its relative time is 0.
+    assert!(
+        out.lines().next().is_some_and(|l| l.contains(" 0.000000 ")),
+        "{out}"
+    );
+    let (stats, err) = stats_of(&w.bytes, Config::default());
+    assert!(err.is_none());
+    assert_eq!(stats.udp_datagrams, 20);
+    assert_eq!(stats.reassembly.fragments, 20);
+}
+
+/// 200,000 first fragments, each a new datagram: the pool stays at its cap, and the bookkeeping
+/// per fragment is a small constant (it used to scan all 4,096 pending datagrams each time).
+#[test]
+fn a_flood_of_first_fragments_costs_constant_work_per_fragment() {
+    use gamedissect::capture::Timestamp;
+    use gamedissect::net::defrag::{DefragLimits, Defragmenter};
+    use gamedissect::net::{Frame, decode_frame};
+    let mut d = Defragmenter::new(DefragLimits::default());
+    let n = 200_000u32;
+    for i in 0..n {
+        let ip = synth::ipv4(
+            [10, 0, (i >> 16) as u8, (i >> 8) as u8],
+            [10, 9, 9, i as u8],
+            17,
+            i as u16,
+            0,
+            true,
+            &[0x55; 64],
+        );
+        let Frame::Fragment(f) = decode_frame(101, &ip) else {
+            panic!("frame {i} is not a fragment");
+        };
+        assert!(
+            d.add(&f, Timestamp::new(i64::from(i / 10_000), 0, 6))
+                .is_none()
+        );
+    }
+    assert_eq!(d.stats.dropped_pending_cap, u64::from(n) - 4_096);
+    assert!(d.held_bytes() <= 16 * 1024 * 1024);
+    assert!(
+        d.steps() <= 4 * u64::from(n),
+        "{} steps for {n} fragments",
+        d.steps()
+    );
+}
+
+/// `flows` Quake 3 flows, each opened by a challenge response and a gamestate with 1,022
+/// baselines (about 230 KB of decoder state from a 2.7 KB datagram); the first flow speaks once
+/// more at the end.
+fn gamestate_flood(flows: u32) -> Vec<u8> {
+    use testkit::quake3;
+    let gamestate = quake3::s2c(1, &quake3::gamestate(1_022));
+    let server: std::net::SocketAddr = "10.255.0.1:27960".parse().unwrap();
+    let client = |i: u32| std::net::SocketAddr::from(([10, 1, (i >> 8) as u8, i as u8], 27_961));
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    for i in 0..flows {
+        for p in [quake3::challenge_response(), gamestate.clone()] {
+            let ip = synth::ip_udp(server, client(i), &p);
+            w.packet(1_000 + i / 1_000, i % 1_000, &ip, ip.len() as u32);
+        }
+    }
+    let ip = synth::ip_udp(server, client(0), &quake3::s2c(2, &quake3::gamestate(1)));
+    w.packet(1_000 + flows / 1_000, 999, &ip, ip.len() as u32);
+    w.bytes
+}
+
+#[test]
+fn a_flood_of_gamestates_stays_within_the_state_budget() {
+    let budget = 16 << 20;
+    let config = || Config {
+        max_state: budget,
+        ..Config::default()
+    };
+    let capture = gamestate_flood(400);
+    let (stats, err) = stats_of(&capture, config());
+    assert!(err.is_none());
+    let t = &stats.flow_table;
+    let per_flow = 200 * 1024;
+    assert!(
+        t.state_peak as usize > budget && t.state_peak as usize <= budget + 2 * per_flow,
+        "peak {} for a budget of {budget}",
+        t.state_peak
+    );
+    // Each flow's state is dropped at most once (it is idle after its gamestate), and only
+    // enough of them to go back under the budget.
+    assert!(
+        (100..=400).contains(&t.state_dropped),
+        "{} drops",
+        t.state_dropped
+    );
+    // The first flow lost its state long before its last datagram, which says so.
+    let (out, err) = render(&capture, OutputFormat::Json, config());
+    assert!(err.is_none());
+    let last = out.lines().last().unwrap();
+    let note = "decoder state was dropped at the --max-state budget";
+    assert!(last.contains(note), "{last}");
+    assert_eq!(out.matches(note).count(), 1);
+    // Without pressure nothing is dropped.
+    let (stats, _) = stats_of(&gamestate_flood(20), config());
+    assert_eq!(stats.flow_table.state_dropped, 0);
+    assert!(stats.flow_table.state_peak > 20 * 100 * 1024);
+}

@@ -31,6 +31,9 @@ impl FrameRange {
     }
 }
 
+/// The default `--max-state`: 256 MiB.
+pub const DEFAULT_MAX_STATE: usize = 256 << 20;
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub decode_as: Vec<DecodeAs>,
@@ -46,6 +49,9 @@ pub struct Config {
     /// A flow unseen for this long (capture time) is forgotten, with its decoder state.
     pub flow_idle_secs: i64,
     pub defrag: DefragLimits,
+    /// Budget for the decoders' per-flow state, in bytes (`--max-state`): past it the least
+    /// recently active flows' state is dropped. With shards, each holds its share.
+    pub max_state: usize,
     /// Build field trees (the tree and JSON modes). Off, decoders still produce summaries, notes
     /// and message types, which is all the summary and stats modes show.
     pub detail: bool,
@@ -72,6 +78,16 @@ pub struct Shard {
     pub count: u64,
 }
 
+impl Config {
+    /// This engine's share of the state budget: the whole of it, or one shard's part.
+    pub fn state_budget(&self) -> usize {
+        match self.shard {
+            Some(s) => self.max_state / s.count.max(1) as usize,
+            None => self.max_state,
+        }
+    }
+}
+
 impl Shard {
     pub fn owns(&self, flow: u64) -> bool {
         flow % self.count == self.index
@@ -90,6 +106,7 @@ impl Default for Config {
             max_flows: 65_536,
             flow_idle_secs: 600,
             defrag: DefragLimits::default(),
+            max_state: DEFAULT_MAX_STATE,
             flow_stats: true,
             message_stats: true,
             detail: true,

@@ -31,6 +31,11 @@ pub(super) struct Flow {
     pub probes_left: u8,
     /// The flow's entry in [`Stats::flows`], when it is listed.
     pub stats: Option<usize>,
+    /// Its decoder's state as last measured ([`crate::proto::FlowDecoder::state_bytes`]), part
+    /// of [`FlowTable::state_total`].
+    pub state: usize,
+    /// Its decoder's state was dropped at the budget; its next records say so.
+    pub state_dropped: bool,
     /// The key's two endpoints, formatted once.
     texts: [String; 2],
 }
@@ -108,6 +113,8 @@ type FlowMap = HashMap<FlowKey, Flow, BuildHasherDefault<FxHasher>>;
 
 pub(super) struct FlowTable {
     map: FlowMap,
+    /// The decoder state of every flow, as last measured.
+    state_total: usize,
     next_id: u64,
     /// Capture time (seconds) of the last idle sweep.
     last_sweep: i64,
@@ -117,6 +124,7 @@ impl FlowTable {
     pub fn new() -> FlowTable {
         FlowTable {
             map: FlowMap::default(),
+            state_total: 0,
             next_id: 0,
             last_sweep: i64::MIN,
         }
@@ -160,6 +168,8 @@ impl FlowTable {
                     datagrams: 0,
                     probes_left: PROBE_ATTEMPTS,
                     stats,
+                    state: 0,
+                    state_dropped: false,
                     // Only the shard that decodes the flow renders its endpoints.
                     texts: if owned {
                         [key.0.to_string(), key.1.to_string()]
@@ -178,6 +188,44 @@ impl FlowTable {
         }
     }
 
+    /// Takes a flow's newly measured state into the total: it held `old` bytes, now `new`.
+    pub fn restate(&mut self, old: usize, new: usize) {
+        self.state_total = self.state_total - old + new;
+    }
+
+    pub fn state_total(&self) -> usize {
+        self.state_total
+    }
+
+    /// At the state budget: drops the state of the least recently active flows holding any, down
+    /// to three quarters of the budget (so that this sort is rare), through `reset`, which gives
+    /// the flow's decoder a fresh state. Returns how many flows lost their state. The flow
+    /// itself stays: its number, statistics and role are kept.
+    pub fn shed(&mut self, budget: usize, mut reset: impl FnMut(&mut Flow)) -> u64 {
+        let target = budget / 4 * 3;
+        let mut holding: Vec<(Timestamp, u64, FlowKey)> = self
+            .map
+            .iter()
+            .filter(|(_, f)| f.state > 0)
+            .map(|(k, f)| (f.last_seen, f.id, *k))
+            .collect();
+        holding.sort_unstable();
+        let mut dropped = 0;
+        for (_, _, k) in holding {
+            if self.state_total <= target {
+                break;
+            }
+            if let Some(f) = self.map.get_mut(&k) {
+                self.state_total -= f.state;
+                f.state = 0;
+                f.state_dropped = true;
+                reset(f);
+                dropped += 1;
+            }
+        }
+        dropped
+    }
+
     fn evict_idle(&mut self, now: Timestamp, config: &Config, stats: &mut Stats) {
         let idle = config.flow_idle_secs;
         let stale = self
@@ -185,6 +233,7 @@ impl FlowTable {
             .extract_if(|_, f| now.secs.saturating_sub(f.last_seen.secs) > idle);
         for (_, f) in stale {
             stats.flow_table.evicted_idle += 1;
+            self.state_total -= f.state;
             f.retire(stats);
         }
     }
@@ -205,6 +254,7 @@ impl FlowTable {
         for (_, _, k) in by_age.into_iter().take(n) {
             if let Some(f) = self.map.remove(&k) {
                 stats.flow_table.evicted_cap += 1;
+                self.state_total -= f.state;
                 f.retire(stats);
             }
         }

@@ -57,6 +57,8 @@ pub struct Meta<'a> {
 pub struct Engine {
     protocols: Vec<&'static dyn Protocol>,
     config: Config,
+    /// The state of a fresh decoder of each protocol, which the state budget does not count.
+    fresh_state: Vec<usize>,
     flows: FlowTable,
     defrag: Defragmenter,
     /// The current datagram's records, kept to reuse its allocation.
@@ -140,6 +142,41 @@ fn layer_notes(a: &Arrival<'_, '_>) -> Vec<Note> {
     notes
 }
 
+/// A flow's decoder state is measured after its 1st, 2nd, 4th, 8th and 16th datagram, then
+/// after every 32nd: often enough that no flow grows far past the budget unseen (each decoder caps
+/// what one datagram can add), rarely enough to cost nothing per datagram.
+const MEASURE_EVERY: u64 = 32;
+
+/// Measures the flow's decoder state when it is due (beyond a fresh decoder's); the old and new
+/// sizes when they differ.
+#[inline]
+fn measure_state(f: &mut Flow, fresh: &[usize]) -> Option<(usize, usize)> {
+    let n = f.datagrams;
+    if !(n.is_power_of_two() || n.is_multiple_of(MEASURE_EVERY)) {
+        return None;
+    }
+    // Only what the flow gathered counts: a fresh decoder's own size is a per-flow constant,
+    // bounded by the flow cap, and dropping the state could not free it.
+    let new = f.decoder.as_ref().map_or(0, |d| {
+        d.state
+            .state_bytes()
+            .saturating_sub(fresh.get(d.protocol).copied().unwrap_or(0))
+    });
+    let old = std::mem::replace(&mut f.state, new);
+    (old != new).then_some((old, new))
+}
+
+fn state_dropped_note(budget: usize) -> Note {
+    Note::new(
+        &udpf::STATE_DROPPED,
+        None,
+        None,
+        format!(
+            "the flow's decoder state was dropped at the --max-state budget of {budget} bytes while the flow was idle; decoding starts over here, as if the capture began with this datagram"
+        ),
+    )
+}
+
 /// Runs the flow's decoder on the datagram into `records`; a plain UDP record when the flow has
 /// none, when it made nothing, or when it panicked (a bug: the flow is plain UDP from then on).
 #[inline]
@@ -182,8 +219,13 @@ fn decode_into(
 
 impl Engine {
     pub fn new(protocols: Vec<&'static dyn Protocol>, config: Config) -> Engine {
+        let fresh_state = protocols
+            .iter()
+            .map(|p| p.new_flow(&config.prefs).state_bytes())
+            .collect();
         Engine {
             protocols,
+            fresh_state,
             defrag: Defragmenter::new(config.defrag),
             config,
             flows: FlowTable::new(),
@@ -329,6 +371,8 @@ impl Engine {
             detail: self.config.detail,
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
+        let measured = measure_state(f, &self.fresh_state);
+        let state_dropped = std::mem::take(&mut f.state_dropped);
         let (src_text, dst_text) = f.ends_text(u.src, u.dst);
         let roles_known = f.decoder.is_some() && f.role_source != RoleSource::FirstSender;
         let meta = Meta {
@@ -350,14 +394,40 @@ impl Engine {
             len: u.payload.len() as u64,
             time: a.time,
         };
-        let notes = layer_notes(a);
-        Engine::deliver(
+        let mut notes = layer_notes(a);
+        if state_dropped {
+            notes.push(state_dropped_note(self.config.state_budget()));
+        }
+        let result = Engine::deliver(
             &mut self.records,
             &self.config,
             &mut self.stats,
             (&meta, &notes, &tally),
             sink,
-        )
+        );
+        if let Some((old, new)) = measured {
+            self.restate(old, new);
+        }
+        result
+    }
+
+    /// Takes a flow's new state size into the total and, past the budget, drops the least
+    /// recently active flows' state (each decoder starts over with a fresh one).
+    fn restate(&mut self, old: usize, new: usize) {
+        self.flows.restate(old, new);
+        let total = self.flows.state_total() as u64;
+        let t = &mut self.stats.flow_table;
+        t.state_peak = t.state_peak.max(total);
+        let budget = self.config.state_budget();
+        if total as usize <= budget {
+            return;
+        }
+        let (protocols, prefs) = (&self.protocols, &self.config.prefs);
+        t.state_dropped += self.flows.shed(budget, |f| {
+            if let Some(d) = f.decoder.as_mut() {
+                d.state = protocols[d.protocol].new_flow(prefs);
+            }
+        });
     }
 
     /// Probes a flow that has no decoder yet and, when a protocol claims it, gives it one.

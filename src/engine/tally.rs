@@ -63,6 +63,10 @@ pub struct FlowTableStats {
     pub peak: u64,
     /// Flows past the per-flow statistics cap: counted, not listed.
     pub unlisted: u64,
+    /// Decoder state of all flows, as measured, at its highest (bytes).
+    pub state_peak: u64,
+    /// Times a flow's decoder state was dropped at the `--max-state` budget.
+    pub state_dropped: u64,
 }
 
 /// Everything `stats` reports. Maps are ordered so the output is deterministic.

@@ -5,7 +5,7 @@
 //! datagram may arrive in, and a timeout in capture time. Every time a bound bites it is counted,
 //! and `stats` reports it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 
 use super::Fragment;
@@ -63,6 +63,9 @@ struct Pending {
     first_seen: Timestamp,
     pieces: usize,
     incomplete: bool,
+    /// Its place in the arrival order, to tell its entry in `Defragmenter::arrivals` from a
+    /// stale one left by an earlier datagram with the same key.
+    arrival: u64,
 }
 
 /// A datagram put back together.
@@ -82,6 +85,14 @@ const MAX_DATAGRAM: u32 = 65_535;
 pub struct Defragmenter {
     limits: DefragLimits,
     pending: HashMap<Key, Pending>,
+    /// Pending datagrams in order of arrival, oldest first, so that eviction and expiry take the
+    /// oldest without scanning the pool (a flood of first fragments made every fragment scan all
+    /// 4,096). Entries of datagrams already gone are skipped when they reach the front, and the
+    /// queue is compacted when they outnumber the live ones.
+    arrivals: VecDeque<(u64, Key)>,
+    next_arrival: u64,
+    /// Arrival-queue entries looked at, for the hostile tests' bound on work per fragment.
+    steps: u64,
     held: usize,
     last_sweep_secs: i64,
     pub stats: DefragStats,
@@ -99,19 +110,32 @@ impl Defragmenter {
         self.held
     }
 
+    /// Bookkeeping steps taken so far (arrival-queue entries looked at): the work beyond the
+    /// fragments' own bytes, which must stay a small constant per fragment whatever the input.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
     fn remove(&mut self, key: &Key) -> Option<Pending> {
         let p = self.pending.remove(key)?;
         self.held -= p.data.capacity();
         Some(p)
     }
 
+    /// The oldest pending datagram's key, dropping stale entries from the front of the queue.
+    fn oldest(&mut self) -> Option<Key> {
+        while let Some(&(arrival, key)) = self.arrivals.front() {
+            self.steps += 1;
+            if self.pending.get(&key).is_some_and(|p| p.arrival == arrival) {
+                return Some(key);
+            }
+            self.arrivals.pop_front();
+        }
+        None
+    }
+
     fn evict_oldest(&mut self) -> bool {
-        let oldest = self
-            .pending
-            .iter()
-            .min_by_key(|(k, p)| (p.first_seen, k.id))
-            .map(|(k, _)| *k);
-        match oldest {
+        match self.oldest() {
             Some(k) => {
                 self.remove(&k);
                 true
@@ -120,24 +144,42 @@ impl Defragmenter {
         }
     }
 
-    /// Drops datagrams that waited longer than the timeout. Cheap to call per packet: it scans at
-    /// most once per second of capture time.
+    /// Drops datagrams that waited longer than the timeout, oldest first. Cheap per packet: it
+    /// looks at the front of the arrival queue at most once per second of capture time and stops
+    /// at the first datagram still in time (one that arrived later with an earlier capture time
+    /// waits for the cap instead).
     pub fn expire(&mut self, now: Timestamp) {
         if now.secs == self.last_sweep_secs || self.pending.is_empty() {
             return;
         }
         self.last_sweep_secs = now.secs;
         let limit = self.limits.timeout_secs;
-        let old: Vec<Key> = self
-            .pending
-            .iter()
-            .filter(|(_, p)| now.secs - p.first_seen.secs > limit)
-            .map(|(k, _)| *k)
-            .collect();
-        for k in old {
+        while let Some(k) = self.oldest() {
+            let waited = self.pending.get(&k).map_or(0, |p| {
+                // Saturating: pcapng's if_tsoffset can put capture times anywhere in i64.
+                now.secs.saturating_sub(p.first_seen.secs)
+            });
+            if waited <= limit {
+                break;
+            }
             self.remove(&k);
             self.stats.timed_out += 1;
         }
+    }
+
+    /// Records a new pending datagram's arrival; compacts the queue when stale entries (of
+    /// datagrams completed or dropped) outnumber the live ones, so it stays within twice the pool.
+    fn arrive(&mut self, key: Key) -> u64 {
+        if self.arrivals.len() >= 2 * self.pending.len() + 64 {
+            self.steps += self.arrivals.len() as u64;
+            let pending = &self.pending;
+            self.arrivals
+                .retain(|(a, k)| pending.get(k).is_some_and(|p| p.arrival == *a));
+        }
+        let arrival = self.next_arrival;
+        self.next_arrival += 1;
+        self.arrivals.push_back((arrival, key));
+        arrival
     }
 
     /// Adds a fragment; returns the datagram when this fragment completes it.
@@ -155,18 +197,26 @@ impl Defragmenter {
             self.stats.dropped_invalid += 1;
             return None;
         }
-        if !self.pending.contains_key(&key) && self.pending.len() >= self.limits.max_pending {
-            self.evict_oldest();
-            self.stats.dropped_pending_cap += 1;
+        if !self.pending.contains_key(&key) {
+            if self.pending.len() >= self.limits.max_pending {
+                self.evict_oldest();
+                self.stats.dropped_pending_cap += 1;
+            }
+            let arrival = self.arrive(key);
+            self.pending.insert(
+                key,
+                Pending {
+                    data: Vec::new(),
+                    have: Vec::new(),
+                    total: None,
+                    first_seen: now,
+                    pieces: 0,
+                    incomplete: false,
+                    arrival,
+                },
+            );
         }
-        let p = self.pending.entry(key).or_insert_with(|| Pending {
-            data: Vec::new(),
-            have: Vec::new(),
-            total: None,
-            first_seen: now,
-            pieces: 0,
-            incomplete: false,
-        });
+        let p = self.pending.get_mut(&key)?;
         p.pieces += 1;
         p.incomplete |= f.incomplete;
         if !f.more {
@@ -305,6 +355,27 @@ mod tests {
         assert_eq!(
             d.stats.dropped_invalid, 1,
             "a datagram in too many pieces is given up"
+        );
+    }
+
+    #[test]
+    fn the_pending_cap_evicts_the_oldest_live_datagram_by_arrival() {
+        let mut d = Defragmenter::new(DefragLimits {
+            max_pending: 2,
+            ..DefragLimits::default()
+        });
+        let t = Timestamp::new(10, 0, 6);
+        d.add(&frag(1, 0, true, &[1; 8]), t);
+        d.add(&frag(2, 0, true, &[2; 8]), t);
+        assert!(d.add(&frag(1, 8, false, b"end"), t).is_some());
+        // Key 1 again: a new datagram, newer than 2, though its stale entry is still queued.
+        d.add(&frag(1, 0, true, &[1; 8]), t);
+        d.add(&frag(3, 0, true, &[3; 8]), t);
+        assert_eq!(d.stats.dropped_pending_cap, 1);
+        assert!(d.add(&frag(1, 8, false, b"end"), t).is_some(), "1 was kept");
+        assert!(
+            d.add(&frag(2, 8, false, b"end"), t).is_none(),
+            "2 was evicted"
         );
     }
 

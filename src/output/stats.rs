@@ -24,6 +24,13 @@ pub fn write_text<W: Write>(mut out: W, s: &Stats) -> io::Result<()> {
         s.udp_datagrams, s.not_udp, s.not_ip, s.link_errors
     )?;
     writeln!(out)?;
+    protocols_text(&mut out, s)?;
+    flows_text(&mut out, s)?;
+    bounds_text(&mut out, s)?;
+    out.flush()
+}
+
+fn protocols_text<W: Write>(out: &mut W, s: &Stats) -> io::Result<()> {
     writeln!(out, "Protocols:")?;
     writeln!(
         out,
@@ -53,7 +60,10 @@ pub fn write_text<W: Write>(mut out: W, s: &Stats) -> io::Result<()> {
             )?;
         }
     }
-    writeln!(out)?;
+    writeln!(out)
+}
+
+fn flows_text<W: Write>(out: &mut W, s: &Stats) -> io::Result<()> {
     writeln!(
         out,
         "Flows ({} seen, {} listed):",
@@ -83,12 +93,21 @@ pub fn write_text<W: Write>(mut out: W, s: &Stats) -> io::Result<()> {
             writeln!(out, "      {k}: {v}")?;
         }
     }
-    writeln!(out)?;
+    writeln!(out)
+}
+
+/// What the bounds did: the flow table, decoder state, reassembly, and the notes by severity.
+fn bounds_text<W: Write>(out: &mut W, s: &Stats) -> io::Result<()> {
     let t = &s.flow_table;
     writeln!(
         out,
         "Flow table: peak {} flows, evicted {} idle and {} at the cap, {} past the listing cap",
         t.peak, t.evicted_idle, t.evicted_cap, t.unlisted
+    )?;
+    writeln!(
+        out,
+        "Decoder state: peak {} bytes, dropped {} times at the --max-state budget",
+        t.state_peak, t.state_dropped
     )?;
     let r = &s.reassembly;
     writeln!(
@@ -111,6 +130,5 @@ pub fn write_text<W: Write>(mut out: W, s: &Stats) -> io::Result<()> {
         } else {
             notes.join(", ")
         }
-    )?;
-    out.flush()
+    )
 }

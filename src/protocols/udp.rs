@@ -37,6 +37,11 @@ pub static DECODER_EMPTY: NoteDef = NoteDef::note(
     "expert.decoder_empty",
     "The decoder produced no message for this datagram",
 );
+/// The flow's decoder state was dropped at the `--max-state` budget while it was idle.
+pub static STATE_DROPPED: NoteDef = NoteDef::warning(
+    "expert.state_dropped",
+    "The flow's decoder state was dropped at the --max-state budget; decoding starts over as if the capture began here",
+);
 
 /// The notes the plumbing adds, for the field reference.
 pub static NOTES: &[&NoteDef] = &[
@@ -46,4 +51,5 @@ pub static NOTES: &[&NoteDef] = &[
     &REASSEMBLED,
     &DECODER_FAILED,
     &DECODER_EMPTY,
+    &STATE_DROPPED,
 ];

@@ -21,6 +21,7 @@ pub fn write(out: &Path) -> usize {
         .collect();
     paths.sort();
     let mut written = 0;
+    write_option_seeds(out);
     for path in paths {
         let bytes = std::fs::read(&path).expect("readable capture");
         let Ok(mut reader) = CaptureReader::new(&bytes[..]) else {
@@ -60,4 +61,41 @@ pub fn write(out: &Path) -> usize {
         }
     }
     written
+}
+
+/// Whole pcapng files whose interfaces carry options (resolutions, offsets at both ends of i64)
+/// for the `capture` target: the golden captures have none.
+fn write_option_seeds(out: &Path) {
+    let Some(parent) = out.join("capture").parent().map(Path::to_path_buf) else {
+        return;
+    };
+    let dir = parent.join("capture");
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let udp = crate::synth::ip_udp(
+        "10.0.0.1:27960".parse().unwrap(),
+        "10.0.0.2:27961".parse().unwrap(),
+        b"\xff\xff\xff\xffgetinfo x",
+    );
+    let frag = crate::synth::ipv4([10, 0, 0, 3], [10, 0, 0, 4], 17, 9, 0, true, &[0; 16]);
+    for (name, resol, offsets) in [
+        ("tsoffset-extremes", 6u8, [i64::MIN, i64::MAX]),
+        ("tsoffset-binary", 0x80 | 20, [-1, 1 << 40]),
+        ("tsresol-ns", 9, [0, -86_400]),
+    ] {
+        for be in [false, true] {
+            let mut w = crate::synth::PcapNgWriter::new();
+            w.section(be);
+            for off in offsets {
+                w.interface_offset(101, resol, off);
+            }
+            for i in 0..8u32 {
+                let data = if i % 2 == 0 { &udp } else { &frag };
+                w.packet((i / 2) % 2, u64::from(i) << 30, data, data.len() as u32);
+            }
+            let file = dir.join(format!("{name}-{}.pcapng", if be { "be" } else { "le" }));
+            let _ = std::fs::write(file, &w.bytes);
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Test-only support for gamedissect, kept out of the library: builders of frames and capture
-//! files ([`synth`]) and of FlightGear datagrams ([`flightgear`]), the generators of the
+//! files ([`synth`]), of FlightGear datagrams ([`flightgear`]) and of Quake 3 server messages
+//! ([`quake3`]), the generators of the
 //! hand-made captures ([`captures`]), fuzz seeds ([`fuzz_seeds`]), and helpers that decode a
 //! capture for tests ([`dissect`]).
 //!
@@ -10,4 +11,5 @@ pub mod captures;
 pub mod dissect;
 pub mod flightgear;
 pub mod fuzz_seeds;
+pub mod quake3;
 pub mod synth;

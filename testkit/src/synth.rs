@@ -273,6 +273,29 @@ impl PcapNgWriter {
         self
     }
 
+    /// An interface description block with `if_tsresol` and `if_tsoffset` (seconds added to
+    /// every timestamp, any i64: the hostile tests and fuzz seeds use both extremes).
+    pub fn interface_offset(&mut self, linktype: u16, tsresol: u8, tsoffset: i64) -> &mut Self {
+        let mut body = Vec::new();
+        body.extend_from_slice(&self.enc16(linktype));
+        body.extend_from_slice(&self.enc16(0));
+        body.extend_from_slice(&self.enc32(262_144));
+        body.extend_from_slice(&self.enc16(9));
+        body.extend_from_slice(&self.enc16(1));
+        body.extend_from_slice(&[tsresol, 0, 0, 0]);
+        body.extend_from_slice(&self.enc16(14));
+        body.extend_from_slice(&self.enc16(8));
+        body.extend_from_slice(&if self.big_endian {
+            tsoffset.to_be_bytes()
+        } else {
+            tsoffset.to_le_bytes()
+        });
+        body.extend_from_slice(&self.enc16(0));
+        body.extend_from_slice(&self.enc16(0));
+        self.block(1, &body);
+        self
+    }
+
     /// An enhanced packet block with a raw timestamp in the interface's units.
     pub fn packet(
         &mut self,

@@ -84,9 +84,9 @@ pub static DELTA_REFERENCE_MISSING: NoteDef = NoteDef::note(
     "expert.quake3.delta_reference_missing",
     "The snapshot a delta refers to was not captured (or is too old)",
 );
-pub static ENTITY_ORDER: NoteDef = NoteDef::warning(
+pub static ENTITY_ORDER: NoteDef = NoteDef::error(
     "expert.quake3.entity_order",
-    "Entity numbers of a snapshot not in increasing order",
+    "Entity numbers of a snapshot not in increasing order (the snapshot ends there)",
 );
 
 // Client messages (ioquake3 code/server/sv_client.c `SV_ExecuteClientMessage`).

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::tree::{Pos, TreeBuilder, Value};
-use crate::wire::Step;
+use crate::wire::{Step, Stop};
 
 pub static CS_INFO_DEFS: InfoDefs = InfoDefs {
     group: &GS_CS_INFO,
@@ -681,13 +681,19 @@ fn packet_entities(
         if num == ENTITYNUM_NONE {
             break;
         }
+        // The list must be strictly increasing, as the server sorts it (ioquake3
+        // code/server/sv_snapshot.c `SV_BuildClientSnapshot` qsorts the entity numbers, and
+        // `SV_EmitPacketEntities` walks both lists in order). A record out of order would make
+        // the merge below repeat the reference's entities: an error that ends the snapshot, so
+        // a snapshot holds at most ENTITYNUM_NONE entities and is never kept as a reference.
         if (num as i32) <= last {
             d.t.expert(
                 &notes::ENTITY_ORDER,
                 Some(&ENT_NUMBER),
                 Some(d.since(a)),
-                format!("entity {num} out of order"),
+                format!("entity {num} out of order after {last}: the snapshot ends here"),
             );
+            return Err(Stop);
         }
         last = num as i32;
         while oi < old.len() && old[oi] < num {

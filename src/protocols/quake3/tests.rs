@@ -690,3 +690,56 @@ fn property_structured_random_messages() {
     }
     assert_eq!(total, 12_000);
 }
+
+/// A snapshot whose entity records come out of order ends at the first such record with an
+/// error, and is not kept as a reference: a delta from it finds nothing. Before, the merge
+/// repeated the reference's entities, and a chain of such deltas grew the list without bound.
+#[test]
+fn out_of_order_entities_end_the_snapshot_and_bound_its_state() {
+    let (mut f, _) = flow_after_gamestate();
+    snapshot_from_baseline(&mut *f);
+    let out_of_order = |time: i64, delta: u8| {
+        let mut w = BitWriter::default();
+        snap_header(&mut w, time, delta);
+        write_entity_field(&mut w, 9, 11, 8, 1);
+        write_entity_field(&mut w, 7, 11, 8, 1);
+        snap_end(&mut w);
+        w.data
+    };
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(3, &out_of_order(1050, 1)),
+        Direction::ToClient,
+    );
+    assert!(r.has_errors());
+    assert!(
+        has_note(&r, "entity 7 out of order after 9"),
+        "{:?}",
+        r.notes
+    );
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(4, &no_entities(1100, 1)),
+        Direction::ToClient,
+    );
+    assert!(
+        has_note(&r, "reference snapshot 3 was not captured"),
+        "{:?}",
+        r.notes
+    );
+    // A long chain of them: the flow's state stays that of a flow with one entity.
+    let before = f.state_bytes();
+    for seq in 5..2_005u32 {
+        run(
+            &mut *f,
+            &ioq3_s2c(seq, &out_of_order(1100 + seq as i64, 1)),
+            Direction::ToClient,
+        );
+    }
+    assert!(
+        f.state_bytes() <= before + 64 * 1024,
+        "{} → {}",
+        before,
+        f.state_bytes()
+    );
+}

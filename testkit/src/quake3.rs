@@ -1,0 +1,130 @@
+//! Quake 3 server messages for the hostile tests: a bit writer mirroring ioquake3's
+//! `MSG_WriteBits` over the static Huffman code (code/qcommon/msg.c, huffman.c), and the
+//! gamestate and snapshot datagrams of an ioquake3 flow.
+
+use gamedissect::protocols::quake3::huffman::static_table;
+use gamedissect::protocols::quake3::netchan;
+
+/// The challenge the flows of these builders use (`challengeResponse 1234567 …`).
+pub const CHALLENGE: i32 = 1_234_567;
+
+/// A Huffman-coded bit stream as `MSG_WriteBits` writes it: the low `n % 8` bits raw, then
+/// whole bytes through the code.
+#[derive(Default)]
+pub struct BitWriter {
+    pub data: Vec<u8>,
+    pos: usize,
+}
+
+impl BitWriter {
+    fn bit(&mut self, b: u32) {
+        if self.pos >> 3 >= self.data.len() {
+            self.data.push(0);
+        }
+        if b & 1 == 1 {
+            self.data[self.pos >> 3] |= 1 << (self.pos & 7);
+        }
+        self.pos += 1;
+    }
+    fn sym(&mut self, s: u8) {
+        let (code, len) = static_table().codes[s as usize];
+        for k in 0..len {
+            self.bit(code >> k);
+        }
+    }
+    pub fn bits(&mut self, v: i64, n: u32) {
+        let v = (v as u64) & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        for k in 0..n % 8 {
+            self.bit((v >> k) as u32);
+        }
+        let mut s = n % 8;
+        while s < n {
+            self.sym((v >> s) as u8);
+            s += 8;
+        }
+    }
+    pub fn long(&mut self, v: i64) {
+        self.bits(v, 32)
+    }
+    pub fn byte(&mut self, v: u8) {
+        self.bits(v.into(), 8)
+    }
+    pub fn string(&mut self, s: &[u8]) {
+        for &c in s {
+            self.sym(c);
+        }
+        self.sym(0);
+    }
+    /// An entity delta setting only field `i` (an integer of `bits`) to `v`
+    /// (`MSG_WriteDeltaEntity`).
+    pub fn entity_field(&mut self, num: u16, i: usize, bits: u32, v: i64) {
+        self.bits(num.into(), 10);
+        self.bit(0); // not removed
+        self.bit(1); // has a delta
+        self.byte((i + 1) as u8);
+        for _ in 0..i {
+            self.bit(0);
+        }
+        self.bit(1);
+        self.bit(1); // non-zero
+        self.bits(v, bits);
+    }
+}
+
+/// The connectionless reply that tells the decoder the flow's challenge and protocol.
+pub fn challenge_response() -> Vec<u8> {
+    format!("\u{ff}\u{ff}\u{ff}\u{ff}challengeResponse {CHALLENGE} 5 72")
+        .chars()
+        .map(|c| c as u8)
+        .collect()
+}
+
+/// An ioquake3 server→client datagram: sequence, checksum, then the message.
+pub fn s2c(seq: u32, body: &[u8]) -> Vec<u8> {
+    let mut p = seq.to_le_bytes().to_vec();
+    p.extend_from_slice(&netchan::checksum(CHALLENGE, seq).to_le_bytes());
+    p.extend_from_slice(body);
+    p
+}
+
+/// A gamestate with a serverinfo configstring and a baseline for each of `baselines` entities
+/// (numbers from 0), each setting modelindex (field 29).
+pub fn gamestate(baselines: u16) -> Vec<u8> {
+    let mut w = BitWriter::default();
+    w.long(0);
+    w.byte(2); // svc_gamestate
+    w.long(4);
+    w.byte(3); // svc_configstring
+    w.bits(0, 16);
+    w.string(b"\\mapname\\q3dm17\\sv_hostname\\Test");
+    for num in 0..baselines.min(1023) {
+        w.byte(4); // svc_baseline
+        w.entity_field(num, 29, 8, 7);
+    }
+    w.byte(8);
+    w.long(1); // clientNum
+    w.long(-559_038_737); // checksumFeed
+    w.byte(8);
+    w.data
+}
+
+/// A snapshot (delta `delta` messages back) whose entity records run from `first` down to 0:
+/// out of order from the second record on.
+pub fn snapshot_descending(time: i64, delta: u8, first: u16) -> Vec<u8> {
+    let mut w = BitWriter::default();
+    w.long(0);
+    w.byte(7); // svc_snapshot
+    w.long(time);
+    w.byte(delta);
+    w.byte(0); // flags
+    w.byte(1);
+    w.byte(0xff); // area mask
+    w.byte(0); // player state: no fields
+    w.bits(0, 1); // no arrays
+    for num in (0..=first.min(1022)).rev() {
+        w.entity_field(num, 11, 8, 2);
+    }
+    w.bits(1023, 10);
+    w.byte(8);
+    w.data
+}
