@@ -258,3 +258,41 @@ fn the_command_exits_by_result_and_counts_beyond_max() {
     assert_eq!(run(&["diff", &golden, "/nonexistent.pcap"]).0, Some(2));
     assert_eq!(run(&["diff", "--pair", "x", &golden, &new]).0, Some(2));
 }
+
+/// Every shipped capture equals its own saved decode: the same comparison a regression test of a
+/// game server runs against its golden NDJSON, over every protocol and dialect we ship.
+#[test]
+fn every_shipped_capture_equals_its_saved_decode() {
+    for cap in testkit::dissect::shipped_captures() {
+        let config = testkit::dissect::config_for(&cap);
+        let (json, _) = gamedissect::run::render(
+            &std::fs::read(&cap).unwrap(),
+            gamedissect::run::OutputFormat::Json,
+            config.clone(),
+        );
+        let stem = cap.file_stem().unwrap().to_string_lossy().into_owned();
+        let saved = std::env::temp_dir().join(format!(
+            "gamedissect-diff-{}-{stem}.ndjson",
+            std::process::id()
+        ));
+        std::fs::write(&saved, &json).unwrap();
+        let opts = DiffOptions {
+            config,
+            ..DiffOptions::default()
+        };
+        let t = diff_files(cap.to_str().unwrap(), saved.to_str().unwrap(), &opts).unwrap();
+        assert!(
+            t.equal(),
+            "{}: {:?}",
+            cap.display(),
+            &t.shown[..t.shown.len().min(3)]
+        );
+        assert_eq!(
+            t.golden_messages as usize,
+            json.lines().count(),
+            "{}",
+            cap.display()
+        );
+        let _ = std::fs::remove_file(saved);
+    }
+}
