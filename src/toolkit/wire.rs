@@ -235,6 +235,20 @@ impl<'a> Dissector<'a> {
         self.cur.pos()
     }
 
+    /// Records a located note on `field` at `at..at + len` (a value that was read but cannot
+    /// be right) and returns [`Stop`].
+    pub fn fail(
+        &mut self,
+        note: &'static NoteDef,
+        field: &'static FieldDef,
+        (at, len): (usize, usize),
+        message: impl Into<String>,
+    ) -> Stop {
+        self.tree
+            .expert(note, Some(field), Some(Pos::bytes(at, len)), message);
+        Stop
+    }
+
     /// Records a short read as a located error on `def` and returns [`Stop`].
     pub fn short(&mut self, def: &'static FieldDef, e: Short) -> Stop {
         self.tree.expert(

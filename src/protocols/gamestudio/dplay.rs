@@ -6,7 +6,7 @@
 //! 2.2.45 (player messages), read as Wireshark's epan/dissectors/packet-dplay.c
 //! (dissect_dplay_header) reads them. All little-endian.
 
-use crate::tree::{FieldDef, NoteDef, Pos, TreeBuilder, Value};
+use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
 use crate::wire::{Dissector, Range, Step, Stop};
 
 use super::fields as f;
@@ -349,7 +349,7 @@ pub fn not_dp4(p: &[u8], detail: bool) -> Unwrapped {
     let mut fr = Frame::new(p, &f::DP4, detail);
     let msg =
         "not a DirectPlay 4 message (no size/token word with a known token and AF_INET address)";
-    fr.error(&notes::NOT_DP4, &f::DP4, (0, p.len().min(4)), msg.into());
+    fr.d.fail(&notes::NOT_DP4, &f::DP4, (0, p.len().min(4)), msg);
     fr.u.summary = "DP4 malformed".into();
     fr.u.msg_type = "DP4 malformed";
     fr.finish(Err(Stop))
@@ -384,20 +384,6 @@ impl<'a> Frame<'a> {
         self.d.cur.len()
     }
 
-    /// An error note of this layer, located at `at..at + n`.
-    fn error(
-        &mut self,
-        def: &'static NoteDef,
-        field: &'static FieldDef,
-        (at, n): (usize, usize),
-        msg: String,
-    ) -> Stop {
-        self.d
-            .tree
-            .expert(def, Some(field), Some(Pos::bytes(at, n)), msg);
-        Stop
-    }
-
     /// The bytes of `range`, moving the cursor after them; when the frame ends first, a
     /// DirectPlay 8 cut-off note on the bytes that are there.
     fn take(&mut self, what: &str, range: Range) -> Step<&'a [u8]> {
@@ -406,7 +392,7 @@ impl<'a> Frame<'a> {
                 self.d.cur.seek(range.end);
                 Ok(b)
             }
-            Err(e) => Err(self.error(
+            Err(e) => Err(self.d.fail(
                 &notes::DP8_CUT_OFF,
                 &f::DP8,
                 (e.at, e.have),
@@ -659,7 +645,7 @@ impl Frame<'_> {
             if n >= heads.len() {
                 let msg = "more than 32 coalesce headers without END_COALESCE".to_string();
                 let def = &notes::DP8_TOO_MANY_COALESCED;
-                return Err(self.error(def, &f::DP8_SUB_CMD, (at, 2), msg));
+                return Err(self.d.fail(def, &f::DP8_SUB_CMD, (at, 2), msg));
             }
         }
         if n % 2 == 1 {
@@ -713,7 +699,7 @@ impl Frame<'_> {
                 i + 1,
                 len.saturating_sub(data_at)
             );
-            let stop = self.error(
+            let stop = self.d.fail(
                 &notes::DP8_COALESCED_OVERRUN,
                 &f::DP8_SUB_SIZE,
                 (hat, 2),
@@ -758,14 +744,14 @@ impl Frame<'_> {
         if len < field::QUERY_TYPE.end {
             let msg = "ENUM_QUERY QueryType is cut off at offset 4".to_string();
             let def = &notes::DP8_ENUM_CUT_OFF;
-            return Err(self.error(def, &f::DP8_QUERY_TYPE, (4, 0), msg));
+            return Err(self.d.fail(def, &f::DP8_QUERY_TYPE, (4, 0), msg));
         }
         let qt = self.d.u8_at(&f::DP8_QUERY_TYPE, field::QUERY_TYPE)?;
         if qt == 1 {
             if len < field::QUERY_GUID.end {
                 let msg = "ENUM_QUERY ApplicationGUID is cut off at offset 5".to_string();
                 let def = &notes::DP8_ENUM_CUT_OFF;
-                return Err(self.error(def, &f::DP8_APP_GUID, (5, len - 5), msg));
+                return Err(self.d.fail(def, &f::DP8_APP_GUID, (5, len - 5), msg));
             }
             self.guid_at(&f::DP8_APP_GUID, field::QUERY_GUID);
         }
@@ -779,7 +765,7 @@ impl Frame<'_> {
         if len < field::RESPONSE.end {
             let msg = format!("ENUM_RESPONSE needs 92 bytes, the datagram has {len}");
             let def = &notes::DP8_ENUM_CUT_OFF;
-            return Err(self.error(def, &f::DP8_ENUM_CMD, (4, len - 4), msg));
+            return Err(self.d.fail(def, &f::DP8_ENUM_CMD, (4, len - 4), msg));
         }
         let mut dw = [0u32; 6];
         let defs = [
@@ -814,7 +800,7 @@ impl Frame<'_> {
                 "SessionName ({size} bytes at offset {start}) lies outside the {len}-byte datagram"
             );
             let def = &notes::DP8_SESSION_NAME_OUTSIDE;
-            return Err(self.error(def, &f::DP8_SESSION_NAME, (28, 8), msg));
+            return Err(self.d.fail(def, &f::DP8_SESSION_NAME, (28, 8), msg));
         };
         let units: Vec<u16> = b
             .chunks_exact(2)
@@ -838,7 +824,7 @@ impl Frame<'_> {
         if len < field::DP4_HEAD.end {
             let msg = "DirectPlay 4 header is cut off".to_string();
             let def = &notes::DP4_HEADER_CUT_OFF;
-            return Err(self.error(def, &f::DP4, (0, len), msg));
+            return Err(self.d.fail(def, &f::DP4, (0, len), msg));
         }
         self.dp4_header()?;
         if is_dp4_system(self.d.cur.data()) {
@@ -856,7 +842,7 @@ impl Frame<'_> {
         if len < field::ID_TO.end {
             let msg = "DirectPlay 4 player message ids are cut off".to_string();
             let def = &notes::DP4_IDS_CUT_OFF;
-            return Err(self.error(def, &f::DP4, (body, len - body), msg));
+            return Err(self.d.fail(def, &f::DP4, (body, len - body), msg));
         }
         let from = self.d.u32_le_at(&f::DP4_ID_FROM, field::ID_FROM)?;
         let to = self.d.u32_le_at(&f::DP4_ID_TO, field::ID_TO)?;
@@ -910,7 +896,7 @@ impl Frame<'_> {
         if len < field::DP4_VERSION.end {
             let msg = "DirectPlay 4 system header is cut off".to_string();
             let def = &notes::DP4_SYSTEM_CUT_OFF;
-            return Err(self.error(def, &f::DP4, (24, len - 24), msg));
+            return Err(self.d.fail(def, &f::DP4, (24, len - 24), msg));
         }
         // After 'play': Command (2), then Version (2). The diagram of [MC-DPL4CS] 2.2.6 draws
         // Version first, but the implementations put the command first: Wine dplayx

@@ -7,8 +7,8 @@
 //! (manual.conitec.net/prog_cserver.htm, PC-new) where the wire shows them. All multi-byte
 //! values are little-endian (see docs/protocols/gamestudio.md, "Byte order").
 
-use crate::tree::{Field, FieldDef, Note, NoteDef, Pos, Value};
-use crate::wire::{Dissector, Step, Stop};
+use crate::tree::{Field, FieldDef, Note, Value};
+use crate::wire::{Dissector, Step};
 
 use super::fields as f;
 use super::notes;
@@ -450,19 +450,6 @@ impl<'a> P<'a> {
     fn w(&mut self, s: impl Into<String>) {
         self.words.push(s.into());
     }
-    /// An error of the message layer at `at..at + n`; decoding of the buffer stops.
-    fn error(
-        &mut self,
-        def: &'static NoteDef,
-        field: &'static FieldDef,
-        (at, n): (usize, usize),
-        msg: String,
-    ) -> Stop {
-        self.d
-            .tree
-            .expert(def, Some(field), Some(Pos::bytes(at, n)), msg);
-        Stop
-    }
 }
 
 /// The messages (the command byte is already read).
@@ -613,7 +600,9 @@ impl P<'_> {
             let at = self.d.pos().saturating_sub(2);
             let need = (len.max(0) as usize) * 4;
             let msg = format!("Var_Length {len} needs {need} bytes, only {left} left");
-            return Err(self.error(&notes::BAD_VAR_LENGTH, &f::VAR_LENGTH, (at, 2), msg));
+            return Err(self
+                .d
+                .fail(&notes::BAD_VAR_LENGTH, &f::VAR_LENGTH, (at, 2), msg));
         }
         let mut vals = Vec::new();
         for _ in 0..len {
@@ -694,7 +683,7 @@ impl P<'_> {
             if s != SYNC {
                 let at = self.d.pos() - 4;
                 let msg = format!("svc_info sync constant is {s:#010x}, not 0x11191218");
-                return Err(self.error(&notes::BAD_SYNC, &f::SYNC, (at, 4), msg));
+                return Err(self.d.fail(&notes::BAD_SYNC, &f::SYNC, (at, 4), msg));
             }
             self.saw_sync = true;
         }
@@ -738,7 +727,7 @@ impl P<'_> {
                         self.dialect.label()
                     );
                     let def = &notes::UNUSED_UPDATE_BIT;
-                    return Err(self.error(def, &f::PARAMS, (at, 0), msg));
+                    return Err(self.d.fail(def, &f::PARAMS, (at, 0), msg));
                 }
             }
         }
@@ -883,7 +872,9 @@ impl<'a> P<'a> {
                 "unknown {side} command {cmd:#04x} at offset {}",
                 start + base
             );
-            return Err(self.error(&notes::UNKNOWN_COMMAND, &f::CMD, (start, 1), msg));
+            return Err(self
+                .d
+                .fail(&notes::UNKNOWN_COMMAND, &f::CMD, (start, 1), msg));
         };
         self.d.open(&f::MSG);
         self.d.tree.set_group_meaning(name);
