@@ -1,5 +1,6 @@
 //! `gamedissect tracks`: FlightGear movement over time, one track per callsign, as CSV (streamed,
-//! one row per position packet) or GeoJSON (RFC 7946, one LineString feature per callsign).
+//! one row per position packet), GeoJSON (RFC 7946, one LineString feature per callsign), KML
+//! (a time-stamped `gx:Track` per callsign) or GPX 1.1 (one `trk` per callsign).
 //! Positions are the decoder's derived geodetic ones (`flightgear.position.geodetic.*`), read by
 //! field name; see docs/tracks.md.
 
@@ -11,18 +12,22 @@ use crate::protocols;
 use crate::run::{Outcome, run_capture};
 use crate::tree::{Field, Record, Value};
 
+mod xml;
+
 /// How tracks are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TrackFormat {
     Csv,
     Geojson,
+    Kml,
+    Gpx,
 }
 
 /// The CSV header.
 pub const CSV_COLUMNS: &str =
     "frame,time,rel,callsign,latitude,longitude,altitude_ft,heading,pitch,roll,speed_kt,model";
 
-/// Points held for GeoJSON (which groups by callsign, so it cannot stream): about 40 bytes
+/// Points held for GeoJSON, KML and GPX (which group by callsign, so cannot stream): about 40 bytes
 /// each. Past this, further points are dropped and counted; CSV has no such bound.
 const MAX_POINTS: usize = 4_000_000;
 /// m/s to knots.
@@ -115,7 +120,7 @@ fn csv_row(out: &mut impl Write, callsign: &str, model: &str, p: &Point) -> io::
     )
 }
 
-/// A callsign's track, for GeoJSON.
+/// A callsign's track, for the formats that group by callsign.
 #[derive(Default)]
 struct Track {
     model: String,
@@ -210,19 +215,22 @@ pub fn tracks<R: io::BufRead>(
         t.points.push(point);
         Ok(())
     });
-    if format == TrackFormat::Geojson {
+    if format != TrackFormat::Csv {
         if dropped > 0 {
             eprintln!(
-                "gamedissect: {dropped} positions past the first {MAX_POINTS} left out of the GeoJSON (use --format csv)"
+                "gamedissect: {dropped} positions past the first {MAX_POINTS} left out (use --format csv)"
             );
         }
-        let all = order
+        let all: Vec<(String, Track)> = order
             .into_iter()
             .filter_map(|c| tracks.remove(&c).map(|t| (c, t)))
             .collect();
-        let written = serde_json::to_writer(&mut out, &geojson(all))
-            .map_err(io::Error::other)
-            .and_then(|()| writeln!(out));
+        let written = match format {
+            TrackFormat::Kml => xml::kml(&mut out, &all),
+            TrackFormat::Gpx => xml::gpx(&mut out, &all),
+            _ => serde_json::to_writer(&mut out, &geojson(all)).map_err(io::Error::other),
+        }
+        .and_then(|()| writeln!(out));
         if let Err(e) = written
             && matches!(outcome, Outcome::Done)
         {
