@@ -235,3 +235,197 @@ fn gpx_parses_back_with_every_position_and_time() {
         }
     }
 }
+
+/// What one Quake 3 snapshot carries, read from the decoded tree independently of `tracks`:
+/// the player state (origin, view angles, health) and the player entities it lists.
+#[derive(Default)]
+struct Snap {
+    ps: [f64; 7],
+    listed: Vec<(u64, [f64; 6])>,
+}
+
+fn q3_float(f: &gamedissect::tree::Field, name: &str) -> f64 {
+    use gamedissect::tree::Value;
+    match f
+        .children
+        .iter()
+        .find(|c| c.def.name == name)
+        .map(|c| &c.value)
+    {
+        Some(Value::F32(x)) => f64::from(*x),
+        Some(Value::F64(x)) => *x,
+        _ => 0.0,
+    }
+}
+
+fn q3_int(f: &gamedissect::tree::Field, name: &str) -> Option<i64> {
+    use gamedissect::tree::Value;
+    match f.children.iter().find(|c| c.def.name == name)?.value {
+        Value::UInt(n) => Some(n as i64),
+        Value::Int(n) => Some(n),
+        _ => None,
+    }
+}
+
+fn q3_snapshots(path: &str) -> std::collections::BTreeMap<u64, Snap> {
+    let mut out = std::collections::BTreeMap::new();
+    let err = testkit::dissect::each_record(
+        &fs::read(path).unwrap(),
+        config_for(Path::new(path)),
+        |m, r| {
+            let Some(snap) = r
+                .fields
+                .iter()
+                .find(|f| f.def.name == "quake3")
+                .and_then(|q| q.find("quake3.svc.snapshot"))
+            else {
+                return;
+            };
+            let mut s = Snap::default();
+            if let Some(ps) = snap.find("quake3.svc.snapshot.ps") {
+                let p = "quake3.svc.snapshot.ps.";
+                for (i, n) in ["origin_0", "origin_1", "origin_2"].iter().enumerate() {
+                    s.ps[i] = q3_float(ps, &format!("{p}{n}"));
+                }
+                for (i, n) in ["viewangles_0", "viewangles_1", "viewangles_2"]
+                    .iter()
+                    .enumerate()
+                {
+                    s.ps[3 + i] = q3_float(ps, &format!("{p}{n}"));
+                }
+                s.ps[6] = ps
+                    .children
+                    .iter()
+                    .filter(|c| c.def.name == "quake3.svc.snapshot.ps.stat")
+                    .find(|c| q3_int(c, "quake3.svc.snapshot.ps.stat.index") == Some(0))
+                    .and_then(|c| q3_int(c, "quake3.svc.snapshot.ps.stat.value"))
+                    .unwrap_or(0) as f64;
+            }
+            let e = "quake3.svc.snapshot.entity.";
+            for ent in snap
+                .children
+                .iter()
+                .filter(|c| c.def.name == "quake3.svc.snapshot.entity")
+            {
+                let n = q3_int(ent, &format!("{e}number")).unwrap() as u64;
+                if n < 64 && q3_int(ent, &format!("{e}e_type")) == Some(1) {
+                    let v = ["pos_tr_base_0", "pos_tr_base_1", "pos_tr_base_2"]
+                        .iter()
+                        .chain(&["apos_tr_base_0", "apos_tr_base_1", "apos_tr_base_2"])
+                        .map(|f| q3_float(ent, &format!("{e}{f}")))
+                        .collect::<Vec<_>>();
+                    s.listed.push((n, v.try_into().unwrap()));
+                }
+            }
+            out.insert(m.frame, s);
+        },
+    );
+    assert!(err.is_none(), "{path}: {err:?}");
+    out
+}
+
+/// Quake 3 tracks on the real captures: one `client` row per snapshot with the decoded player
+/// state; a `player` row for every player entity a snapshot lists, with its decoded position
+/// and the name the server log gives that client number; players a delta snapshot leaves out
+/// keep their last listed position; the map is the server log's.
+#[test]
+fn quake3_tracks_equal_the_decoded_snapshots_and_the_log_names() {
+    use gamedissect::tracks::QUAKE3_CSV_COLUMNS;
+    for stem in ["quake3-ioq3-protocol", "quake3-openarena-legacy"] {
+        let path = format!("captures/{stem}.pcap");
+        let log = fs::read_to_string(format!("captures/{stem}.log")).unwrap();
+        let log_name = |n: u64| -> String {
+            let key = format!("ClientUserinfoChanged: {n} n\\");
+            let line = log.lines().find_map(|l| l.strip_prefix(&key)).unwrap();
+            line.split('\\').next().unwrap().to_string()
+        };
+        let log_map = log
+            .split("\\mapname\\")
+            .nth(1)
+            .and_then(|r| r.split('\\').next())
+            .unwrap()
+            .to_string();
+        let csv = run(stem, TrackFormat::Csv);
+        let mut lines = csv.lines();
+        assert_eq!(lines.next(), Some(QUAKE3_CSV_COLUMNS));
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        let snaps = q3_snapshots(&path);
+        let num = |r: &[&str], i: usize| r[i].parse::<f64>().unwrap();
+        let clients: Vec<&Vec<&str>> = rows.iter().filter(|r| r[6] == "client").collect();
+        assert_eq!(
+            clients.len(),
+            snaps.len(),
+            "{stem}: one client row per snapshot"
+        );
+        for r in &clients {
+            let s = &snaps[&r[0].parse::<u64>().unwrap()];
+            let got: Vec<f64> = (10..17).map(|i| num(r, i)).collect();
+            assert_eq!(got, s.ps.to_vec(), "{stem} frame {}", r[0]);
+        }
+        let mut last: std::collections::HashMap<u64, [f64; 6]> = Default::default();
+        let mut players = 0;
+        for (frame, s) in &snaps {
+            for (n, v) in &s.listed {
+                last.insert(*n, *v);
+            }
+            for r in rows
+                .iter()
+                .filter(|r| r[0] == frame.to_string() && r[6] == "player")
+            {
+                players += 1;
+                let n: u64 = r[7].parse().unwrap();
+                assert_eq!(r[8], log_name(n), "{stem} frame {frame}");
+                assert_eq!(r[4], log_map);
+                let got: Vec<f64> = (10..16).map(|i| num(r, i)).collect();
+                assert_eq!(got, last[&n].to_vec(), "{stem} frame {frame} client {n}");
+            }
+            for (n, _) in &s.listed {
+                assert!(
+                    rows.iter()
+                        .any(|r| r[0] == frame.to_string() && r[7] == n.to_string()),
+                    "{stem} frame {frame}: listed player {n} has no row"
+                );
+            }
+        }
+        assert!(players > 100, "{stem}: {players} player rows");
+        let ndjson = run(stem, TrackFormat::Ndjson);
+        let objects: Vec<serde_json::Value> = ndjson
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(objects.len(), rows.len(), "{stem}");
+        for (o, r) in objects.iter().zip(&rows) {
+            assert_eq!(o["protocol"], "quake3");
+            assert_eq!(o["frame"].to_string(), r[0]);
+            assert_eq!(o["subject"], r[6]);
+            // serde_json's default parser may miss the last bit of a float.
+            assert!((o["x"].as_f64().unwrap() - num(r, 10)).abs() < 1e-9);
+        }
+    }
+}
+
+#[test]
+fn flightgear_ndjson_rows_equal_the_csv_rows() {
+    for stem in CAPTURES {
+        let csv = run(stem, TrackFormat::Csv);
+        let ndjson = run(stem, TrackFormat::Ndjson);
+        let rows: Vec<Vec<&str>> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect())
+            .collect();
+        let objects: Vec<serde_json::Value> = ndjson
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(objects.len(), rows.len(), "{stem}");
+        for (o, r) in objects.iter().zip(&rows) {
+            assert_eq!(o["protocol"], "flightgear");
+            assert_eq!(o["callsign"], r[3]);
+            let close = |j: &serde_json::Value, c: &str| {
+                (j.as_f64().unwrap() - c.parse::<f64>().unwrap()).abs() < 1e-9
+            };
+            assert!(close(&o["latitude"], r[4]) && close(&o["longitude"], r[5]));
+        }
+    }
+}

@@ -7,10 +7,10 @@
 //! packet); every table is bounded, so memory stays flat however long the capture. Events are
 //! written as they are found, in frame order. docs/events.md lists every kind and column.
 
-mod fields;
+pub(crate) mod fields;
 mod flightgear;
 mod gamestudio;
-mod quake3;
+pub(crate) mod quake3;
 pub mod run;
 mod srb2;
 mod write;
@@ -96,7 +96,7 @@ pub(crate) type Emit<'a> = dyn FnMut(Event) -> std::io::Result<()> + 'a;
 
 /// The facts of the record an event comes from.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct At {
+pub struct At {
     frame: u64,
     time: Timestamp,
     base: Timestamp,
