@@ -429,3 +429,44 @@ fn flightgear_ndjson_rows_equal_the_csv_rows() {
         }
     }
 }
+
+/// The capture from frame `first` on: a recording that starts mid-session.
+fn from_frame(pcap: &[u8], first: usize) -> Vec<u8> {
+    let mut out = pcap[..24].to_vec();
+    let (mut at, mut frame) = (24, 1);
+    while at + 16 <= pcap.len() {
+        let caplen = u32::from_le_bytes(pcap[at + 8..at + 12].try_into().unwrap()) as usize;
+        let end = at + 16 + caplen;
+        if frame >= first {
+            out.extend_from_slice(&pcap[at..end]);
+        }
+        at = end;
+        frame += 1;
+    }
+    out
+}
+
+/// Mid-session Quake 3: no gamestate, so no map and no names (never guessed), yet the player
+/// state and the players the snapshots list are still written.
+#[test]
+fn quake3_tracks_mid_session_know_positions_but_guess_no_names() {
+    // The ioquake3 flavour: the legacy one's keyed messages cannot be read mid-session.
+    let path = "captures/quake3-ioq3-protocol.pcap";
+    let cut = from_frame(&fs::read(path).unwrap(), 300);
+    let csv = tracks_of(&cut, config_for(Path::new(path)), TrackFormat::Csv);
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert!(rows.iter().filter(|r| r[6] == "client").count() > 100);
+    assert!(rows.iter().filter(|r| r[6] == "player").count() > 10);
+    for r in &rows {
+        assert_eq!(
+            (r[4], r[8]),
+            ("", ""),
+            "frame {}: no map or name is known",
+            r[0]
+        );
+    }
+}
