@@ -21,11 +21,15 @@ pub use quake3::CSV_COLUMNS as QUAKE3_CSV_COLUMNS;
 /// How tracks are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TrackFormat {
+    /// One row a position, streamed (FlightGear or Quake 3 columns)
     Csv,
+    /// RFC 7946, one LineString a callsign (FlightGear)
     Geojson,
+    /// A time-stamped gx:Track a callsign, for Google Earth (FlightGear)
     Kml,
+    /// GPX 1.1, one trk a callsign (FlightGear)
     Gpx,
-    /// One JSON object a line (FlightGear and Quake 3).
+    /// One JSON object a line, streamed (FlightGear and Quake 3)
     Ndjson,
 }
 
