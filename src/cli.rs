@@ -35,7 +35,7 @@ pub enum Command {
     Stats(StatsArgs),
     /// What happened in the game: chat, kills, joins, map changes… one line per event
     Events(EventsArgs),
-    /// Movement over time: FlightGear tracks per callsign as CSV or GeoJSON
+    /// Movement over time: FlightGear tracks (CSV, NDJSON, GeoJSON, KML, GPX), Quake 3 players (CSV, NDJSON)
     Tracks(TracksArgs),
     /// List the decoders, their default ports, heuristics and options
     Protocols {

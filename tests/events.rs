@@ -253,3 +253,216 @@ fn every_capture_in_every_format_and_usage_errors() {
     assert_eq!(text.lines().count(), 1);
     assert!(text.contains("Angelyss → Sarge: MOD_GRENADE"), "{text}");
 }
+
+/// (kind, who, target, text) of every event, in order.
+fn facts(events: &[J]) -> Vec<(String, String, String, String)> {
+    events
+        .iter()
+        .map(|e| (s(&e["kind"]), s(&e["who"]), s(&e["target"]), s(&e["text"])))
+        .collect()
+}
+
+fn fact(kind: &str, who: &str, target: &str, text: &str) -> (String, String, String, String) {
+    (kind.into(), who.into(), target.into(), text.into())
+}
+
+/// The SRB2 captures' events are exactly what testkit/src/captures/srb2.rs built them from:
+/// Sonic (0) and Knuckles (2) already in the game, Tails (1) joining, chat relayed in the
+/// server's tics (each line once, though tics overlap and the client resends its PT_TEXTCMD),
+/// Sonic kicking Knuckles for "spamming", the change to MAP02 and the client's PT_CLIENTQUIT.
+#[test]
+fn srb2_events_match_the_captures_facts() {
+    let e = events("captures/srb2-2.1.25-session.pcap", &[]);
+    assert_eq!(
+        facts(&e),
+        vec![
+            fact("join", "Sonic", "", ""),
+            fact("join", "Knuckles", "", ""),
+            // 2.1.25's XD_ADDPLAYER carries no name; the name comes in the next tic.
+            fact("join", "", "", ""),
+            fact("chat", "Tails", "", "hello everyone"),
+            fact("chat", "Knuckles", "Tails", "hi Tails"),
+            fact("kick", "Sonic", "Knuckles", "spamming"),
+            fact("map", "", "", "MAP02"),
+            fact("leave", "Tails", "", ""),
+        ]
+    );
+    assert_eq!(e[2]["details"]["player"], "1");
+    assert_eq!(e[2]["details"]["node"], "1");
+    assert_eq!(e[4]["details"]["to"], "1");
+    assert_eq!(e[5]["details"]["reason"], "KICK_MSG_CUSTOM_KICK");
+    assert_eq!(e[6]["details"]["gametype"], "GT_COOP");
+    assert_eq!(
+        e.iter()
+            .map(|x| x["frame"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![8, 8, 10, 15, 15, 18, 19, 22]
+    );
+
+    // 2.2.12+ PT_SERVERCFG lists no names: Sonic and Knuckles are known from PT_PLAYERINFO.
+    let e = events("captures/srb2-2.2.13-session.pcap", &[]);
+    assert_eq!(
+        facts(&e),
+        vec![
+            fact("join", "Tails", "", ""),
+            fact("chat", "Tails", "", "hello from 2.2"),
+            fact("chat", "Knuckles", "Tails", "welcome Tails"),
+            fact("kick", "Sonic", "Knuckles", "spamming"),
+            fact("map", "", "", "MAP02"),
+            fact("leave", "Tails", "", ""),
+        ]
+    );
+
+    // Mid-session: player 1's name was never seen, so it is left empty, never guessed.
+    let e = events("captures/srb2-2.2.13-midsession.pcap", &[]);
+    assert_eq!(facts(&e), vec![fact("chat", "", "", "anyone here?")]);
+    assert_eq!(e[0]["details"]["player"], "1");
+
+    // The broken capture: the valid buffer after an undecodable one still gives its chat.
+    let e = events("captures/srb2-broken.pcap", &[]);
+    assert_eq!(facts(&e), vec![fact("chat", "", "", "still here")]);
+}
+
+/// A refused join, a server shutdown and a renaming, built here from the same SRB2 2.2.13
+/// layouts as the shipped captures (`src/d_clisrv.h` `serverrefuse_pak`: char reason[255];
+/// PT_SERVERREFUSE 9, PT_SERVERSHUTDOWN 10, PT_SERVERTICS 8; XD_NAMEANDCOLOR 1, XD_KICK 3
+/// with KICK_MSG_PLAYER_QUIT 3).
+#[test]
+fn srb2_refusal_shutdown_rename_and_quit() {
+    use testkit::captures::srb2::{B, packet};
+    use testkit::synth::{PcapWriter, eth_udp, linktype};
+    let client = "192.168.1.40:50400".parse().unwrap();
+    let server = "192.168.1.10:5029".parse().unwrap();
+    let mut w = PcapWriter::new(linktype::ETHERNET, false, false, 65535);
+    let mut ms = 0;
+    let mut send = |from, to, p: Vec<u8>| {
+        ms += 10;
+        w.packet_at_ms(1_700_000_000, ms, &eth_udp(from, to, &p));
+    };
+    send(
+        client,
+        server,
+        packet(0, 0, 12, &B::default().u8(202).u32(7).0),
+    );
+    let refuse = B::default().chars("Maximum players reached", 255).0;
+    send(server, client, packet(1, 0, 9, &refuse));
+    // A server tic (2.2.10+ layout: u32 start, 1 tic, 1 slot, one 9-byte ticcmd) whose text
+    // section carries player 0 renaming itself, then player 0 quitting; the same tic again.
+    let rename = B::default().u8(1).strz("Amy").u32(0).u16(5).u8(1).0;
+    let quit = B::default().u8(3).u8(0).u8(3).0;
+    let tic = |cmds: &[&[u8]]| {
+        let mut b = B::default()
+            .u32(500)
+            .u8(1)
+            .u8(1)
+            .raw(&[0; 9])
+            .u8(cmds.len() as u8);
+        for c in cmds {
+            b = b.u8(0).u8(c.len() as u8).raw(c);
+        }
+        b.0
+    };
+    let names = B::default().chars("Sonic", 22).0;
+    let mut info = B::default().u8(0).raw(&names).raw(&[0; 13]);
+    for _ in 1..32 {
+        info = info.u8(255).raw(&[0; 35]);
+    }
+    send(server, client, packet(0, 0, 14, &info.0));
+    send(server, client, packet(0, 0, 8, &tic(&[&rename])));
+    send(server, client, packet(0, 0, 8, &tic(&[&rename])));
+    let next = |cmds: &[&[u8]]| {
+        let mut t = tic(cmds);
+        t[..4].copy_from_slice(&501u32.to_le_bytes());
+        t
+    };
+    send(server, client, packet(0, 0, 8, &next(&[&quit])));
+    send(server, client, packet(2, 0, 10, &[]));
+    let e: Vec<J> = events_of(
+        &w.bytes,
+        gamedissect::engine::Config::default(),
+        &[],
+        EventFormat::Json,
+    )
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
+    assert_eq!(
+        facts(&e),
+        vec![
+            fact("refuse", "", "", "Maximum players reached"),
+            fact("rename", "Sonic", "Amy", ""),
+            fact("leave", "Amy", "", ""),
+            fact("shutdown", "", "", ""),
+        ]
+    );
+    assert_eq!(e[2]["details"]["reason"], "KICK_MSG_PLAYER_QUIT");
+}
+
+/// The GameStudio captures' events are exactly what testkit/src/captures/gamestudio.rs built
+/// them from: the player's CLS_JOIN, the level, the strings both ways, the entity the client
+/// asked for (CLS_CREATE) as the server created it (SVC_CREATE, same identifier) and removed it.
+#[test]
+fn gamestudio_events_match_the_captures_facts() {
+    let a5 = vec![
+        fact("join", "Bob", "", ""),
+        fact("level", "", "", "arena.wmb"),
+        fact("create", "", "", "soldier.mdl"),
+        fact("string", "", "", "go"),
+        fact("string", "", "", "Round 1"),
+        fact("remove", "", "", "soldier.mdl"),
+    ];
+    let a6 = vec![
+        fact("join", "Alice", "", ""),
+        fact("string", "", "", "Welcome"),
+        fact("level", "", "", "office.wmb"),
+        fact("create", "", "", "guard.mdl"),
+        fact("string", "", "", "ready"),
+        fact("remove", "", "", "guard.mdl"),
+    ];
+    let long = "Welcome to the office level. ".repeat(4);
+    let cases = [
+        ("gamestudio-a5-raw", a5.clone()),
+        ("gamestudio-a5-dplay4", a5.clone()),
+        ("gamestudio-a5-dplay4-noid", a5.clone()),
+        ("gamestudio-a5-dplay8", a5),
+        ("gamestudio-a6-raw", a6.clone()),
+        ("gamestudio-a6-dplay4", a6),
+        // The server's SVC_CREATE without the client's request in the capture: no file named.
+        (
+            "gamestudio-a6-dplay8",
+            vec![
+                fact("join", "Carol", "", ""),
+                fact("create", "", "", ""),
+                fact("string", "", "", &long),
+            ],
+        ),
+        (
+            "gamestudio-a6-dplay8-signed",
+            vec![fact("join", "Gina", "", "")],
+        ),
+        ("gamestudio-a6-fixed", vec![fact("join", "Frank", "", "")]),
+        // Zed's join is inside a coalesced frame whose size lies: not decoded, not an event.
+        (
+            "gamestudio-broken",
+            vec![
+                fact("join", "Eve", "", ""),
+                fact("remove", "", "", ""),
+                fact("string", "", "", "abc"),
+                fact("join", "Mal", "", ""),
+            ],
+        ),
+    ];
+    for (stem, expected) in cases {
+        let e = events(&format!("captures/{stem}.pcap"), &[]);
+        assert_eq!(facts(&e), expected, "{stem}");
+    }
+    let e = events("captures/gamestudio-a6-raw.pcap", &[]);
+    assert_eq!(e[3]["details"]["entity"], "7");
+    assert_eq!(e[3]["details"]["identifier"], "77");
+    assert_eq!(e[1]["details"]["by"], "server");
+    assert_eq!(e[4]["details"]["by"], "client");
+    let e = events("captures/gamestudio-a5-raw.pcap", &[]);
+    assert_eq!(e[0]["details"]["dpid"], "0x5a3c9e41");
+    let e = events("captures/gamestudio-a6-fixed.pcap", &[]);
+    assert_eq!(e[0]["details"]["session"], "arena");
+}

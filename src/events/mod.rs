@@ -2,14 +2,17 @@
 //! [`Record`]s that `dissect` prints (field lookups by registered name, nothing re-parsed).
 //!
 //! Each protocol has a small extractor holding only what naming needs (a Quake 3 flow's player
-//! table, the last reliable command sequence seen, a FlightGear callsign's first and last
+//! table, the last reliable command sequence seen, an SRB2 flow's reported command buffers, a
+//! GameStudio flow's entity files, a FlightGear callsign's first and last
 //! packet); every table is bounded, so memory stays flat however long the capture. Events are
 //! written as they are found, in frame order. docs/events.md lists every kind and column.
 
-mod fields;
+pub(crate) mod fields;
 mod flightgear;
-mod quake3;
+mod gamestudio;
+pub(crate) mod quake3;
 pub mod run;
+mod srb2;
 mod write;
 
 use std::collections::HashMap;
@@ -69,7 +72,11 @@ pub struct KindDef {
 
 /// Every kind of event, per protocol.
 pub fn kinds() -> impl Iterator<Item = &'static KindDef> {
-    quake3::KINDS.iter().chain(flightgear::KINDS)
+    quake3::KINDS
+        .iter()
+        .chain(flightgear::KINDS)
+        .chain(srb2::KINDS)
+        .chain(gamestudio::KINDS)
 }
 
 /// Whether `--kind` names a known kind: `chat` (every protocol's) or `quake3.chat`.
@@ -89,7 +96,7 @@ pub(crate) type Emit<'a> = dyn FnMut(Event) -> std::io::Result<()> + 'a;
 
 /// The facts of the record an event comes from.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct At {
+pub struct At {
     frame: u64,
     time: Timestamp,
     base: Timestamp,
@@ -127,8 +134,39 @@ impl At {
 /// engine forgets flows the same way; a forgotten flow starts again as if mid-session).
 const MAX_FLOWS: usize = 65_536;
 
+/// The per-flow state of the protocols whose events depend on their flow's history.
 enum FlowState {
     Quake3(Box<quake3::State>),
+    Srb2(Box<srb2::State>),
+    GameStudio(Box<gamestudio::State>),
+}
+
+impl FlowState {
+    /// A fresh state for `protocol`, if its events need one per flow.
+    fn new(protocol: &str) -> Option<FlowState> {
+        Some(match protocol {
+            "quake3" => FlowState::Quake3(Box::default()),
+            "srb2" => FlowState::Srb2(Box::default()),
+            "gamestudio" => FlowState::GameStudio(Box::default()),
+            _ => return None,
+        })
+    }
+
+    fn protocol(&self) -> &'static str {
+        match self {
+            FlowState::Quake3(_) => "quake3",
+            FlowState::Srb2(_) => "srb2",
+            FlowState::GameStudio(_) => "gamestudio",
+        }
+    }
+
+    fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
+        match self {
+            FlowState::Quake3(s) => s.record(at, record, out),
+            FlowState::Srb2(s) => s.record(at, record, out),
+            FlowState::GameStudio(s) => s.record(at, record, out),
+        }
+    }
 }
 
 /// Turns records into events: owns every protocol's state.
@@ -167,12 +205,12 @@ impl Extractor {
         let at = At::of(meta);
         let mut found = Vec::new();
         match record.protocol {
-            "quake3" => {
-                let state = self.quake3_flow(meta.flow, meta.frame);
-                state.record(&at, record, &mut found);
-            }
             "flightgear" => self.flightgear.record(&at, record, &mut found),
-            _ => {}
+            protocol => {
+                if let Some(state) = self.flow_state(meta.flow, meta.frame, protocol) {
+                    state.record(&at, record, &mut found);
+                }
+            }
         }
         for e in found {
             if self.wanted(&e) {
@@ -194,17 +232,21 @@ impl Extractor {
         Ok(())
     }
 
-    fn quake3_flow(&mut self, flow: u64, frame: u64) -> &mut quake3::State {
+    /// The state of `flow`, made afresh when the flow has none or one of another protocol;
+    /// `None` when `protocol` keeps no per-flow state.
+    fn flow_state(&mut self, flow: u64, frame: u64, protocol: &str) -> Option<&mut FlowState> {
+        if let Some((seen, state)) = self.flows.get_mut(&flow)
+            && state.protocol() == protocol
+        {
+            *seen = frame;
+            return self.flows.get_mut(&flow).map(|(_, s)| s);
+        }
+        let fresh = FlowState::new(protocol)?;
         if !self.flows.contains_key(&flow) && self.flows.len() >= MAX_FLOWS {
             self.evict();
         }
-        let entry = self
-            .flows
-            .entry(flow)
-            .or_insert_with(|| (frame, FlowState::Quake3(Box::default())));
-        entry.0 = frame;
-        let FlowState::Quake3(s) = &mut entry.1;
-        s
+        self.flows.insert(flow, (frame, fresh));
+        self.flows.get_mut(&flow).map(|(_, s)| s)
     }
 
     /// Forgets the least recently seen eighth of the flows.

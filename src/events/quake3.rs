@@ -151,6 +151,8 @@ pub(crate) struct State {
     /// Obituaries already reported, by entity number, until the entity is removed.
     obituaries: HashMap<u16, (i64, i64, i64)>,
     vote: Option<String>,
+    /// The map of the last gamestate (`mapname` of CS_SERVERINFO).
+    map: Option<String>,
 }
 
 impl State {
@@ -177,6 +179,21 @@ impl State {
                 self.client_command(at, cmd, out);
             }
         }
+    }
+
+    /// A player's name as the game sent it (colour codes kept), when known.
+    pub(crate) fn player_raw(&self, client: i64) -> Option<&str> {
+        self.players.get(&client).map(String::as_str)
+    }
+
+    /// This connection's client number, from the last gamestate.
+    pub(crate) fn client_num(&self) -> Option<i64> {
+        self.client_num
+    }
+
+    /// The map of the last gamestate.
+    pub(crate) fn map(&self) -> Option<&str> {
+        self.map.as_deref()
     }
 
     fn event(&self, at: &At, kind: &'static str) -> Event {
@@ -249,6 +266,7 @@ impl State {
                 now.insert(index - CS_PLAYERS, name);
             }
         }
+        self.map.clone_from(&map);
         let mut e = self.event(at, "map");
         e.text = map.map(Label::plain);
         if let Some(c) = self.client_num {

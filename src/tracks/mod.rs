@@ -1,7 +1,9 @@
 //! `gamedissect tracks`: FlightGear movement over time, one track per callsign, as CSV (streamed,
-//! one row per position packet) or GeoJSON (RFC 7946, one LineString feature per callsign).
+//! one row per position packet), GeoJSON (RFC 7946, one LineString feature per callsign), KML
+//! (a time-stamped `gx:Track` per callsign) or GPX 1.1 (one `trk` per callsign).
 //! Positions are the decoder's derived geodetic ones (`flightgear.position.geodetic.*`), read by
-//! field name; see docs/tracks.md.
+//! field name; see docs/tracks.md. Quake 3 snapshots give per-snapshot rows of the recording
+//! client and every visible player (`quake3`), as CSV or NDJSON.
 
 use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
@@ -11,18 +13,31 @@ use crate::protocols;
 use crate::run::{Outcome, run_capture};
 use crate::tree::{Field, Record, Value};
 
+mod quake3;
+mod xml;
+
+pub use quake3::CSV_COLUMNS as QUAKE3_CSV_COLUMNS;
+
 /// How tracks are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TrackFormat {
+    /// One row a position, streamed (FlightGear or Quake 3 columns)
     Csv,
+    /// RFC 7946, one LineString a callsign (FlightGear)
     Geojson,
+    /// A time-stamped gx:Track a callsign, for Google Earth (FlightGear)
+    Kml,
+    /// GPX 1.1, one trk a callsign (FlightGear)
+    Gpx,
+    /// One JSON object a line, streamed (FlightGear and Quake 3)
+    Ndjson,
 }
 
-/// The CSV header.
+/// The CSV header of FlightGear tracks.
 pub const CSV_COLUMNS: &str =
     "frame,time,rel,callsign,latitude,longitude,altitude_ft,heading,pitch,roll,speed_kt,model";
 
-/// Points held for GeoJSON (which groups by callsign, so it cannot stream): about 40 bytes
+/// Points held for GeoJSON, KML and GPX (which group by callsign, so cannot stream): about 40 bytes
 /// each. Past this, further points are dropped and counted; CSV has no such bound.
 const MAX_POINTS: usize = 4_000_000;
 /// m/s to knots.
@@ -115,7 +130,7 @@ fn csv_row(out: &mut impl Write, callsign: &str, model: &str, p: &Point) -> io::
     )
 }
 
-/// A callsign's track, for GeoJSON.
+/// A callsign's track, for the formats that group by callsign.
 #[derive(Default)]
 struct Track {
     model: String,
@@ -165,7 +180,105 @@ fn geojson(tracks: Vec<(String, Track)>) -> geojson::FeatureCollection {
     }
 }
 
-/// Decodes `input` and writes its FlightGear tracks.
+/// A FlightGear position as one NDJSON line, with the CSV's columns.
+fn json_row(callsign: &str, model: &str, p: &Point) -> String {
+    serde_json::json!({
+        "frame": p.frame,
+        "time": p.time.rfc3339(),
+        "rel": p.rel,
+        "protocol": "flightgear",
+        "callsign": callsign,
+        "latitude": p.lat,
+        "longitude": p.lon,
+        "altitude_ft": p.alt_ft,
+        "heading": p.heading,
+        "pitch": p.pitch,
+        "roll": p.roll,
+        "speed_kt": p.speed_kt,
+        "model": model,
+    })
+    .to_string()
+}
+
+/// Where streamed rows go: CSV holds one protocol's columns (the first protocol with a
+/// position decides; the other's rows are counted and left out), NDJSON holds both.
+struct Stream<W: Write> {
+    out: W,
+    format: TrackFormat,
+    csv_protocol: Option<&'static str>,
+    left_out: u64,
+}
+
+impl<W: Write> Stream<W> {
+    fn line(&mut self, protocol: &'static str, line: &str) -> io::Result<()> {
+        if self.format == TrackFormat::Csv {
+            match self.csv_protocol {
+                None => {
+                    self.csv_protocol = Some(protocol);
+                    let header = if protocol == "quake3" {
+                        QUAKE3_CSV_COLUMNS
+                    } else {
+                        CSV_COLUMNS
+                    };
+                    writeln!(self.out, "{header}")?;
+                }
+                Some(p) if p != protocol => {
+                    self.left_out += 1;
+                    return Ok(());
+                }
+                Some(_) => {}
+            }
+        }
+        writeln!(self.out, "{line}")
+    }
+}
+
+/// Held FlightGear positions, for the formats that group by callsign.
+#[derive(Default)]
+struct Held {
+    tracks: HashMap<String, Track>,
+    order: Vec<String>,
+    held: usize,
+    dropped: u64,
+}
+
+impl Held {
+    fn push(&mut self, callsign: String, model: String, point: Point) {
+        if self.held >= MAX_POINTS {
+            self.dropped += 1;
+            return;
+        }
+        self.held += 1;
+        let t = self.tracks.entry(callsign).or_insert_with_key(|k| {
+            self.order.push(k.clone());
+            Track::default()
+        });
+        t.model = model;
+        t.points.push(point);
+    }
+
+    fn write(mut self, format: TrackFormat, out: &mut impl Write) -> io::Result<()> {
+        if self.dropped > 0 {
+            eprintln!(
+                "gamedissect: {} positions past the first {MAX_POINTS} left out (use --format csv)",
+                self.dropped
+            );
+        }
+        let all: Vec<(String, Track)> = std::mem::take(&mut self.order)
+            .into_iter()
+            .filter_map(|c| self.tracks.remove(&c).map(|t| (c, t)))
+            .collect();
+        match format {
+            TrackFormat::Kml => xml::kml(out, &all),
+            TrackFormat::Gpx => xml::gpx(out, &all),
+            _ => serde_json::to_writer(&mut *out, &geojson(all)).map_err(io::Error::other),
+        }?;
+        writeln!(out)
+    }
+}
+
+/// Decodes `input` and writes its tracks: FlightGear in every format, Quake 3 in CSV and
+/// NDJSON.
 pub fn tracks<R: io::BufRead>(
     input: R,
     total_len: Option<u64>,
@@ -180,56 +293,53 @@ pub fn tracks<R: io::BufRead>(
         message_stats: false,
         ..config
     };
-    let mut out = BufWriter::with_capacity(1 << 16, out);
-    if format == TrackFormat::Csv
-        && let Err(e) = writeln!(out, "{CSV_COLUMNS}")
-    {
-        return Outcome::Output(e);
-    }
-    let mut tracks: HashMap<String, Track> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    let (mut held, mut dropped) = (0usize, 0u64);
+    let streamed = matches!(format, TrackFormat::Csv | TrackFormat::Ndjson);
+    let mut stream = Stream {
+        out: BufWriter::with_capacity(1 << 16, out),
+        format,
+        csv_protocol: None,
+        left_out: 0,
+    };
+    let mut held = Held::default();
+    let mut q3 = quake3::Tracks::default();
     let mut engine = Engine::new(protocols::all(), config);
     let mut outcome = run_capture(input, &mut engine, total_len, warn, &mut |m, r| {
+        if streamed && r.protocol == "quake3" {
+            let json = format == TrackFormat::Ndjson;
+            return q3.record(m, r, &mut |line| stream.line("quake3", &line), json);
+        }
         let Some((callsign, model, point)) = point_of(m, r) else {
             return Ok(());
         };
-        if format == TrackFormat::Csv {
-            return csv_row(&mut out, &callsign, &model, &point);
+        match format {
+            TrackFormat::Csv => {
+                let mut row = Vec::new();
+                csv_row(&mut row, &callsign, &model, &point)?;
+                let row = String::from_utf8_lossy(&row);
+                stream.line("flightgear", row.trim_end())
+            }
+            TrackFormat::Ndjson => stream.line("flightgear", &json_row(&callsign, &model, &point)),
+            _ => {
+                held.push(callsign, model, point);
+                Ok(())
+            }
         }
-        if held >= MAX_POINTS {
-            dropped += 1;
-            return Ok(());
-        }
-        held += 1;
-        let t = tracks.entry(callsign).or_insert_with_key(|k| {
-            order.push(k.clone());
-            Track::default()
-        });
-        t.model = model;
-        t.points.push(point);
-        Ok(())
     });
-    if format == TrackFormat::Geojson {
-        if dropped > 0 {
+    let end = if streamed {
+        if stream.left_out > 0 {
             eprintln!(
-                "gamedissect: {dropped} positions past the first {MAX_POINTS} left out of the GeoJSON (use --format csv)"
+                "gamedissect: {} positions of another protocol left out of the CSV (use --protocol or --format ndjson)",
+                stream.left_out
             );
         }
-        let all = order
-            .into_iter()
-            .filter_map(|c| tracks.remove(&c).map(|t| (c, t)))
-            .collect();
-        let written = serde_json::to_writer(&mut out, &geojson(all))
-            .map_err(io::Error::other)
-            .and_then(|()| writeln!(out));
-        if let Err(e) = written
-            && matches!(outcome, Outcome::Done)
-        {
-            outcome = Outcome::Output(e);
+        match stream.csv_protocol {
+            None if format == TrackFormat::Csv => writeln!(stream.out, "{CSV_COLUMNS}"),
+            _ => Ok(()),
         }
-    }
-    if let Err(e) = out.flush()
+    } else {
+        held.write(format, &mut stream.out)
+    };
+    if let Err(e) = end.and_then(|()| stream.out.flush())
         && matches!(outcome, Outcome::Done)
     {
         outcome = Outcome::Output(e);
