@@ -101,6 +101,39 @@ pub fn run_capture<R: BufRead>(
     outcome
 }
 
+/// Link types met so far, so that each one gamedissect cannot read is said once, where its first
+/// frame is (its frames are otherwise only counted as not IP).
+#[derive(Default)]
+struct LinkTypes {
+    last: Option<u32>,
+    unsupported: Vec<u32>,
+}
+
+impl LinkTypes {
+    #[inline]
+    fn check(&mut self, p: &crate::capture::Packet<'_>, warn: &mut dyn FnMut(&CaptureError)) {
+        // Captures have one link type, or a few interleaved: the list is looked at only on a
+        // change.
+        if self.last == Some(p.linktype) {
+            return;
+        }
+        self.last = Some(p.linktype);
+        if crate::net::linktype::SUPPORTED.contains(&p.linktype)
+            || self.unsupported.contains(&p.linktype)
+        {
+            return;
+        }
+        self.unsupported.push(p.linktype);
+        warn(&CaptureError {
+            offset: p.offset,
+            message: format!(
+                "link type {} is not one gamedissect reads (Ethernet, raw IP, BSD loopback, Linux cooked v1 and v2); its frames are counted as not IP",
+                p.linktype
+            ),
+        });
+    }
+}
+
 /// [`run_capture`] without progress, calling `after` with the frames read and the input offset
 /// once each frame has been fully handled.
 pub fn run_capture_each<R: BufRead>(
@@ -116,19 +149,24 @@ pub fn run_capture_each<R: BufRead>(
     };
     // Frames past the last one asked for cannot be reported: stop reading there.
     let last = engine.config().frames.last;
+    let mut links = LinkTypes::default();
     let outcome = loop {
         if engine.frames() >= last {
             break Outcome::Done;
         }
         match reader.next() {
             Ok(Some(Event::Packet(p))) => {
+                links.check(&p, warn);
                 if let Err(e) = engine.packet(&p, sink) {
                     break Outcome::Output(e);
                 }
             }
             Ok(Some(Event::BadRecord(e))) => {
                 engine.bad_record();
-                warn(&e);
+                warn(&CaptureError {
+                    offset: e.offset,
+                    message: format!("{} (record skipped)", e.message),
+                });
             }
             Ok(None) => break Outcome::Done,
             Err(e) => break Outcome::InputError(e),

@@ -332,3 +332,43 @@ fn several_threads_give_identical_output_from_a_file_and_stdin_and_handle_a_clos
     }
     closes_quietly_when_the_pipe_closes("2");
 }
+
+/// A file that is not a capture has no statistics: `stats` says why and prints no report (an
+/// all-zero one would read as an empty capture); a capture cut short still gets the report of
+/// what was read.
+#[test]
+fn stats_of_an_unreadable_file_prints_no_report() {
+    let (code, out, err) = run(&["stats", "-"], Some(b"this is not a capture file"));
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(
+        err,
+        "gamedissect: <stdin>: at byte 0: not a pcap or pcapng file (magic 74 68 69 73)\n"
+    );
+    let full = mixed();
+    let (code, out, err) = run(&["stats", "-"], Some(&full[..full.len() - 3]));
+    assert_eq!(code, 1);
+    assert!(out.starts_with("Capture: 8 frames"), "{out}");
+    assert!(err.contains("at byte"), "{err}");
+}
+
+/// Frames of a link type gamedissect cannot read are said once per link type, at the first
+/// such frame, on every command; they are still counted as not IP.
+#[test]
+fn an_unsupported_link_type_is_said_once() {
+    let mut w = testkit::synth::PcapWriter::new(147, false, false, 65535);
+    for i in 0..3 {
+        w.packet(1_000 + i, 0, b"\x01\x02\x03\x04", 4);
+    }
+    let message = "gamedissect: <stdin>: at byte 24: link type 147 is not one gamedissect reads (Ethernet, raw IP, BSD loopback, Linux cooked v1 and v2); its frames are counted as not IP\n";
+    for args in [
+        &["dissect", "-"][..],
+        &["dissect", "--threads", "2", "-"],
+        &["stats", "-"],
+    ] {
+        let (code, out, err) = run(args, Some(&w.bytes));
+        assert_eq!((code, err.as_str()), (0, message), "{args:?}");
+        if args[0] == "stats" {
+            assert!(out.contains("not IP 3,"), "{out}");
+        }
+    }
+}

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::net::SocketAddr;
 
 use super::choice::Decoder;
@@ -60,45 +59,6 @@ impl Flow {
     }
 }
 
-/// The multiply-rotate hash rustc uses (FxHash): flow keys are not attacker-chosen in a way that
-/// matters for an offline tool, and SipHash was 6% of a summary run's instructions.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.add(v as u64)
-    }
-    fn write_u16(&mut self, v: u16) {
-        self.add(v as u64)
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.add(v as u64)
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.add(v)
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.add(v as u64)
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
 /// Both directions of a conversation: the lower endpoint first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct FlowKey(SocketAddr, SocketAddr);
@@ -109,7 +69,12 @@ impl FlowKey {
     }
 }
 
-type FlowMap = HashMap<FlowKey, Flow, BuildHasherDefault<FxHasher>>;
+/// Seeded at random per table: flow keys come from the capture, so an attacker can choose them,
+/// and against an unseeded hash (the FxHash this table used) 60,000 keys chosen to share a
+/// bucket cost 6-8x per datagram. foldhash (hashbrown's own default) costs about what FxHash did;
+/// std's SipHash was 6% of a summary run's instructions. Nothing iterates the table into output:
+/// eviction and the budget sort flows by (last seen, flow number), so the seed never shows.
+type FlowMap = HashMap<FlowKey, Flow, foldhash::fast::RandomState>;
 
 pub(super) struct FlowTable {
     map: FlowMap,
@@ -258,5 +223,34 @@ impl FlowTable {
                 f.retire(stats);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    /// Keys crafted so that all 60,000 share the low 20 bits of the unseeded FxHash spread over
+    /// the seeded table as random keys would: about 48,000 distinct bucket indexes of 17 bits
+    /// (the table's size at 60,000 flows), where FxHash gives them one.
+    #[test]
+    fn keys_colliding_in_fxhash_spread_in_the_seeded_table() {
+        let server: SocketAddr = "10.255.0.1:27960".parse().unwrap();
+        let clients = testkit::collide::fx_colliding_clients(server, 60_000);
+        let buckets = |hash: &dyn Fn(SocketAddr) -> u64| {
+            let mut seen: Vec<u64> = clients.iter().map(|&c| hash(c) & 0x1_ffff).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            seen.len()
+        };
+        assert_eq!(
+            buckets(&|c| testkit::collide::fx_hash(server, c)),
+            1,
+            "the crafted keys collide in FxHash"
+        );
+        let table = FlowTable::new();
+        let seeded = buckets(&|c| table.map.hasher().hash_one(FlowKey::of(server, c)));
+        assert!(seeded > 44_000, "{seeded} distinct buckets");
     }
 }

@@ -23,6 +23,11 @@ pub mod linktype {
     pub const IPV4: u32 = 228;
     pub const IPV6: u32 = 229;
     pub const LINUX_SLL2: u32 = 276;
+
+    /// The link types whose frames are read down to IP; any other is counted as not IP.
+    pub const SUPPORTED: [u32; 10] = [
+        NULL, ETHERNET, RAW_BSD12, RAW_BSD14, RAW, LOOP, LINUX_SLL, IPV4, IPV6, LINUX_SLL2,
+    ];
 }
 
 /// A fragment of an IP datagram carrying UDP.

@@ -51,10 +51,10 @@ fn open_or_exit(file: &str) -> Result<Input, ExitCode> {
     })
 }
 
-/// Reports a skipped record on stderr, naming the input.
+/// Reports a skipped record or a link type that cannot be read on stderr, naming the input.
 fn warn_skipped(file: &str) -> impl FnMut(&CaptureError) + Send + 'static {
     let name = input_name(file).to_string();
-    move |e: &CaptureError| eprintln!("gamedissect: {name}: {e} (record skipped)")
+    move |e: &CaptureError| eprintln!("gamedissect: {name}: {e}")
 }
 
 fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
@@ -245,6 +245,12 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
     let mut engine = Engine::new(protocols::all(), config);
     let mut warn = warn_skipped(&file);
     let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
+    // A file that could not be read at all has no statistics: an all-zero report would read as
+    // an empty capture.
+    let nothing_read = engine.stats().frames == 0 && engine.stats().bad_records == 0;
+    if nothing_read && matches!(outcome, Outcome::InputError(_)) {
+        return finish_outcome(&file, outcome);
+    }
     let out = BufWriter::new(io::stdout().lock());
     let written = match format {
         ListFormat::Text => crate::output::stats::write_text(out, engine.stats()),

@@ -8,6 +8,7 @@
 //! return are plain bytes, so the two builds of the library never meet.
 
 pub mod captures;
+pub mod collide;
 pub mod dissect;
 pub mod flightgear;
 pub mod fuzz_seeds;

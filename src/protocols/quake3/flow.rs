@@ -697,8 +697,7 @@ impl FlowDecoder for Flow {
             + s.frag[1].data.capacity()
             + s.client_cmds.bytes()
             + s.server_cmds.bytes()
-            + s.baselines.len() * 8
-            + s.baselines.iter().flatten().count() * std::mem::size_of::<EntState>()
+            + s.baseline_bytes()
             + s.snaps
                 .slots()
                 .iter()

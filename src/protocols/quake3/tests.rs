@@ -743,3 +743,26 @@ fn out_of_order_entities_end_the_snapshot_and_bound_its_state() {
         f.state_bytes()
     );
 }
+
+/// A flow that never carried a reliable command holds nothing on the heap (the command rings
+/// are made at the first command), and a gamestate counts exactly its baseline table and the
+/// one baseline it set, however the count is kept.
+#[test]
+fn state_bytes_count_what_the_flow_gathered() {
+    let fresh = PROTOCOL.new_flow(&Prefs::default());
+    assert_eq!(fresh.state_bytes(), 0);
+    let (f, _) = flow_after_gamestate();
+    let table = 1024 * std::mem::size_of::<Option<Box<EntState>>>();
+    let baseline = std::mem::size_of::<EntState>();
+    assert_eq!(f.state_bytes(), table + baseline);
+    let ring = 64 * std::mem::size_of::<(u32, Vec<u8>)>();
+    let mut g = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *g,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 68",
+        Direction::ToClient,
+    );
+    assert_eq!(g.state_bytes(), 0);
+    f_put_client_cmd(&mut *g);
+    assert_eq!(g.state_bytes(), ring + b"say hello".len());
+}

@@ -253,3 +253,35 @@ fn sniff_clientjoin(t: u8, b: &[u8]) -> Option<(Release, String)> {
         ),
     })
 }
+
+/// A game built on SRB2's netcode, named by the application string of its PT_SERVERINFO.
+#[derive(Debug, Clone)]
+pub(crate) struct OtherGame {
+    /// The application string (`SRB2APPLICATION`): "SRB2Kart" (STJr/Kart-Public
+    /// `src/doomdef.h`), "RingRacers" (KartKrewDev/RingRacers `src/doomdef.h`).
+    pub application: String,
+    pub version: u8,
+    pub subversion: u8,
+}
+
+/// PT_SERVERINFO's head is the same in SRB2 2.2.1+, SRB2Kart and Ring Racers (`serverinfo_pak`
+/// in each `src/d_clisrv.h`: 0xFF, packetversion, application[MAXAPPLICATION = 16], version,
+/// subversion); an application other than "SRB2" is another game, whose later packet types and
+/// bodies SRB2's tables would mis-decode.
+pub(crate) fn sniff_other_game(p: &[u8]) -> Option<OtherGame> {
+    if tables::common_type(*p.get(6)?) != Some(Pt::SERVERINFO) {
+        return None;
+    }
+    let b = p.get(8..28)?;
+    if b[0] != 0xFF {
+        return None;
+    }
+    let app = &b[2..18];
+    let app = &app[..app.iter().position(|&c| c == 0).unwrap_or(app.len())];
+    let printable = !app.is_empty() && app.iter().all(|c| c.is_ascii_graphic());
+    (printable && app != b"SRB2").then(|| OtherGame {
+        application: String::from_utf8_lossy(app).into_owned(),
+        version: b[18],
+        subversion: b[19],
+    })
+}

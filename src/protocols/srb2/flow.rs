@@ -7,7 +7,7 @@ use crate::proto::{Datagram, Direction, FlowDecoder, Prefs};
 use crate::tree::{Field, Note, Pos, Record, Severity, Value};
 
 use super::body::dissect;
-use super::detect::{Basis, Detector};
+use super::detect::{Basis, Detector, OtherGame, sniff_other_game};
 use super::fields as f;
 use super::notes;
 use super::state::State;
@@ -20,6 +20,9 @@ pub(crate) struct Flow {
     bad_pref: Option<String>,
     state: State,
     acks: AckWindow,
+    /// The flow's server named another game built on SRB2's netcode: nothing past the header
+    /// is decoded from then on.
+    other_game: Option<OtherGame>,
 }
 
 impl Flow {
@@ -34,6 +37,7 @@ impl Flow {
             },
             state: State::default(),
             acks: AckWindow::default(),
+            other_game: None,
         }
     }
 }
@@ -46,6 +50,13 @@ impl FlowDecoder for Flow {
             return;
         }
         let ok = p.len() >= 8 && carried_checksum(p) == Some(checksum(p));
+        if self.other_game.is_none() && ok {
+            self.other_game = sniff_other_game(p);
+        }
+        if let Some(game) = &self.other_game {
+            out.push(other_game_record(p, game));
+            return;
+        }
         let (rel, basis) = self.detect.choose(p, ok, &self.state);
         let mut rec = dissect(p, rel, &mut self.state, dg.detail);
         if let Some(root) = rec.fields.first_mut() {
@@ -75,10 +86,17 @@ impl FlowDecoder for Flow {
             .iter()
             .map(|n| n.as_ref().map_or(0, |s| s.len()) + 24)
             .sum::<usize>()
+            + self
+                .other_game
+                .as_ref()
+                .map_or(0, |g| g.application.capacity())
             + 64
     }
 
     fn describe(&self) -> Vec<(String, String)> {
+        if let Some(g) = &self.other_game {
+            return vec![("game".to_string(), other_game_text(g))];
+        }
         let mut v = vec![("release".to_string(), self.detect.describe())];
         let names: Vec<String> = self
             .state
@@ -109,6 +127,54 @@ fn empty_datagram() -> Record {
         &notes::EMPTY_DATAGRAM,
         None,
         "SRB2 sends a 0-byte datagram to test a new address; receivers drop it",
+    );
+    r
+}
+
+fn other_game_text(g: &OtherGame) -> String {
+    format!(
+        "{} (application {:?}, version {}, subversion {} in PT_SERVERINFO); not SRB2, only headers decoded",
+        match g.application.as_str() {
+            "SRB2Kart" => "SRB2Kart",
+            "RingRacers" => "Dr. Robotnik's Ring Racers",
+            _ => "a game built on SRB2's netcode",
+        },
+        g.application,
+        g.version,
+        g.subversion
+    )
+}
+
+/// A datagram of a flow that speaks another game: the shared header (checksum, ack, ackreturn,
+/// type) is all that SRB2's knowledge covers, so the record says so instead of guessing a body.
+fn other_game_record(p: &[u8], g: &OtherGame) -> Record {
+    let mut r = Record::new("srb2");
+    r.msg_type = Cow::Borrowed("other game");
+    let t = p.get(6).map_or(String::from("?"), |t| t.to_string());
+    r.summary = format!(
+        "{} packet type {t}, {} bytes (not decoded)",
+        g.application,
+        p.len()
+    );
+    let mut root = Field::new(&f::ROOT, Value::None, Pos::bytes(0, p.len()));
+    root.children.push(Field::new(
+        &f::RELEASE,
+        Value::Str(g.application.clone().into()),
+        Pos::bytes(0, 0),
+    ));
+    root.children.push(Field::new(
+        &f::RELEASE_BASIS,
+        Value::Str(other_game_text(g).into()),
+        Pos::bytes(0, 0),
+    ));
+    r.fields.push(root);
+    r.expert(
+        &notes::OTHER_GAME,
+        None,
+        format!(
+            "{}'s packet tables are not SRB2's: the body is not decoded",
+            g.application
+        ),
     );
     r
 }

@@ -90,6 +90,13 @@ pub static XD_NO_HANDLER: NoteDef = NoteDef::error(
     "The net command has no handler in the release (never sent), so its body is unknown",
 );
 
+/// The flow is a game built on SRB2's netcode (SRB2Kart, Ring Racers), named by the application
+/// string of its PT_SERVERINFO: same header and checksum, different packet tables.
+pub static OTHER_GAME: NoteDef = NoteDef::note(
+    "expert.srb2.other_game",
+    "The flow is a game built on SRB2's netcode (SRB2Kart, Ring Racers): its packet tables are not SRB2's, so only the header is decoded",
+);
+
 /// Every note above, for `ProtocolInfo::notes`.
 pub static ALL: &[&NoteDef] = &[
     &EMPTY_DATAGRAM,
@@ -109,4 +116,5 @@ pub static ALL: &[&NoteDef] = &[
     &TEXTBUF_CUT_OFF,
     &UNKNOWN_XD,
     &XD_NO_HANDLER,
+    &OTHER_GAME,
 ];

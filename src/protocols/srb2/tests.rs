@@ -800,3 +800,67 @@ fn retransmissions_are_noted() {
     assert_eq!(recs[2].notes.len(), 1);
     assert_eq!(recs[2].notes[0].pos, Some(Pos::bytes(4, 1)));
 }
+
+/// The head of a PT_SERVERINFO as SRB2 2.2.1+, SRB2Kart and Ring Racers all write it: 0xFF,
+/// packetversion, application[16], version, subversion (then a body that differs).
+fn serverinfo_head(app: &[u8], version: u8, subversion: u8) -> Vec<u8> {
+    let mut b = vec![0xFF, 0];
+    let mut name = [0u8; 16];
+    name[..app.len()].copy_from_slice(app);
+    b.extend_from_slice(&name);
+    b.extend_from_slice(&[version, subversion]);
+    b.extend_from_slice(&[0; 40]);
+    b
+}
+
+#[test]
+fn srb2kart_and_ring_racers_are_named_not_decoded_with_srb2_tables() {
+    for (app, version, sub, game) in [
+        (&b"SRB2Kart"[..], 1, 6, "SRB2Kart"),
+        (b"RingRacers", 2, 3, "Dr. Robotnik's Ring Racers"),
+    ] {
+        let packets = [
+            (Direction::ToServer, pkt(0, 0, 12, &[202, 0, 0, 0, 0])),
+            (
+                Direction::ToClient,
+                pkt(0, 0, 13, &serverinfo_head(app, version, sub)),
+            ),
+            (Direction::ToServer, pkt(1, 0, 25, &[1, 2, 3])),
+        ];
+        let mut flow = PROTOCOL.new_flow(&Prefs::default());
+        let mut out = Vec::new();
+        for (i, (dir, p)) in packets.iter().enumerate() {
+            flow.decode(&dgram(p, *dir, i as u64), &mut out);
+        }
+        let name = String::from_utf8_lossy(app);
+        // Before the server names its game, the common PT_ASKINFO decodes as SRB2's.
+        assert_eq!(out[0].msg_type, "PT_ASKINFO");
+        for r in &out[1..] {
+            assert_eq!(r.msg_type, "other game");
+            assert_eq!(val(r, "srb2.release"), &s(&name));
+            assert_eq!(errors(r), 0);
+            assert!(r.notes.iter().any(|n| n.def == &notes::OTHER_GAME));
+        }
+        assert_eq!(
+            out[2].summary,
+            format!("{name} packet type 25, 11 bytes (not decoded)")
+        );
+        let facts = flow.describe();
+        assert_eq!(
+            facts,
+            vec![(
+                "game".to_string(),
+                format!(
+                    "{game} (application {name:?}, version {version}, subversion {sub} in PT_SERVERINFO); not SRB2, only headers decoded"
+                )
+            )]
+        );
+    }
+    // SRB2's own application string is SRB2: decoded as usual.
+    let r = one(
+        "2.2.13",
+        Direction::ToClient,
+        pkt(0, 0, 13, &serverinfo_head(b"SRB2", 202, 13)),
+    );
+    assert_ne!(r.msg_type, "other game");
+}

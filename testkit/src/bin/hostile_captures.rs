@@ -61,8 +61,7 @@ fn first_fragments() -> Vec<u8> {
     w.bytes
 }
 
-/// 60,000 flows of one small datagram each (the keys an attacker would pick to collide in an
-/// unseeded hash; with a seeded one any keys do).
+/// 60,000 flows of one small datagram each.
 fn many_flows() -> Vec<u8> {
     let mut w = PcapWriter::new(101, false, false, 65535);
     for i in 0..60_000u32 {
@@ -114,6 +113,10 @@ fn main() {
         ("q3-gamestate-flood", gamestate_flood(flows)),
         ("ip-first-fragments", first_fragments()),
         ("many-flows", many_flows()),
+        (
+            "colliding-keys",
+            testkit::collide::colliding_capture(60_000),
+        ),
         ("pcapng-time-extremes", time_extremes()),
     ] {
         let path = dir.join(format!(
