@@ -14,6 +14,23 @@ use testkit::synth::drive_decoder;
 
 const CAPTURE: &str = "captures/quake3-openarena-legacy.pcap";
 
+/// One shipped capture per protocol and dialect, run through the whole pipeline in summary and
+/// JSON: each decoder's hot path (scripts/bench-vs-tshark.sh measures the same against tshark).
+const PER_DIALECT: &[&str] = &[
+    "captures/quake3-openarena-legacy.pcap",
+    "captures/quake3-ioq3-protocol.pcap",
+    "captures/srb2-2.1.25-session.pcap",
+    "captures/srb2-2.2.13-session.pcap",
+    "captures/flightgear-v1.pcap",
+    "captures/flightgear-v2-pair.pcap",
+    "captures/gamestudio-a5-raw.pcap",
+    "captures/gamestudio-a6-raw.pcap",
+    "captures/gamestudio-a5-dplay4.pcap",
+    "captures/gamestudio-a6-dplay4.pcap",
+    "captures/gamestudio-a5-dplay8.pcap",
+    "captures/gamestudio-a6-dplay8.pcap",
+];
+
 /// Runs `f` until at least a second has passed (and at least 5 times); returns the median.
 fn measure(name: &str, packets: usize, mut f: impl FnMut()) {
     let mut times: Vec<Duration> = Vec::new();
@@ -50,16 +67,44 @@ fn game_flow(bytes: &[u8]) -> Vec<(bool, Vec<u8>)> {
     out
 }
 
+fn count_packets(bytes: &[u8]) -> usize {
+    let mut r = CaptureReader::new(bytes).unwrap();
+    let mut n = 0;
+    while let Ok(Some(_)) = r.next() {
+        n += 1;
+    }
+    n
+}
+
+/// Summary and JSON through the whole pipeline, per protocol and dialect.
+fn per_dialect() {
+    for path in PER_DIALECT {
+        let bytes = std::fs::read(path).expect("run from the repository root");
+        let packets = count_packets(&bytes);
+        let name = path
+            .trim_start_matches("captures/")
+            .trim_end_matches(".pcap");
+        for (mode, format) in [
+            ("summary", OutputFormat::Summary),
+            ("json", OutputFormat::Json),
+        ] {
+            // As `dissect` runs: no field tree behind summary lines, no statistics.
+            let config = Config {
+                detail: format != OutputFormat::Summary,
+                flow_stats: false,
+                message_stats: false,
+                ..Config::default()
+            };
+            measure(&format!("{name}, {mode}"), packets, || {
+                black_box(render(black_box(&bytes), format, config.clone()));
+            });
+        }
+    }
+}
+
 fn main() {
     let bytes = std::fs::read(CAPTURE).expect("run from the repository root");
-    let packets = {
-        let mut r = CaptureReader::new(&bytes[..]).unwrap();
-        let mut n = 0;
-        while let Ok(Some(_)) = r.next() {
-            n += 1;
-        }
-        n
-    };
+    let packets = count_packets(&bytes);
     println!("{CAPTURE}: {packets} packets");
 
     measure("capture reading", packets, || {
@@ -108,4 +153,5 @@ fn main() {
             Config::default(),
         ));
     });
+    per_dialect();
 }

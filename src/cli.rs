@@ -164,6 +164,10 @@ pub struct DecodeArgs {
     /// A decoder option as KEY=VALUE (see `gamedissect protocols`); repeatable
     #[arg(short = 'o', long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
+    /// No progress bar on stderr (shown otherwise for files of 32 MiB or more when stderr is
+    /// a terminal)
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -431,6 +435,8 @@ pub struct Decode {
     /// A file name, or `-` for standard input.
     pub input: String,
     pub config: Config,
+    /// `--quiet`: no progress bar.
+    pub quiet: bool,
 }
 
 #[derive(Debug)]
@@ -494,6 +500,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         Ok(Decode {
             input: args.file.clone(),
             config: config_from(args, registry)?,
+            quiet: args.quiet,
         })
     };
     Ok(match cli.command {

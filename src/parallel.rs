@@ -195,6 +195,9 @@ impl BufRead for ShardInput {
     }
 }
 
+/// One decoding thread: decodes its share of the flows and hands its records to the merger in
+/// batches; the first shard also draws the progress bar.
+#[allow(clippy::too_many_arguments)]
 fn run_shard(
     shard: Shard,
     rx: Receiver<Chunk>,
@@ -202,6 +205,7 @@ fn run_shard(
     config: Config,
     rendering: Rendering,
     batch_bytes: usize,
+    progress: Option<Progress>,
     mut warn: impl FnMut(&CaptureError),
 ) -> Outcome {
     let pending = Rc::new(RefCell::new(Pending {
@@ -241,9 +245,15 @@ fn run_shard(
         p.batch.ends.push((m.frame, end));
         Ok(())
     };
-    let mut outcome = run_capture_each(input, &mut engine, &mut warn, &mut sink, &mut |f, _| {
-        pending.borrow_mut().through = f
+    let mut outcome = run_capture_each(input, &mut engine, &mut warn, &mut sink, &mut |f, at| {
+        pending.borrow_mut().through = f;
+        if let Some(p) = &progress {
+            p.tick(f, at);
+        }
     });
+    if let Some(p) = progress {
+        p.clear();
+    }
     if let Err(e) = pending.borrow_mut().hand_over(u64::MAX)
         && matches!(outcome, Outcome::Done)
     {
@@ -254,14 +264,7 @@ fn run_shard(
 
 /// Reads `input` in blocks and gives each block to every shard, until the input ends, fails or
 /// no shard wants more.
-fn read_blocks(
-    mut input: Box<dyn BufRead + Send>,
-    txs: Vec<SyncSender<Chunk>>,
-    total: Option<u64>,
-    size: usize,
-) {
-    let mut progress = Progress::maybe(total);
-    let mut offset = 0u64;
+fn read_blocks(mut input: Box<dyn BufRead + Send>, txs: Vec<SyncSender<Chunk>>, size: usize) {
     // Blocks come back once every shard has dropped them: reused, they are neither zeroed
     // again nor faulted in again (zeroing fresh blocks was most of this thread's work).
     let mut sent: VecDeque<Arc<Vec<u8>>> = VecDeque::new();
@@ -287,7 +290,6 @@ fn read_blocks(
             }
         };
         block.truncate(n);
-        offset += n as u64;
         let block = Arc::new(block);
         let mut wanted = false;
         for tx in &txs {
@@ -301,12 +303,6 @@ fn read_blocks(
         if !wanted {
             break;
         }
-        if let Some(p) = progress.as_mut() {
-            p.tick(offset);
-        }
-    }
-    if let Some(p) = progress {
-        p.clear();
     }
 }
 
@@ -442,22 +438,37 @@ pub fn dissect_sharded(
         let otx = otx.clone();
         let config = config.clone();
         let mut shard_warn = warn.take();
+        // Every shard reads every frame: the first one reports progress for all.
+        let progress = if index == 0 {
+            Progress::maybe(total_len)
+        } else {
+            None
+        };
         handles.push(std::thread::spawn(move || {
             let batch_bytes = tuning.batch_bytes;
             let shard = Shard {
                 index: index as u64,
                 count: shards as u64,
             };
-            run_shard(shard, brx, otx, config, rendering, batch_bytes, |e| {
-                if let Some(w) = shard_warn.as_mut() {
-                    w(e)
-                }
-            })
+            run_shard(
+                shard,
+                brx,
+                otx,
+                config,
+                rendering,
+                batch_bytes,
+                progress,
+                |e| {
+                    if let Some(w) = shard_warn.as_mut() {
+                        w(e)
+                    }
+                },
+            )
         }));
     }
     // Not joined: it may be waiting on a pipe that never ends after an early stop.
     let block = tuning.block.max(1);
-    std::thread::spawn(move || read_blocks(input, block_txs, total_len, block));
+    std::thread::spawn(move || read_blocks(input, block_txs, block));
     drop(otx);
     let skip = usize::from(rendering.format == OutputFormat::Tree);
     if let Err(e) = merge(orx, &mut queues, out, skip, flushing).and_then(|()| out.flush()) {

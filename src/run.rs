@@ -7,9 +7,9 @@
 
 mod commands;
 pub mod live;
+mod progress;
 
-use std::io::{self, BufRead, IsTerminal};
-use std::time::{Duration, Instant};
+use std::io::{self, BufRead};
 
 use crate::capture::{CaptureError, CaptureReader, Event};
 use crate::engine::{Config, Engine, Meta, Stats};
@@ -19,6 +19,7 @@ use crate::protocols;
 use crate::tree::Record;
 
 pub use commands::run;
+pub(crate) use progress::Progress;
 
 /// How a decoding run ended.
 #[derive(Debug)]
@@ -41,43 +42,6 @@ impl Outcome {
     }
 }
 
-/// Progress on stderr for long reads from a file on a terminal.
-pub(crate) struct Progress {
-    total: u64,
-    last: Instant,
-    shown: bool,
-}
-
-impl Progress {
-    pub(crate) fn maybe(total: Option<u64>) -> Option<Progress> {
-        let total = total?;
-        (total >= 32 * 1024 * 1024 && io::stderr().is_terminal()).then(|| Progress {
-            total,
-            last: Instant::now(),
-            shown: false,
-        })
-    }
-
-    pub(crate) fn tick(&mut self, offset: u64) {
-        if self.last.elapsed() >= Duration::from_millis(250) {
-            self.last = Instant::now();
-            self.shown = true;
-            let pct = offset as f64 * 100.0 / self.total as f64;
-            eprint!(
-                "\rreading: {pct:5.1}% ({} of {} MiB)",
-                offset >> 20,
-                self.total >> 20
-            );
-        }
-    }
-
-    pub(crate) fn clear(&self) {
-        if self.shown {
-            eprint!("\r\x1b[K");
-        }
-    }
-}
-
 /// Reads a whole capture through the engine, handing selected records to `sink`; bad records are
 /// reported through `warn`.
 pub fn run_capture<R: BufRead>(
@@ -87,12 +51,10 @@ pub fn run_capture<R: BufRead>(
     warn: &mut dyn FnMut(&CaptureError),
     sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> io::Result<()>,
 ) -> Outcome {
-    let mut progress = Progress::maybe(total_len);
+    let progress = Progress::maybe(total_len);
     let outcome = run_capture_each(input, engine, warn, sink, &mut |frames, offset| {
-        if let Some(p) = progress.as_mut()
-            && frames.is_multiple_of(4096)
-        {
-            p.tick(offset);
+        if let Some(p) = &progress {
+            p.tick(frames, offset);
         }
     });
     if let Some(p) = progress {

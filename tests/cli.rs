@@ -372,3 +372,33 @@ fn an_unsupported_link_type_is_said_once() {
         }
     }
 }
+
+/// A file long enough for the progress bar, read with stderr on a pipe (as here) or with
+/// `--quiet`: stderr stays empty either way, so scripts capturing it see only real warnings.
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal_or_with_quiet() {
+    let mut w = testkit::synth::PcapWriter::new(1, false, false, 65535);
+    let frame = testkit::synth::eth_udp(
+        "10.0.0.1:40000".parse().unwrap(),
+        "10.0.0.2:40001".parse().unwrap(),
+        &[0x5a; 1400],
+    );
+    // Past the bar's 32 MiB threshold.
+    let count = (33 << 20) / (frame.len() + 16) + 1;
+    for i in 0..count {
+        w.packet_at_ms(1_700_000_000, i as u64, &frame);
+    }
+    let path = temp_file(&w.bytes);
+    drop(w);
+    for quiet in [None, Some("-q"), Some("--quiet")] {
+        let mut args = vec!["stats", path.to_str().unwrap()];
+        args.extend(quiet);
+        let (code, out, err) = run(&args, None);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+        assert!(
+            out.starts_with(&format!("Capture: {count} frames")),
+            "{out}"
+        );
+    }
+    std::fs::remove_file(path).unwrap();
+}

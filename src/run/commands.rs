@@ -51,6 +51,11 @@ fn open_or_exit(file: &str) -> Result<Input, ExitCode> {
     })
 }
 
+/// The input's length for the progress bar, or `None` for no bar (`--quiet`, or not a file).
+fn progress_total(input: &Input, quiet: bool) -> Option<u64> {
+    input.file_len().filter(|_| !quiet)
+}
+
 /// Reports a skipped record or a link type that cannot be read on stderr, naming the input.
 fn warn_skipped(file: &str) -> impl FnMut(&CaptureError) + Send + 'static {
     let name = input_name(file).to_string();
@@ -114,6 +119,7 @@ fn dissect(args: Dissect) -> ExitCode {
     let Decode {
         input: file,
         config,
+        quiet,
     } = args.decode;
     let config = Config {
         flow_stats: false,
@@ -133,7 +139,7 @@ fn dissect(args: Dissect) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let len = input.file_len();
+    let len = progress_total(&input, quiet);
     let flushing = Flushing::choose(args.line_buffered, input.is_live());
     let warn = warn_skipped(&file);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -232,6 +238,7 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
     let Decode {
         input: file,
         config,
+        quiet,
     } = decode;
     let config = Config {
         detail: needs_tree(&config),
@@ -241,7 +248,7 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let len = input.file_len();
+    let len = progress_total(&input, quiet);
     let mut engine = Engine::new(protocols::all(), config);
     let mut warn = warn_skipped(&file);
     let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
@@ -267,7 +274,7 @@ fn events(decode: Decode, format: crate::events::EventFormat, kinds: Vec<String>
         Ok(x) => x,
         Err(code) => return code,
     };
-    let len = input.file_len();
+    let len = progress_total(&input, decode.quiet);
     let mut warn = warn_skipped(&decode.input);
     let out = io::stdout().lock();
     let outcome =
@@ -280,7 +287,7 @@ fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let len = input.file_len();
+    let len = progress_total(&input, decode.quiet);
     let mut warn = warn_skipped(&decode.input);
     let out = io::stdout().lock();
     let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);

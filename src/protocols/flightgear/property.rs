@@ -582,11 +582,17 @@ struct Item {
 }
 
 /// Adds the item: a group with `path = value` as its meaning and the same five children for
-/// every element. Nothing is built while the tree is discarded.
+/// every element. Nothing is built while the tree is discarded, and the test is inlined into
+/// every caller: in summary mode a call per element was 6% of the run.
+#[inline(always)]
 fn push_item(tree: &mut TreeBuilder, it: Item) {
-    if !tree.detail() {
-        return;
+    if tree.detail() {
+        build_item(tree, it);
     }
+}
+
+#[inline(never)]
+fn build_item(tree: &mut TreeBuilder, it: Item) {
     let mut g = Field::new(&f::PROPERTY, Value::None, it.whole);
     let mut m = format!("{} = ", it.def.path);
     let _ = match &it.value {

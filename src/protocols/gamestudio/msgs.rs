@@ -331,10 +331,24 @@ struct P<'a> {
     words: Vec<String>,
 }
 
+/// `v` with at most 3 decimals, trailing zeros dropped (`{v:.3}` trimmed). Written through
+/// `text::push_fixed`, not the formatter: the formatter's exact-decimal path was a sixth of the
+/// summary mode of GameStudio, every position and variable being a number.
 fn fmt_num(v: f64) -> String {
-    let s = format!("{v:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".into() } else { s.into() }
+    let mut s = String::with_capacity(16);
+    // The formatter writes a negative number as '-' and the digits of its magnitude (NaN with
+    // no sign, which `v < 0.0` leaves to `push_fixed` as it is).
+    if v < 0.0 {
+        s.push('-');
+        crate::text::push_fixed(&mut s, -v, 3);
+    } else {
+        crate::text::push_fixed(&mut s, v, 3);
+    }
+    if s.contains('.') {
+        let kept = s.trim_end_matches('0').trim_end_matches('.').len();
+        s.truncate(kept);
+    }
+    if s == "-0" { "0".into() } else { s }
 }
 
 fn xyz(v: [f64; 3]) -> String {
@@ -959,5 +973,55 @@ pub fn shift(fld: &mut Field, base: usize) {
     }
     for c in &mut fld.children {
         shift(c, base);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_num;
+
+    /// What `fmt_num` wrote before it avoided the formatter: the definition it must match.
+    fn by_formatter(v: f64) -> String {
+        let s = format!("{v:.3}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        if s == "-0" { "0".into() } else { s.into() }
+    }
+
+    #[test]
+    fn numbers_read_as_the_formatter_writes_them() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.0005,
+            -0.0005,
+            0.0015,
+            1.0,
+            -1.5,
+            100.0,
+            1234.5678,
+            -0.0004,
+            4_294_967.295,
+            4_294_967.296,
+            1e12,
+            -1e12,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ];
+        // Every fixed-point value with 10 fraction bits in a range (GameStudio's FIXED is
+        // 22.10), and f32 values scattered over magnitudes.
+        values.extend((-40_000..40_000).map(|i| i as f64 / 1024.0));
+        let mut x = 0x1234_5678u32;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            values.push(f32::from_bits(x) as f64);
+        }
+        for v in values {
+            assert_eq!(fmt_num(v), by_formatter(v), "{v:?}");
+        }
     }
 }
