@@ -19,6 +19,7 @@ pub mod netchan;
 pub mod notes;
 pub mod server;
 pub mod tables;
+pub mod ucmdkey;
 
 use crate::proto::{FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role};
 use constants::MAX_RELIABLE_COMMANDS;
@@ -153,6 +154,8 @@ pub struct State {
     /// Game messages decoded, and those left keyed because their key was not known.
     pub messages_decoded: u64,
     pub messages_keyed: u64,
+    /// The usercmd key recovered without the gamestate.
+    pub ucmd_keys: ucmdkey::UcmdKeys,
 }
 
 impl State {
@@ -173,6 +176,7 @@ impl State {
         self.baselines.clear();
         self.snaps.clear();
         self.bcs = None;
+        self.ucmd_keys = Default::default();
     }
     fn new_connection(&mut self) {
         self.flavour = None;
@@ -181,6 +185,7 @@ impl State {
         self.client_cmds = Ring::default();
         self.server_cmds = Ring::default();
         self.checksum_feed = None;
+        self.ucmd_keys = Default::default();
         self.baselines.clear();
         self.snaps.clear();
     }
