@@ -402,7 +402,9 @@ impl State {
             d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at);
             return Some(k);
         }
-        if let Some(r) = self.ucmd_keys.lookup(rel_ack, hash) {
+        // Only a captured text counts here: the ring slot's older text is a guess.
+        let exact = self.server_cmds.get(rel_ack).map(hash_key);
+        if let Some(r) = self.ucmd_keys.lookup(rel_ack, exact) {
             // Only the low 16 bits key anything (no usercmd field is wider).
             let k = (r.u as u32 ^ msg_ack) & 0xffff;
             let detail = d.t.detail();

@@ -415,7 +415,7 @@ impl Flow {
                 st.parse_client(body, key_text, loc, &mut tt, &mut sum, cmds, &mut obs);
                 if !obs.is_empty() {
                     let text = key_text.map(<[u8]>::to_vec);
-                    if self.learn_usercmd_key(acks, text.as_deref(), &obs) {
+                    if self.learn_usercmd_key(acks, &obs) {
                         // This message completed the recovery: decoded again with the key.
                         reset_summary(&mut sum, heading_len);
                         new_cmds.clear();
@@ -436,9 +436,7 @@ impl Flow {
                 let heading_len = sum.text.len();
                 match legacy_client(&self.st, msg, key, &candidates, loc, s.detail, &mut sum) {
                     Some(mut parsed) => {
-                        if !parsed.obs.is_empty()
-                            && self.learn_usercmd_key(acks, Some(&parsed.text), &parsed.obs)
-                        {
+                        if !parsed.obs.is_empty() && self.learn_usercmd_key(acks, &parsed.obs) {
                             // This message completed the recovery: decoded again with the key.
                             reset_summary(&mut sum, heading_len);
                             parsed.cmds.clear();
@@ -474,16 +472,13 @@ impl Flow {
 
     /// Adds a client message's keyed usercmd values to the key recovery; true when they made
     /// its key known.
-    fn learn_usercmd_key(
-        &mut self,
-        acks: Option<(i32, u32, u32)>,
-        key_text: Option<&[u8]>,
-        obs: &[UcmdObs],
-    ) -> bool {
+    fn learn_usercmd_key(&mut self, acks: Option<(i32, u32, u32)>, obs: &[UcmdObs]) -> bool {
         let Some((_, _, rack)) = acks else {
             return false;
         };
-        let hash = key_text.map(client::hash_key);
+        // Pooled by checksumFeed only under the captured text of the acknowledged command (the
+        // ring slot's older text, tried for the key, may not be what the client hashed).
+        let hash = self.st.server_cmds.get(rack).map(client::hash_key);
         self.st.ucmd_keys.learn(rack, hash, obs)
     }
 

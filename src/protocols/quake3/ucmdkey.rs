@@ -32,6 +32,8 @@ pub struct UcmdObs {
 pub const MAX_OBS: usize = 512;
 /// Acknowledged commands searched at once (the oldest is replaced).
 pub const MAX_GROUPS: usize = 4;
+/// Buttons values kept per group.
+pub const MAX_BUTTONS: usize = 64;
 /// A group is first searched at this many observations, then each time their number doubled,
 /// and past `MAX_OBS` every `MAX_OBS / 2` new ones. A search visits each kept observation at
 /// most 256 + 128 times, so the work per observation stays below 1,000 cheap steps, whatever
@@ -51,6 +53,12 @@ struct Group {
     rack: u32,
     found: Option<Recovered>,
     obs: Vec<UcmdObs>,
+    /// The buttons values, kept apart (the newest `MAX_BUTTONS`): they are rare, and only they
+    /// fix U's top bit, possibly long after the turns fixed the rest.
+    buttons: Vec<UcmdObs>,
+    /// U's low 15 bits once the turns fixed them, and the buttons' votes for its top bit.
+    low15: Option<u16>,
+    votes: [u32; 2],
     /// Observations added so far, and the count at which the next search runs.
     seen: usize,
     next_search: usize,
@@ -108,6 +116,9 @@ impl UcmdKeys {
                     rack,
                     found: None,
                     obs: Vec::new(),
+                    buttons: Vec::new(),
+                    low15: None,
+                    votes: [0; 2],
                     seen: 0,
                     next_search: FIRST_SEARCH,
                 });
@@ -120,19 +131,35 @@ impl UcmdKeys {
         g.obs.drain(..over);
         g.obs.extend_from_slice(obs);
         g.seen += obs.len();
-        if g.seen < g.next_search {
-            return false;
+        for o in obs.iter().filter(|o| o.field == BUTTONS) {
+            if g.buttons.len() == MAX_BUTTONS {
+                g.buttons.remove(0);
+            }
+            g.buttons.push(*o);
         }
-        self.searches += 1;
-        g.next_search = g.seen + g.seen.min(MAX_OBS / 2);
-        let Some(u) = search(&g.obs) else {
+        if let Some(low15) = g.low15 {
+            // Only the top bit is missing: each buttons value votes as it comes.
+            let v = top_votes(obs, low15);
+            g.votes = [g.votes[0] + v[0], g.votes[1] + v[1]];
+        } else {
+            if g.seen < g.next_search {
+                return false;
+            }
+            self.searches += 1;
+            g.next_search = g.seen + g.seen.min(MAX_OBS / 2);
+            g.low15 = search_low15(&g.obs);
+            if let Some(low15) = g.low15 {
+                g.votes = top_votes(&g.buttons, low15);
+            }
+        }
+        let Some(u) = g.low15.and_then(|low15| top_bit(g.votes, low15)) else {
             return false;
         };
         let found = Recovered {
             u,
-            from: g.obs.len() as u32,
+            from: g.seen.min(u32::MAX as usize) as u32,
         };
-        g.obs = Vec::new();
+        (g.obs, g.buttons) = (Vec::new(), Vec::new());
         if rack == FEED {
             self.feed_low = Some(found);
             self.groups.retain(|g| g.rack != FEED);
@@ -143,7 +170,10 @@ impl UcmdKeys {
     }
 
     pub fn bytes(&self) -> usize {
-        self.groups.iter().map(|g| g.obs.capacity() * 4 + 48).sum()
+        let per = std::mem::size_of::<UcmdObs>();
+        let g = self.groups.iter();
+        g.map(|g| (g.obs.capacity() + g.buttons.capacity()) * per + 64)
+            .sum()
     }
 }
 
@@ -238,28 +268,38 @@ fn turn_cost(obs: &[UcmdObs], c: u16, b: u16) -> i64 {
 
 /// U from a group's observations, or `None` while any byte is undecided.
 pub fn search(obs: &[UcmdObs]) -> Option<u16> {
+    let low15 = search_low15(obs)?;
+    top_bit(top_votes(obs, low15), low15)
+}
+
+/// The low byte and the high byte's low seven bits. XOR 0x80 in the high byte is a half turn,
+/// invisible to continuity; those seven bits are fixed by the turns.
+pub fn search_low15(obs: &[UcmdObs]) -> Option<u16> {
     let b = search_low(obs)? as u16;
-    // XOR 0x80 in the high byte is a half turn: continuity fixes the other seven bits.
     let (c, best, second) = best_two((0..128u32).map(|c| (c, -turn_cost(obs, c as u16, b))))?;
     // A wrong candidate adds at least one sector (256) at each boundary it breaks.
-    if best - second < 512 {
-        return None;
+    (best - second >= 512).then_some((c as u16) << 8 | b)
+}
+
+/// How many buttons values are plausible (no bit above 11) with the top bit 0 and with it 1.
+fn top_votes(obs: &[UcmdObs], low15: u16) -> [u32; 2] {
+    let mut votes = [0; 2];
+    for o in obs.iter().filter(|o| o.field == BUTTONS) {
+        for (i, top) in [0u16, 0x8000].into_iter().enumerate() {
+            votes[i] += u32::from((o.v ^ (top | low15)) & 0xf000 == 0);
+        }
     }
-    let good = |top: u16| {
-        obs.iter()
-            .filter(|o| o.field == BUTTONS)
-            .filter(|o| (o.v ^ (top | (c as u16) << 8 | b)) & 0xf000 == 0)
-            .count()
-    };
-    let (zero, one) = (good(0), good(0x8000));
-    let top = if zero > 2 * one {
-        0
+    votes
+}
+
+fn top_bit([zero, one]: [u32; 2], low15: u16) -> Option<u16> {
+    if zero > 2 * one {
+        Some(low15)
     } else if one > 2 * zero {
-        0x8000
+        Some(low15 | 0x8000)
     } else {
-        return None;
-    };
-    Some(top | (c as u16) << 8 | b)
+        None
+    }
 }
 
 #[cfg(test)]
