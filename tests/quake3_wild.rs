@@ -441,4 +441,22 @@ fn recovered_usercmd_key_is_the_real_one() {
         recovered += 1;
     }
     assert!(recovered >= 250, "{recovered}");
+    // `stats` says how the key is known.
+    let (stats, err) = gamedissect::run::stats_of(&cut, config_for(Path::new(capture)));
+    assert!(err.is_none());
+    let fact = |name: &str| {
+        let found = stats.flows.iter().find_map(|f| f.facts.get(name));
+        found.cloned().unwrap_or_else(|| panic!("no {name}"))
+    };
+    let how = fact("usercmd key");
+    assert!(
+        how.starts_with("low 16 bits of checksumFeed recovered from "),
+        "{how}"
+    );
+    // The moves before the recovery are counted as still keyed.
+    let games = fact("game messages");
+    assert_eq!(
+        games,
+        "1494 decoded (836 with usercmd values still keyed), 0 left keyed (key not captured)"
+    );
 }

@@ -463,6 +463,13 @@ impl Flow {
             self.st.messages_keyed += 1;
         } else {
             self.st.messages_decoded += 1;
+            if s.to_server
+                && t.notes
+                    .iter()
+                    .any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN))
+            {
+                self.st.usercmds_keyed += 1;
+            }
         }
         for (n, text) in new_cmds {
             self.st.client_cmds.put(n, &text);
@@ -790,10 +797,15 @@ impl FlowDecoder for Flow {
             v.push(("protocol".into(), p.to_string()));
         }
         if s.messages_decoded + s.messages_keyed > 0 {
+            let usercmds = if s.usercmds_keyed > 0 {
+                format!(" ({} with usercmd values still keyed)", s.usercmds_keyed)
+            } else {
+                String::new()
+            };
             v.push((
                 "game messages".into(),
                 format!(
-                    "{} decoded, {} left keyed (key not captured)",
+                    "{} decoded{usercmds}, {} left keyed (key not captured)",
                     s.messages_decoded, s.messages_keyed
                 ),
             ));
@@ -805,6 +817,11 @@ impl FlowDecoder for Flow {
                 "not known (no handshake captured)"
             };
             v.push(("xor keys".into(), how.into()));
+        }
+        if s.checksum_feed.is_none()
+            && let Some(how) = s.ucmd_keys.describe()
+        {
+            v.push(("usercmd key".into(), how));
         }
         if let Some(c) = s.challenge {
             v.push(("challenge".into(), c.to_string()));

@@ -154,6 +154,8 @@ pub struct State {
     /// Game messages decoded, and those left keyed because their key was not known.
     pub messages_decoded: u64,
     pub messages_keyed: u64,
+    /// Of the decoded client messages, those whose usercmd key was not known.
+    pub usercmds_keyed: u64,
     /// The usercmd key recovered without the gamestate.
     pub ucmd_keys: ucmdkey::UcmdKeys,
 }

@@ -169,6 +169,24 @@ impl UcmdKeys {
         true
     }
 
+    /// How the flow's usercmd key is known, for `stats` (`None` before any value was kept).
+    pub fn describe(&self) -> Option<String> {
+        if let Some(f) = self.feed_low {
+            return Some(format!(
+                "low 16 bits of checksumFeed recovered from {} usercmd values (gamestate not captured)",
+                f.from
+            ));
+        }
+        let found = self.groups.iter().filter(|g| g.found.is_some()).count();
+        if found > 0 {
+            return Some(format!(
+                "recovered for {found} acknowledged command(s) whose text was not captured"
+            ));
+        }
+        let seen: usize = self.groups.iter().map(|g| g.seen).sum();
+        (seen > 0).then(|| format!("not recovered ({seen} usercmd values gathered)"))
+    }
+
     pub fn bytes(&self) -> usize {
         let per = std::mem::size_of::<UcmdObs>();
         let g = self.groups.iter();
