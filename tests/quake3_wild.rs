@@ -78,12 +78,14 @@ struct Message {
 }
 
 /// Field names whose value depends on state outside the message (the merged entity count, what
-/// a delta applied to, the usercmd key, the netchan's XOR key and string), so not compared.
+/// a delta applied to, the usercmd key and how it was recovered, the netchan's XOR key and
+/// string), so not compared.
 const NOT_COMPARED: &[&str] = &[
     "quake3.svc.snapshot.entities",
     "quake3.svc.snapshot.entity.base",
     "quake3.svc.snapshot.ps.partial",
     "quake3.clc.move.key",
+    "quake3.clc.move.key_recovered_from",
 ];
 
 fn last_segment(name: &str) -> &str {
@@ -397,7 +399,8 @@ fn stats_count_decoded_and_keyed_messages() {
     assert_eq!(f["xor keys"], "not known (no handshake captured)");
 }
 
-/// The usercmd key of each move in a decode: frame → (key, how it is known).
+/// The usercmd key of each move in a decode: frame → (key, "recovered from N" when
+/// `key_recovered_from` says it was recovered, else empty).
 fn move_keys(bytes: &[u8], frames: &[u64], capture: &str) -> BTreeMap<u64, (String, String)> {
     fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
         if f.def.name == name {
@@ -408,7 +411,11 @@ fn move_keys(bytes: &[u8], frames: &[u64], capture: &str) -> BTreeMap<u64, (Stri
     let mut keys = BTreeMap::new();
     let err = each_record(bytes, config_for(Path::new(capture)), |meta, r| {
         if let Some(k) = r.fields.iter().find_map(|f| find(f, "quake3.clc.move.key")) {
-            let how = k.meaning.as_deref().unwrap_or("").to_string();
+            let from = "quake3.clc.move.key_recovered_from";
+            let how = match r.fields.iter().find_map(|f| find(f, from)) {
+                Some(n) => format!("recovered from {}", value_text(n).unwrap_or_default()),
+                None => String::new(),
+            };
             let v = value_text(k).unwrap_or_default();
             keys.insert(frames[meta.frame as usize - 1], (v, how));
         }

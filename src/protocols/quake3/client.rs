@@ -415,6 +415,7 @@ impl State {
                 )
                 .into()
             });
+            d.t.add(&CLC_MOVE_KEY_RECOVERED, Value::UInt(r.from as u64), at);
             return Some(k);
         }
         d.t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured, and not yet recovered): angles, moves, buttons and weapon are shown still keyed");
