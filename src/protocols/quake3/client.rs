@@ -9,6 +9,7 @@ use super::fields::*;
 use super::msg::{BitDissector, BitReader, Loc};
 use super::notes;
 use super::server::{Summary, push_hex, push_int, push_uint};
+use super::ucmdkey::UcmdObs;
 use crate::tree::{TreeBuilder, Value};
 use crate::wire::Step;
 
@@ -141,6 +142,31 @@ fn push_angle_tenths(out: &mut String, v: u16) {
     out.push((b'0' + (tenths % 10) as u8) as char);
 }
 
+/// Appends the values a usercmd sent, read with key 0 (so XOR messageAcknowledge, U and nothing
+/// else once messageAcknowledge is taken out), as observations for [`super::ucmdkey`].
+fn push_obs(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, changed: Changed, msg_ack: u32) {
+    let values = [
+        cmd.angles[0],
+        cmd.angles[1],
+        cmd.angles[2],
+        cmd.forward as u8 as u16,
+        cmd.right as u8 as u16,
+        cmd.up as u8 as u16,
+        cmd.buttons,
+        cmd.weapon as u16,
+    ];
+    for (k, v) in values.into_iter().enumerate() {
+        if changed.0 >> k & 1 == 1 {
+            let mask = if matches!(k, 0..=2 | 6) { 0xffff } else { 0xff };
+            obs.push(UcmdObs {
+                field: k as u8,
+                v: (v ^ msg_ack as u16) & mask,
+                t: cmd.server_time,
+            });
+        }
+    }
+}
+
 /// The three Longs at the start of a client message.
 pub fn read_acks(body: &[u8]) -> Option<(i32, u32, u32)> {
     let mut r = BitReader::new(body);
@@ -149,7 +175,10 @@ pub fn read_acks(body: &[u8]) -> Option<(i32, u32, u32)> {
 
 impl State {
     /// Parses a complete client message; `key_text` is the text of the acknowledged server
-    /// command (for the usercmd key). Client commands found are appended to `new_cmds`.
+    /// command (for the usercmd key). Client commands found are appended to `new_cmds`; when
+    /// the usercmd key is not known, the keyed values sent are appended to `obs` (for
+    /// [`super::ucmdkey`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn parse_client(
         &self,
         body: &[u8],
@@ -158,11 +187,12 @@ impl State {
         t: &mut TreeBuilder,
         sum: &mut Summary,
         new_cmds: &mut Vec<(u32, Vec<u8>)>,
+        obs: &mut Vec<UcmdObs>,
     ) {
         t.open(&CLC, Value::None, loc.bits(0, body.len() * 8));
         let mut d = BitDissector::new(body, t, loc);
         // A failed read has recorded its note; the message ends there.
-        let _ = self.client_ops(&mut d, key_text, sum, new_cmds);
+        let _ = self.client_ops(&mut d, key_text, sum, (new_cmds, obs));
         t.close_as_is();
     }
 
@@ -171,7 +201,7 @@ impl State {
         d: &mut BitDissector<'_, '_>,
         key_text: Option<&[u8]>,
         sum: &mut Summary,
-        new_cmds: &mut Vec<(u32, Vec<u8>)>,
+        (new_cmds, obs): (&mut Vec<(u32, Vec<u8>)>, &mut Vec<UcmdObs>),
     ) -> Step<()> {
         let a = d.pos();
         let server_id = d.long("client message header")?;
@@ -189,7 +219,8 @@ impl State {
                 Clc::NOP => {}
                 Clc::MOVE | Clc::MOVE_NO_DELTA => {
                     let no_delta = op == Clc::MOVE_NO_DELTA;
-                    self.moves(d, s, no_delta, key_text, msg_ack, rel_ack, sum)?;
+                    let acks = (msg_ack, rel_ack);
+                    self.moves(d, s, no_delta, key_text, acks, sum, obs)?;
                     // The server stops parsing after the move (sv_client.c
                     // SV_ExecuteClientMessage); the client always ends with clc_EOF.
                     let a = d.pos();
@@ -261,9 +292,9 @@ impl State {
         s: usize,
         no_delta: bool,
         key_text: Option<&[u8]>,
-        msg_ack: u32,
-        rel_ack: u32,
+        (msg_ack, rel_ack): (u32, u32),
         sum: &mut Summary,
+        obs: &mut Vec<UcmdObs>,
     ) -> Step<()> {
         let count = d.byte("usercmd")?;
         d.t.open(&CLC_MOVE, Value::None, d.loc.bits(s, s));
@@ -287,16 +318,7 @@ impl State {
             d.t.close(d.end());
             return Ok(());
         }
-        let key = match (self.checksum_feed, key_text) {
-            (Some(feed), Some(text)) => Some(feed as u32 ^ msg_ack ^ hash_key(text)),
-            _ => None,
-        };
-        let _ = rel_ack;
-        if let Some(k) = key {
-            d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), d.loc.bits(s, d.pos()));
-        } else {
-            d.t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured): angles, moves, buttons and weapon are shown still keyed");
-        }
+        let key = self.usercmd_key(d, s, key_text, msg_ack, rel_ack);
         let mut from = UserCmd::default();
         let mut last = from;
         let detail = d.t.detail();
@@ -304,6 +326,9 @@ impl State {
         for _ in 0..count {
             let a = d.pos();
             let (cmd, changed) = read_usercmd(d, &from, key.unwrap_or(0), &mut spans)?;
+            if key.is_none() {
+                push_obs(obs, &cmd, changed, msg_ack);
+            }
             from = cmd;
             last = cmd;
             if !detail {
@@ -357,6 +382,44 @@ impl State {
             sum.msg_type = "move";
         }
         Ok(())
+    }
+
+    /// The usercmd key (ioquake3 code/qcommon/msg.c `MSG_ReadDeltaUsercmdKey` as called by
+    /// code/server/sv_client.c `SV_UserMove`): from the gamestate's checksumFeed, or its low 16
+    /// bits recovered ([`super::ucmdkey`]); shown with how it is known, or a note when neither.
+    fn usercmd_key(
+        &self,
+        d: &mut BitDissector<'_, '_>,
+        s: usize,
+        key_text: Option<&[u8]>,
+        msg_ack: u32,
+        rel_ack: u32,
+    ) -> Option<u32> {
+        let hash = key_text.map(hash_key);
+        let at = d.loc.bits(s, d.pos());
+        if let (Some(feed), Some(h)) = (self.checksum_feed, hash) {
+            let k = feed as u32 ^ msg_ack ^ h;
+            d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at);
+            return Some(k);
+        }
+        // Only a captured text counts here: the ring slot's older text is a guess.
+        let exact = self.server_cmds.get(rel_ack).map(hash_key);
+        if let Some(r) = self.ucmd_keys.lookup(rel_ack, exact) {
+            // Only the low 16 bits key anything (no usercmd field is wider).
+            let k = (r.u as u32 ^ msg_ack) & 0xffff;
+            let detail = d.t.detail();
+            d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at).meaning = detail.then(|| {
+                format!(
+                    "low 16 bits, recovered from {} usercmd values (gamestate not captured)",
+                    r.from
+                )
+                .into()
+            });
+            d.t.add(&CLC_MOVE_KEY_RECOVERED, Value::UInt(r.from as u64), at);
+            return Some(k);
+        }
+        d.t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured, and not yet recovered): angles, moves, buttons and weapon are shown still keyed");
+        None
     }
 
     fn client_voip(

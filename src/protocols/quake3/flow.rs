@@ -17,6 +17,7 @@ use super::msg::{self, Loc};
 use super::netchan::{self, Flavour, FragResult, Header};
 use super::notes;
 use super::server::{Summary, push_uint};
+use super::ucmdkey::UcmdObs;
 use crate::proto::{Datagram, Direction, FlowDecoder};
 use crate::tree::{Field, Pos, Record, Severity, Source, TreeBuilder, Value};
 
@@ -73,6 +74,10 @@ struct ClientParse {
     tree: TreeBuilder,
     cmds: Vec<(u32, Vec<u8>)>,
     key: Option<Vec<u8>>,
+    /// The usercmd values read while the usercmd key is unknown, and the key string they were
+    /// de-keyed with (empty when there are none: nothing to learn).
+    obs: Vec<UcmdObs>,
+    text: Vec<u8>,
 }
 
 fn root_field(len: usize) -> Field {
@@ -404,7 +409,23 @@ impl Flow {
             Keying::Plain(key_text) if s.to_server => {
                 let mut tt = TreeBuilder::new(s.detail);
                 let (st, body) = (&self.st, msg.bytes());
-                st.parse_client(body, key_text, loc, &mut tt, &mut sum, &mut new_cmds);
+                let heading_len = sum.text.len();
+                let mut obs = Vec::new();
+                let cmds = &mut new_cmds;
+                st.parse_client(body, key_text, loc, &mut tt, &mut sum, cmds, &mut obs);
+                if !obs.is_empty() {
+                    let text = key_text.map(<[u8]>::to_vec);
+                    if self.learn_usercmd_key(acks, &obs) {
+                        // This message completed the recovery: decoded again with the key.
+                        reset_summary(&mut sum, heading_len);
+                        new_cmds.clear();
+                        tt = TreeBuilder::new(s.detail);
+                        let (st, body) = (&self.st, msg.bytes());
+                        let text = text.as_deref();
+                        let cmds = &mut new_cmds;
+                        st.parse_client(body, text, loc, &mut tt, &mut sum, cmds, &mut obs);
+                    }
+                }
                 graft(&mut t, tt);
             }
             Keying::Plain(_) => {
@@ -412,8 +433,20 @@ impl Flow {
                     .parse_server(msg.bytes(), s.h.sequence, loc, &mut t, &mut sum);
             }
             Keying::LegacyClient(key, candidates) => {
+                let heading_len = sum.text.len();
                 match legacy_client(&self.st, msg, key, &candidates, loc, s.detail, &mut sum) {
-                    Some(parsed) => {
+                    Some(mut parsed) => {
+                        if !parsed.obs.is_empty() && self.learn_usercmd_key(acks, &parsed.obs) {
+                            // This message completed the recovery: decoded again with the key.
+                            reset_summary(&mut sum, heading_len);
+                            parsed.cmds.clear();
+                            parsed.tree = TreeBuilder::new(s.detail);
+                            let text = Some(&parsed.text[..]);
+                            let (tree, cmds) = (&mut parsed.tree, &mut parsed.cmds);
+                            let obs = &mut Vec::new();
+                            self.st
+                                .parse_client(&msg.body, text, loc, tree, &mut sum, cmds, obs);
+                        }
                         graft(&mut t, parsed.tree);
                         (new_cmds, chosen_key) = (parsed.cmds, parsed.key);
                     }
@@ -430,11 +463,30 @@ impl Flow {
             self.st.messages_keyed += 1;
         } else {
             self.st.messages_decoded += 1;
+            if s.to_server
+                && t.notes
+                    .iter()
+                    .any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN))
+            {
+                self.st.usercmds_keyed += 1;
+            }
         }
         for (n, text) in new_cmds {
             self.st.client_cmds.put(n, &text);
         }
         self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Adds a client message's keyed usercmd values to the key recovery; true when they made
+    /// its key known.
+    fn learn_usercmd_key(&mut self, acks: Option<(i32, u32, u32)>, obs: &[UcmdObs]) -> bool {
+        let Some((_, _, rack)) = acks else {
+            return false;
+        };
+        // Pooled by checksumFeed only under the captured text of the acknowledged command (the
+        // ring slot's older text, tried for the key, may not be what the client hashed).
+        let hash = self.st.server_cmds.get(rack).map(client::hash_key);
+        self.st.ucmd_keys.learn(rack, hash, obs)
     }
 
     /// Works out the legacy XOR key of a message (ioquake3 code/server/sv_net_chan.c
@@ -527,6 +579,13 @@ impl Flow {
     }
 }
 
+/// Back to the heading alone (the summary is written in place: no copy per message).
+fn reset_summary(sum: &mut Summary, heading_len: usize) {
+    sum.text.truncate(heading_len);
+    sum.parts = 0;
+    sum.msg_type = "";
+}
+
 /// Without a handshake: whether the datagram parses cleanly in the ioquake3 layout (with a
 /// checksum field).
 fn parses_as_ioq3(p: &[u8], to_server: bool, detail: bool) -> bool {
@@ -543,7 +602,15 @@ fn parses_as_ioq3(p: &[u8], to_server: bool, detail: bool) -> bool {
     let loc = Loc { source: 0, base: 0 };
     if to_server {
         let cmds = &mut Vec::new();
-        probe.parse_client(body, Some(b""), loc, &mut tt, &mut sum, cmds);
+        probe.parse_client(
+            body,
+            Some(b""),
+            loc,
+            &mut tt,
+            &mut sum,
+            cmds,
+            &mut Vec::new(),
+        );
     } else {
         probe.parse_server(body, h.sequence, loc, &mut tt, &mut sum);
     }
@@ -598,15 +665,24 @@ fn legacy_client(
         netchan::xor(body, 12, key, cand);
         let mut tree = TreeBuilder::new(detail);
         let mut cmds = Vec::new();
-        st.parse_client(body, Some(cand), loc, &mut tree, sum, &mut cmds);
+        let mut obs = Vec::new();
+        st.parse_client(body, Some(cand), loc, &mut tree, sum, &mut cmds, &mut obs);
         if parsed_clean(&tree) {
             let key = detail.then(|| cand.to_vec());
-            return Some(ClientParse { tree, cmds, key });
+            let text = if obs.is_empty() {
+                Vec::new()
+            } else {
+                cand.to_vec()
+            };
+            return Some(ClientParse {
+                tree,
+                cmds,
+                key,
+                obs,
+                text,
+            });
         }
-        // Back to the heading alone (the summary is written in place: no copy per message).
-        sum.text.truncate(heading_len);
-        sum.parts = 0;
-        sum.msg_type = "";
+        reset_summary(sum, heading_len);
         netchan::xor(body, 12, key, cand);
     }
     None
@@ -696,6 +772,7 @@ impl FlowDecoder for Flow {
         s.frag[0].data.capacity()
             + s.frag[1].data.capacity()
             + s.client_cmds.bytes()
+            + s.ucmd_keys.bytes()
             + s.server_cmds.bytes()
             + s.baseline_bytes()
             + s.snaps
@@ -719,10 +796,15 @@ impl FlowDecoder for Flow {
             v.push(("protocol".into(), p.to_string()));
         }
         if s.messages_decoded + s.messages_keyed > 0 {
+            let usercmds = if s.usercmds_keyed > 0 {
+                format!(" ({} with usercmd values still keyed)", s.usercmds_keyed)
+            } else {
+                String::new()
+            };
             v.push((
                 "game messages".into(),
                 format!(
-                    "{} decoded, {} left keyed (key not captured)",
+                    "{} decoded{usercmds}, {} left keyed (key not captured)",
                     s.messages_decoded, s.messages_keyed
                 ),
             ));
@@ -734,6 +816,11 @@ impl FlowDecoder for Flow {
                 "not known (no handshake captured)"
             };
             v.push(("xor keys".into(), how.into()));
+        }
+        if s.checksum_feed.is_none()
+            && let Some(how) = s.ucmd_keys.describe()
+        {
+            v.push(("usercmd key".into(), how));
         }
         if let Some(c) = s.challenge {
             v.push(("challenge".into(), c.to_string()));

@@ -19,6 +19,7 @@ pub mod netchan;
 pub mod notes;
 pub mod server;
 pub mod tables;
+pub mod ucmdkey;
 
 use crate::proto::{FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role};
 use constants::MAX_RELIABLE_COMMANDS;
@@ -159,6 +160,10 @@ pub struct State {
     /// Game messages decoded, and those left keyed because their key was not known.
     pub messages_decoded: u64,
     pub messages_keyed: u64,
+    /// Of the decoded client messages, those whose usercmd key was not known.
+    pub usercmds_keyed: u64,
+    /// The usercmd key recovered without the gamestate.
+    pub ucmd_keys: ucmdkey::UcmdKeys,
 }
 
 impl State {
@@ -184,6 +189,7 @@ impl State {
         self.baselines_set = 0;
         self.snaps.clear();
         self.bcs = None;
+        self.ucmd_keys = Default::default();
     }
     /// The memory of the baselines: the slot table and each set baseline.
     fn baseline_bytes(&self) -> usize {
@@ -197,6 +203,7 @@ impl State {
         self.client_cmds = Ring::default();
         self.server_cmds = Ring::default();
         self.checksum_feed = None;
+        self.ucmd_keys = Default::default();
         self.baselines.clear();
         self.baselines_set = 0;
         self.snaps.clear();
