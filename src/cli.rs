@@ -206,6 +206,9 @@ pub struct StatsArgs {
     /// Output format
     #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
+    /// Counts per time interval instead (like tshark -z io,stat): `1s`, `500ms`, `2m`, `0.5`
+    #[arg(long, value_name = "DURATION")]
+    pub interval: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -396,6 +399,8 @@ pub enum Settings {
     Stats {
         decode: Decode,
         format: ListFormat,
+        /// `--interval` in nanoseconds.
+        interval: Option<u64>,
     },
     Events {
         decode: Decode,
@@ -512,6 +517,14 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,
             format: a.format,
+            interval: match a.interval.as_deref() {
+                None => None,
+                Some(t) => Some(crate::output::interval::parse_interval(t).ok_or_else(|| {
+                    UsageError(format!(
+                        "--interval {t:?}: expected a duration from 1us to a year, such as 1s, 500ms or 2m"
+                    ))
+                })?),
+            },
         },
         Command::Events(a) => {
             if let Some(k) = a.kind.iter().find(|k| !crate::events::kind_known(k)) {
@@ -666,6 +679,19 @@ mod tests {
         let argv = std::iter::once("gamedissect").chain(args.iter().copied());
         let cli = Cli::try_parse_from(argv).expect("arguments parse");
         settings_from(cli, &protocols::all())
+    }
+
+    #[test]
+    fn stats_interval_is_a_checked_duration() {
+        let Ok(Settings::Stats { interval, .. }) = settings(&["stats", "--interval", "500ms", "x"])
+        else {
+            panic!("stats settings expected");
+        };
+        assert_eq!(interval, Some(500_000_000));
+        let Err(UsageError(e)) = settings(&["stats", "--interval", "0s", "x"]) else {
+            panic!("a zero interval is a usage error");
+        };
+        assert!(e.contains("--interval"), "{e}");
     }
 
     #[test]

@@ -20,7 +20,11 @@ use crate::reference;
 pub fn run(settings: Settings) -> ExitCode {
     match settings {
         Settings::Dissect(d) => dissect(d),
-        Settings::Stats { decode, format } => stats(decode, format),
+        Settings::Stats {
+            decode,
+            format,
+            interval,
+        } => stats(decode, format, interval),
         Settings::Events {
             decode,
             format,
@@ -228,7 +232,8 @@ fn dissect_one_thread(
     outcome
 }
 
-fn stats(decode: Decode, format: ListFormat) -> ExitCode {
+/// `stats`, or with `--interval` the counts per interval (the sink counts each printed record).
+fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode {
     let Decode {
         input: file,
         config,
@@ -244,8 +249,18 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
     let len = input.file_len();
     let mut engine = Engine::new(protocols::all(), config);
     let mut warn = warn_skipped(&file);
-    let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
     let out = BufWriter::new(io::stdout().lock());
+    if let Some(width_ns) = interval {
+        let mut counts = crate::output::interval::IntervalStats::new(width_ns, format, out);
+        let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+            counts.record(m, r)
+        });
+        return match (outcome, counts.finish()) {
+            (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
+            (o, _) => finish_outcome(&file, o),
+        };
+    }
+    let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
     let written = match format {
         ListFormat::Text => crate::output::stats::write_text(out, engine.stats()),
         ListFormat::Json => crate::output::stats::write_json(out, engine.stats()),
