@@ -39,7 +39,8 @@ pub enum Command {
     Tracks(TracksArgs),
     /// List the decoders, their default ports, heuristics and options
     Protocols {
-        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        /// Output format
+        #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
     /// List every field name a decoder can emit (like tshark -G fields)
@@ -544,9 +545,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         },
         Command::Protocols { format } => Settings::Protocols(format),
         Command::Fields { protocol, markdown } => {
-            // The markdown reference is always whole: a protocol name there was never checked.
             if let Some(p) = &protocol
-                && !markdown
                 && p != "udp"
                 && protocols::index_of(registry, p).is_none()
             {
@@ -727,7 +726,8 @@ mod tests {
             settings(&["fields", "udp"]),
             Ok(Settings::Fields { .. })
         ));
-        // The markdown reference is whole whatever the name.
-        assert!(settings(&["fields", "doom", "--markdown"]).is_ok());
+        // The markdown reference takes the protocol too, checked the same way.
+        assert!(settings(&["fields", "doom", "--markdown"]).is_err());
+        assert!(settings(&["fields", "srb2", "--markdown"]).is_ok());
     }
 }

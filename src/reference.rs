@@ -29,6 +29,12 @@ pub fn all_fields(
 
 /// docs/fields.md, generated from the field definitions.
 pub fn fields_markdown(registry: &[&'static dyn Protocol]) -> String {
+    fields_markdown_for(registry, None)
+}
+
+/// The field reference in markdown: every protocol's section, or only `protocol`'s (after the
+/// same introduction).
+pub fn fields_markdown_for(registry: &[&'static dyn Protocol], protocol: Option<&str>) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     s.push_str("# Field reference\n\n");
@@ -52,6 +58,9 @@ pub fn fields_markdown(registry: &[&'static dyn Protocol]) -> String {
     s.push_str("decoder adds; the `udp` section lists those of the plumbing and the toolkit, which a record of\n");
     s.push_str("any protocol can carry.\n");
     for (name, title, fields) in all_fields(registry) {
+        if protocol.is_some_and(|p| p != name) {
+            continue;
+        }
         let _ = write!(
             s,
             "\n## {name}: {title}\n\n| field | type | label | description |\n|---|---|---|---|\n"

@@ -312,7 +312,7 @@ fn list_fields(protocol: Option<&str>, markdown: bool) -> ExitCode {
     let registry = protocols::all();
     let mut out = BufWriter::new(io::stdout().lock());
     let written = if markdown {
-        out.write_all(reference::fields_markdown(&registry).as_bytes())
+        out.write_all(reference::fields_markdown_for(&registry, protocol).as_bytes())
     } else {
         reference::fields_text(&mut out, &registry, protocol)
     };
