@@ -390,7 +390,17 @@ pub fn config_from(
         }
         cfg.prefs.set(k, v);
     }
-    Ok(cfg)
+    checked_srb2_release(cfg)
+}
+
+/// A release that is not tabulated would only be a warning on every SRB2 flow: say it once.
+fn checked_srb2_release(cfg: Config) -> Result<Config, UsageError> {
+    match cfg.prefs.get("srb2.version") {
+        Some(v) if protocols::srb2::tables::Release::parse(v).is_none() => Err(UsageError(
+            format!("SRB2 release {v:?} is not tabulated (2.1.25, 2.2.0 … 2.2.15)"),
+        )),
+        _ => Ok(cfg),
+    }
 }
 
 /// What the command line asks for, every argument checked: what [`crate::run::run`] executes.
@@ -726,6 +736,17 @@ mod tests {
             settings(&["fields", "udp"]),
             Ok(Settings::Fields { .. })
         ));
+        // An SRB2 release that is not tabulated, by either spelling.
+        for args in [
+            &["dissect", "--srb2-version", "9.9", "-"][..],
+            &["dissect", "-o", "srb2.version=2.3", "-"][..],
+        ] {
+            let Err(UsageError(e)) = settings(args) else {
+                panic!("{args:?} is a usage error");
+            };
+            assert!(e.contains("not tabulated"), "{e}");
+        }
+        assert!(settings(&["dissect", "-o", "srb2.version=2.2.13", "-"]).is_ok());
         // The markdown reference takes the protocol too, checked the same way.
         assert!(settings(&["fields", "doom", "--markdown"]).is_err());
         assert!(settings(&["fields", "srb2", "--markdown"]).is_ok());
