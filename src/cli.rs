@@ -39,7 +39,8 @@ pub enum Command {
     Tracks(TracksArgs),
     /// List the decoders, their default ports, heuristics and options
     Protocols {
-        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        /// Output format
+        #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
     /// List every field name a decoder can emit (like tshark -G fields)
@@ -210,6 +211,9 @@ pub struct StatsArgs {
     /// Output format
     #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
+    /// Counts per time interval instead (like tshark -z io,stat): `1s`, `500ms`, `2m`, `0.5`
+    #[arg(long, value_name = "DURATION")]
+    pub interval: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -390,7 +394,17 @@ pub fn config_from(
         }
         cfg.prefs.set(k, v);
     }
-    Ok(cfg)
+    checked_srb2_release(cfg)
+}
+
+/// A release that is not tabulated would only be a warning on every SRB2 flow: say it once.
+fn checked_srb2_release(cfg: Config) -> Result<Config, UsageError> {
+    match cfg.prefs.get("srb2.version") {
+        Some(v) if protocols::srb2::tables::Release::parse(v).is_none() => Err(UsageError(
+            format!("SRB2 release {v:?} is not tabulated (2.1.25, 2.2.0 … 2.2.15)"),
+        )),
+        _ => Ok(cfg),
+    }
 }
 
 /// What the command line asks for, every argument checked: what [`crate::run::run`] executes.
@@ -400,6 +414,8 @@ pub enum Settings {
     Stats {
         decode: Decode,
         format: ListFormat,
+        /// `--interval` in nanoseconds.
+        interval: Option<u64>,
     },
     Events {
         decode: Decode,
@@ -519,6 +535,14 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,
             format: a.format,
+            interval: match a.interval.as_deref() {
+                None => None,
+                Some(t) => Some(crate::output::interval::parse_interval(t).ok_or_else(|| {
+                    UsageError(format!(
+                        "--interval {t:?}: expected a duration from 1us to a year, such as 1s, 500ms or 2m"
+                    ))
+                })?),
+            },
         },
         Command::Events(a) => {
             if let Some(k) = a.kind.iter().find(|k| !crate::events::kind_known(k)) {
@@ -538,9 +562,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         },
         Command::Protocols { format } => Settings::Protocols(format),
         Command::Fields { protocol, markdown } => {
-            // The markdown reference is always whole: a protocol name there was never checked.
             if let Some(p) = &protocol
-                && !markdown
                 && p != "udp"
                 && protocols::index_of(registry, p).is_none()
             {
@@ -676,6 +698,19 @@ mod tests {
     }
 
     #[test]
+    fn stats_interval_is_a_checked_duration() {
+        let Ok(Settings::Stats { interval, .. }) = settings(&["stats", "--interval", "500ms", "x"])
+        else {
+            panic!("stats settings expected");
+        };
+        assert_eq!(interval, Some(500_000_000));
+        let Err(UsageError(e)) = settings(&["stats", "--interval", "0s", "x"]) else {
+            panic!("a zero interval is a usage error");
+        };
+        assert!(e.contains("--interval"), "{e}");
+    }
+
+    #[test]
     fn settings_are_checked_and_resolved() {
         let args = [
             "dissect",
@@ -708,7 +743,19 @@ mod tests {
             settings(&["fields", "udp"]),
             Ok(Settings::Fields { .. })
         ));
-        // The markdown reference is whole whatever the name.
-        assert!(settings(&["fields", "doom", "--markdown"]).is_ok());
+        // An SRB2 release that is not tabulated, by either spelling.
+        for args in [
+            &["dissect", "--srb2-version", "9.9", "-"][..],
+            &["dissect", "-o", "srb2.version=2.3", "-"][..],
+        ] {
+            let Err(UsageError(e)) = settings(args) else {
+                panic!("{args:?} is a usage error");
+            };
+            assert!(e.contains("not tabulated"), "{e}");
+        }
+        assert!(settings(&["dissect", "-o", "srb2.version=2.2.13", "-"]).is_ok());
+        // The markdown reference takes the protocol too, checked the same way.
+        assert!(settings(&["fields", "doom", "--markdown"]).is_err());
+        assert!(settings(&["fields", "srb2", "--markdown"]).is_ok());
     }
 }

@@ -162,6 +162,28 @@ pub fn render(
 }
 
 /// Decodes a capture held in memory and returns its statistics.
+/// `stats --interval WIDTH_NS` over a capture in memory, as the command writes it.
+pub fn interval_stats_of(
+    bytes: &[u8],
+    config: Config,
+    width_ns: u64,
+    format: crate::cli::ListFormat,
+) -> String {
+    let config = Config {
+        detail: config.filter.is_some(),
+        ..config
+    };
+    let mut engine = Engine::new(protocols::all(), config);
+    let mut out = Vec::new();
+    let mut counts = crate::output::interval::IntervalStats::new(width_ns, format, &mut out);
+    run_capture(bytes, &mut engine, None, &mut |_| {}, &mut |m, r| {
+        counts.record(m, r)
+    });
+    // Writing to memory cannot fail.
+    let _ = counts.finish();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 pub fn stats_of(bytes: &[u8], config: Config) -> (Stats, Option<CaptureError>) {
     let config = Config {
         detail: false,

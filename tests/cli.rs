@@ -268,6 +268,19 @@ fn stats_json_and_listings() {
         .collect();
     assert_eq!(names, ["flightgear", "quake3", "srb2", "gamestudio"]);
 
+    // `-f` as in `dissect`, and the same listing.
+    let (code, short, _) = run(&["protocols", "-f", "json"], None);
+    assert_eq!((code, short), (0, out));
+
+    // `fields --markdown PROTO`: the reference's introduction and only that protocol's section.
+    let (code, md, _) = run(&["fields", "--markdown", "srb2"], None);
+    assert_eq!(code, 0);
+    let sections: Vec<&str> = md.lines().filter(|l| l.starts_with("## ")).collect();
+    assert_eq!(sections.len(), 1, "{sections:?}");
+    assert!(sections[0].starts_with("## srb2:"), "{sections:?}");
+    assert!(md.contains("| `srb2.xd` |"));
+    assert_eq!(run(&["fields", "--markdown", "doom"], None).0, 2);
+
     let (code, out, _) = run(&["fields", "udp"], None);
     assert_eq!(code, 0);
     assert_eq!(

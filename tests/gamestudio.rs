@@ -31,8 +31,11 @@ fn gs(v: &Value) -> &Value {
     &v["fields"]["gamestudio"]
 }
 
-fn msgs(v: &Value) -> &Vec<Value> {
-    gs(v)["msg"].as_array().unwrap()
+/// The messages of one kind in a record, in datagram order (each kind is its own JSON key).
+fn kind<'a>(v: &'a Value, kind: &str) -> &'a Vec<Value> {
+    gs(v)[kind]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {kind} in {v}"))
 }
 
 fn f(v: &Value) -> f64 {
@@ -78,22 +81,23 @@ fn a6_raw_values() {
 }
 
 fn a6_values(r: &[Value]) {
-    assert_eq!(msgs(&r[0])[0]["player_name"], "Alice");
+    assert_eq!(kind(&r[0], "cls_join")[0]["player_name"], "Alice");
     assert_eq!(gs(&r[0])["direction"]["name"], "client_to_server");
-    let m = msgs(&r[1]);
-    assert_eq!(m[0]["cmd"]["name"], "SVC_INFO");
-    assert_eq!(f(&m[0]["server_time"]), 12.5);
-    assert_eq!(m[1]["var_value"].as_array().unwrap().len(), 2);
-    assert_eq!(f(&m[1]["var_value"][1]), -2.25);
-    assert_eq!(m[2]["text"], "Welcome");
-    let m = msgs(&r[2]);
-    assert_eq!(m[0]["level_name"], "office.wmb");
-    assert_eq!(m[1]["file_name"], "guard.mdl");
-    assert_eq!(f(&m[1]["start"]["y"]), -20.5);
-    assert_eq!(m[1]["identifier"], 77);
-    assert_eq!(msgs(&r[3])[1]["cmd"]["name"], "SVC_LOCAL");
+    let m = &kind(&r[1], "svc_info")[0];
+    assert_eq!(m["cmd"]["name"], "SVC_INFO");
+    assert_eq!(f(&m["server_time"]), 12.5);
+    let m = &kind(&r[1], "svc_var")[0];
+    assert_eq!(m["var_value"].as_array().unwrap().len(), 2);
+    assert_eq!(f(&m["var_value"][1]), -2.25);
+    assert_eq!(kind(&r[1], "svc_string")[0]["text"], "Welcome");
+    assert_eq!(kind(&r[2], "cls_level")[0]["level_name"], "office.wmb");
+    let m = &kind(&r[2], "cls_create")[0];
+    assert_eq!(m["file_name"], "guard.mdl");
+    assert_eq!(f(&m["start"]["y"]), -20.5);
+    assert_eq!(m["identifier"], 77);
+    assert_eq!(kind(&r[3], "svc_local")[0]["cmd"]["value"], 0x12);
     // The seed's worked example
-    let m = &msgs(&r[5])[0];
+    let m = &kind(&r[5], "svc_update2")[0];
     assert_eq!(m["cmd"]["name"], "SVC_UPDATE2");
     assert_eq!(m["entity_index"], 7);
     assert_eq!(
@@ -103,31 +107,32 @@ fn a6_values(r: &[Value]) {
     assert!((f(&m["pan"]) - 0.703).abs() < 0.001);
     assert_eq!(gs(&r[5])["pos_mode"]["name"], "packed");
     // Every parameter bit
-    let m = &msgs(&r[6])[0];
+    let m = &kind(&r[6], "svc_update1")[0];
     assert_eq!(m["file_name"], "guard.mdl");
     assert_eq!(f(&m["scale"]["y"]), 2.0);
     assert_eq!(f(&m["ambient"]), 20.0);
     assert_eq!(m["skin"], 2);
-    let m = &msgs(&r[7])[0];
+    let m = &kind(&r[7], "svc_update2")[0];
     assert_eq!(f(&m["pos"]["x"]), 100.5);
     assert!((f(&m["pan"]) - 90.0).abs() < 0.01);
     assert_eq!(m["frame"], 3);
     assert_eq!(m["next_frame"], 4);
     assert_eq!(m["flags"], 0x0102);
-    let m = &msgs(&r[8])[0];
+    let m = &kind(&r[8], "svc_update3")[0];
     assert_eq!(f(&m["lightrange"]), 2000.0);
     assert_eq!(f(&m["color"]["red"]), 255.0);
     assert_eq!(f(&m["color"]["blue"]), 0.0);
     assert_eq!(f(&m["u"]), 0.5);
-    let m = msgs(&r[9]);
-    assert_eq!(m[2]["struct_field"], "skill1");
-    assert_eq!(f(&m[2]["skill"][0]), 42.0);
-    assert_eq!(m[3]["struct_field"], "x, y, z");
-    assert_eq!(m[3]["skill"].as_array().unwrap().len(), 3);
-    let m = msgs(&r[11]);
-    assert_eq!(f(&m[0]["volume"]), 2000.0);
-    assert_eq!(m[1]["number"], 20);
-    assert_eq!(f(&m[1]["vel"]["z"]), 1.5);
+    let m = &kind(&r[9], "cls_skill")[0];
+    assert_eq!(m["struct_field"], "skill1");
+    assert_eq!(f(&m["skill"][0]), 42.0);
+    let m = &kind(&r[9], "cls_skill3")[0];
+    assert_eq!(m["struct_field"], "x, y, z");
+    assert_eq!(m["skill"].as_array().unwrap().len(), 3);
+    assert_eq!(f(&kind(&r[11], "svc_entsound")[0]["volume"]), 2000.0);
+    let m = &kind(&r[11], "svc_effect")[0];
+    assert_eq!(m["number"], 20);
+    assert_eq!(f(&m["vel"]["z"]), 1.5);
 }
 
 #[test]
@@ -137,17 +142,17 @@ fn a5_values_raw_and_in_directplay4() {
         ("gamestudio-a5-dplay4.pcap", 1),
     ] {
         let r = decode(name);
-        let m = msgs(&r[off]);
-        assert_eq!(m[0]["player_dpid"], 0x5a3c_9e41u32, "{name}");
-        assert_eq!(m[0]["player_name"], "Bob");
-        assert_eq!(m[1]["cmd"]["name"], "CLS_FILL");
-        let m = &msgs(&r[off + 1])[0];
+        let m = &kind(&r[off], "cls_join")[0];
+        assert_eq!(m["player_dpid"], 0x5a3c_9e41u32, "{name}");
+        assert_eq!(m["player_name"], "Bob");
+        assert_eq!(kind(&r[off], "cls_fill").len(), 2);
+        let m = &kind(&r[off + 1], "svc_info")[0];
         assert_eq!(m["sync"], 0x1119_1218);
         assert_eq!(f(&m["frame_time"]), 0.0625);
-        let m = &msgs(&r[off + 6])[0];
+        let m = &kind(&r[off + 6], "svc_update1")[0];
         assert_eq!(m["cmd"]["name"], "SVC_UPDATE1");
         assert_eq!(f(&m["pos"]["z"]), 3.0);
-        let m = &msgs(&r[off + 9])[0];
+        let m = &kind(&r[off + 9], "svc_update3")[0];
         assert_eq!(m["cmd"]["name"], "SVC_UPDATE3");
         assert_eq!(f(&m["color"]["blue"]), 10.0);
         assert_eq!(f(&m["v"]), -1.0);
@@ -167,10 +172,10 @@ fn a5_values_raw_and_in_directplay4() {
 fn a5_in_directplay4_without_message_ids() {
     let r = decode("gamestudio-a5-dplay4-noid.pcap");
     assert!(r[0]["fields"]["dplay4"].get("id_from").is_none());
-    assert_eq!(msgs(&r[0])[0]["player_name"], "Bob");
-    assert_eq!(msgs(&r[0])[0]["player_dpid"], 0x5a3c_9e41u32);
-    assert_eq!(msgs(&r[1])[0]["sync"], 0x1119_1218);
-    assert_eq!(f(&msgs(&r[6])[0]["pos"]["z"]), 3.0);
+    assert_eq!(kind(&r[0], "cls_join")[0]["player_name"], "Bob");
+    assert_eq!(kind(&r[0], "cls_join")[0]["player_dpid"], 0x5a3c_9e41u32);
+    assert_eq!(kind(&r[1], "svc_info")[0]["sync"], 0x1119_1218);
+    assert_eq!(f(&kind(&r[6], "svc_update1")[0]["pos"]["z"]), 3.0);
 }
 
 #[test]
@@ -192,7 +197,7 @@ fn dplay8_layers() {
         "{44332211-6655-8877-99AA-BBCCDDEEFF02}"
     );
     assert_eq!(r[2]["fields"]["dplay8"]["ext_opcode"]["name"], "CONNECT");
-    assert_eq!(msgs(&r[5])[0]["player_name"], "Carol");
+    assert_eq!(kind(&r[5], "cls_join")[0]["player_name"], "Carol");
     assert_eq!(
         r[7]["fields"]["dplay8"]["coalesced"]
             .as_array()
@@ -200,24 +205,24 @@ fn dplay8_layers() {
             .len(),
         3
     );
-    let m = msgs(&r[7]);
-    assert_eq!(m.len(), 3);
-    assert_eq!(m[1]["entity_index"], 7);
-    assert_eq!(m[2]["cmd"]["name"], "SVC_UPDATE3");
+    assert_eq!(kind(&r[7], "svc_local").len(), 1);
+    assert_eq!(kind(&r[7], "svc_update2")[0]["entity_index"], 7);
+    assert_eq!(kind(&r[7], "svc_update3")[0]["cmd"]["name"], "SVC_UPDATE3");
     assert_eq!(r[8]["fields"]["dplay8"]["sack_mask1"], 1);
-    assert_eq!(msgs(&r[8])[1]["struct_field"], "skill3");
+    assert_eq!(kind(&r[8], "cls_skill")[0]["struct_field"], "skill3");
     // A message split over three DFRAMEs, reassembled from the third
     assert!(gs(&r[9]).is_null() && gs(&r[10]).is_null());
-    let m = msgs(&r[11]);
-    assert_eq!(m.len(), 21);
+    assert_eq!(kind(&r[11], "svc_string").len(), 1);
+    let m = kind(&r[11], "svc_update2");
+    assert_eq!(m.len(), 20);
     assert!(
-        m[0]["text"]
+        kind(&r[11], "svc_string")[0]["text"]
             .as_str()
             .unwrap()
             .starts_with("Welcome to the office")
     );
-    assert_eq!(m[20]["entity_index"], 119);
-    assert_eq!(f(&m[20]["pos"]["x"]), 152.0);
+    assert_eq!(m[19]["entity_index"], 119);
+    assert_eq!(f(&m[19]["pos"]["x"]), 152.0);
     assert_eq!(r[12]["fields"]["dplay8"]["ext_opcode"]["name"], "SACK");
     assert_eq!(r[13]["fields"]["dplay8"]["session_id"], 0x1a2b_3c4d);
     // [MC-DPL8R] 2.2.2: a KeepAlive MUST have RELIABLE, SEQUENTIAL and END_MSG set (the
@@ -238,17 +243,17 @@ fn dplay8_signed_session() {
         r[5]["fields"]["dplay8"]["signature"],
         0x5a5a_0000_0000_0001u64
     );
-    assert_eq!(msgs(&r[3])[0]["player_name"], "Gina");
-    assert_eq!(f(&msgs(&r[5])[0]["pos"]["z"]), 3.0);
+    assert_eq!(kind(&r[3], "cls_join")[0]["player_name"], "Gina");
+    assert_eq!(f(&kind(&r[5], "svc_update2")[0]["pos"]["z"]), 3.0);
 }
 
 #[test]
 fn fixed_cposition_is_detected_and_can_be_forced() {
     let r = decode("gamestudio-a6-fixed.pcap");
-    assert_eq!(msgs(&r[0])[0]["session_name"], "arena");
+    assert_eq!(kind(&r[0], "cls_join")[0]["session_name"], "arena");
     assert_eq!(gs(&r[2])["pos_mode"]["name"], "fixed");
-    assert_eq!(f(&msgs(&r[2])[0]["pos"]["y"]), -2.5);
-    assert_eq!(f(&msgs(&r[3])[0]["pos"]["x"]), 1000.25);
+    assert_eq!(f(&kind(&r[2], "svc_update2")[0]["pos"]["y"]), -2.5);
+    assert_eq!(f(&kind(&r[3], "svc_update2")[0]["pos"]["x"]), 1000.25);
     let mut cfg = Config::default();
     cfg.prefs.set("gamestudio.pos", "packed");
     let r = decode_with("gamestudio-a6-fixed.pcap", cfg);

@@ -53,16 +53,16 @@ fn all_xd(recs: &[Value]) -> Vec<Value> {
         let bufs: Vec<&Value> = if let Some(texts) = s["tics"]["text"].as_array() {
             texts
                 .iter()
-                .flat_map(|t| t["srb2.textbuf"].as_array().cloned().unwrap_or_default())
+                .flat_map(|t| t["textbuf"].as_array().cloned().unwrap_or_default())
                 .map(|b| Box::leak(Box::new(b)) as &Value)
                 .collect()
-        } else if let Some(b) = s["textcmd"]["srb2.textbuf"].as_array() {
+        } else if let Some(b) = s["textcmd"]["textbuf"].as_array() {
             b.iter().collect()
         } else {
             Vec::new()
         };
         for b in bufs {
-            for x in b["srb2.xd"].as_array().cloned().unwrap_or_default() {
+            for x in b["xd"].as_array().cloned().unwrap_or_default() {
                 let mut x = x;
                 x["player"] = b["player"].clone();
                 v.push(x);
@@ -95,7 +95,7 @@ fn session_2_1_25_decodes_to_the_documented_values() {
     // 2.1.25 lists the base files too (`PutFileNeeded` in STJr/SRB2 src/d_netfil.c writes an
     // entry for every loaded file), so the add-on is file 5 and the
     // client requests, and the server sends fragments of, file 5.
-    let files = si["srb2.file"].as_array().unwrap();
+    let files = si["file"].as_array().unwrap();
     assert_eq!(si["fileneedednum"], 6);
     assert_eq!(files.len(), 6);
     let names: Vec<&str> = files.iter().map(|f| f["name"].as_str().unwrap()).collect();
@@ -125,7 +125,7 @@ fn session_2_1_25_decodes_to_the_documented_values() {
     let cfg = &srb2(find(&recs, "PT_SERVERCFG"))["servercfg"];
     assert_eq!(cfg["gametic"], 5000);
     assert_eq!(cfg["clientnode"], 1);
-    assert_eq!(cfg["srb2.netvar"][0]["value"], "10");
+    assert_eq!(cfg["netvar"][0]["value"], "10");
     // Server tics: 8-bit start tic expanded against the PT_SERVERCFG gametic; overlap marked.
     let tics: Vec<&Value> = recs
         .iter()
@@ -139,9 +139,9 @@ fn session_2_1_25_decodes_to_the_documented_values() {
     assert_eq!(t1["tic"][0]["repeat"], true);
     assert_eq!(t1["tic"][1]["repeat"], false);
     assert_eq!(t1["tic"][1]["value"], 5002);
-    assert_eq!(t1["tic"][1]["srb2.cmd"][1]["player_name"], "Tails");
-    assert_eq!(t1["tic"][1]["srb2.cmd"][2]["player_name"], "Knuckles");
-    assert_eq!(t1["tic"][1]["srb2.cmd"].as_array().unwrap().len(), 3);
+    assert_eq!(t1["tic"][1]["cmd"][1]["player_name"], "Tails");
+    assert_eq!(t1["tic"][1]["cmd"][2]["player_name"], "Knuckles");
+    assert_eq!(t1["tic"][1]["cmd"].as_array().unwrap().len(), 3);
     assert_eq!(srb2(tics[5])["tics"]["numslots"], 2);
     let xds = all_xd(&recs);
     let chat: Vec<&Value> = xds.iter().filter(|x| x["name"] == "XD_SAY").collect();
@@ -190,7 +190,7 @@ fn session_2_2_13_decodes_to_the_documented_values() {
     assert_eq!(si["servername"], "Emerald Coast Co-op");
     assert_eq!(si["gametypename"], "Co-op");
     assert_eq!(si["application"], "SRB2");
-    assert_eq!(si["srb2.file"][0]["name"], "chatplus.pk3");
+    assert_eq!(si["file"][0]["name"], "chatplus.pk3");
     let join = &srb2(find(&recs, "PT_CLIENTJOIN"))["join"];
     assert_eq!(join["modversion"], 54);
     assert_eq!(join["name"][0], "Tails");
@@ -201,7 +201,7 @@ fn session_2_2_13_decodes_to_the_documented_values() {
     let cfg = &srb2(find(&recs, "PT_SERVERCFG"))["servercfg"];
     assert_eq!(cfg["gametic"], 70000);
     assert_eq!(cfg["server_context"], "QwErTyUi");
-    let cc = &srb2(find(&recs, "PT_CLIENTCMD"))["clientcmd"]["srb2.cmd"][0];
+    let cc = &srb2(find(&recs, "PT_CLIENTCMD"))["clientcmd"]["cmd"][0];
     assert_eq!(cc["value"], 1);
     assert_eq!(cc["player_name"], "Tails");
     assert_eq!(cc["side"], -10);

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_int, child_text, children};
+use super::fields::{child, child_int, child_text};
 use super::{At, Event, KindDef, Label};
 use crate::tree::{Field, Record, Value};
 
@@ -72,7 +72,13 @@ impl State {
         let Some(root) = record.fields.iter().find(|f| f.def.name == P) else {
             return;
         };
-        for msg in children(root, "gamestudio.msg") {
+        // Each message kind is its own group (`gamestudio.cls_join`, `gamestudio.svc_update2`…);
+        // every one carries its command.
+        for msg in root
+            .children
+            .iter()
+            .filter(|m| child(m, "gamestudio.msg.cmd").is_some())
+        {
             self.message(at, msg, out);
         }
     }

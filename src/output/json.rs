@@ -2,9 +2,11 @@
 //! `time_relative`, `src`, `dst`, `flow`, `direction`, `protocol`, `type`, `length`, `summary`,
 //! `fields`, `notes`.
 //!
-//! `fields` nests by dotted name: `quake3.snapshot.server_time` is `fields.quake3.snapshot.server_time`.
-//! A field declared repeated is always an array; a field that carries a value and has children
-//! is an object whose `value` key holds the value. Numbers are numbers; enums are
+//! `fields` nests the field tree, each field keyed by its name's last segment:
+//! `quake3.svc.snapshot.server_time` is `fields.quake3.svc.snapshot.server_time`. A field declared
+//! repeated is always an array; a group, or a valued field declared to nest, is always an object
+//! (its own value under `value`), and a float always has a fraction, so every path has one JSON
+//! type (docs/output.md, "One schema"). Numbers are numbers; enums are
 //! `{"value": n, "name": "NAME"}` (`name` null when the number is unknown); binary data is a hex
 //! string; text that is not UTF-8 is `{"bytes": "<base64>"}`, as in ripgrep's JSON, so nothing is
 //! lost. Written by hand rather than through serde so that no intermediate value is built per
@@ -18,7 +20,7 @@ use crate::capture::Timestamp;
 use crate::engine::Meta;
 use crate::proto::Direction;
 use crate::text::{push_int, push_uint};
-use crate::tree::{Field, FieldDef, Kind, Record, Value};
+use crate::tree::{Field, Record, Value};
 
 pub struct JsonWriter<W: Write> {
     out: W,
@@ -117,13 +119,21 @@ pub fn base64_into(out: &mut String, data: &[u8]) {
     }
 }
 
+/// A float field's number: always with a fraction or exponent (`1.0`, not `1`), so that JSON
+/// readers that type by the text (DuckDB, pandas) see a float in every record.
 fn float_into(out: &mut String, v: f64, display: impl std::fmt::Display) {
     // Whole numbers below 2^23 (exact in f32 and f64, with neighbours closer than 1) are written
     // by `{}` as their integer digits; -0 keeps the formatter ("-0").
     if v == v.trunc() && v.abs() < 8_388_608.0 && !(v == 0.0 && v.is_sign_negative()) {
         push_int(out, v as i64);
+        out.push_str(".0");
     } else if v.is_finite() {
+        let start = out.len();
         let _ = write!(out, "{display}");
+        // Rust's `{}` never writes an exponent; a whole number has no '.' either.
+        if !out.as_bytes()[start..].contains(&b'.') {
+            out.push_str(".0");
+        }
     } else if v.is_nan() {
         out.push_str("\"NaN\"");
     } else if v > 0.0 {
@@ -167,12 +177,10 @@ fn scalar_into(out: &mut String, f: &Field) {
 }
 
 fn field_into(out: &mut String, f: &Field) {
-    if f.children.is_empty() {
-        if matches!(f.value, Value::None) && f.def.kind == Kind::Group {
-            out.push_str("{}");
-        } else {
-            scalar_into(out, f);
-        }
+    // A group, or a valued field declared to nest, is an object in every occurrence (children
+    // or not), so each path has one JSON type.
+    if f.children.is_empty() && !f.def.is_object() {
+        scalar_into(out, f);
         return;
     }
     out.push('{');
@@ -196,7 +204,7 @@ fn field_into(out: &mut String, f: &Field) {
             first = false;
         }
     }
-    members_into(out, Some(f.def), &f.children, first);
+    members_into(out, &f.children, first);
     out.push('}');
 }
 
@@ -220,7 +228,7 @@ fn key_into(out: &mut String, key: &str) {
 
 /// Writes the members of an object for `children`, grouping same-named siblings into arrays so
 /// that no key is ever written twice.
-fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field], mut first: bool) {
+fn members_into(out: &mut String, children: &[Field], mut first: bool) {
     let n = children.len();
     let mut done_small: u64 = 0;
     let mut done_big: Vec<bool> = Vec::new();
@@ -250,7 +258,7 @@ fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field],
                     out.push(',');
                 }
                 first = false;
-                key_into(out, c.def.key_under(parent));
+                key_into(out, c.def.key());
                 if c.def.repeated {
                     out.push('[');
                     field_into(out, c);
@@ -279,7 +287,7 @@ fn members_into(out: &mut String, parent: Option<&FieldDef>, children: &[Field],
             out.push(',');
         }
         first = false;
-        key_into(out, def.key_under(parent));
+        key_into(out, def.key());
         if !many {
             field_into(out, &children[i]);
             continue;
@@ -345,7 +353,7 @@ pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
 /// The record's `fields` object, as [`record_into`] writes it.
 pub fn fields_into(out: &mut String, rec: &Record) {
     out.push('{');
-    members_into(out, None, &rec.fields, true);
+    members_into(out, &rec.fields, true);
     out.push('}');
 }
 
@@ -388,16 +396,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_match_the_formatter() {
+    fn numbers_match_the_formatter_with_a_fraction() {
+        // The formatter's digits, with ".0" when it wrote a whole number.
+        let expected = |text: String| {
+            if text.contains('.') {
+                text
+            } else {
+                text + ".0"
+            }
+        };
         let check32 = |v: f32| {
             let mut s = String::new();
             float_into(&mut s, v as f64, v);
-            assert_eq!(s, format!("{v}"), "f32 {v:?}");
+            assert_eq!(s, expected(format!("{v}")), "f32 {v:?}");
         };
         let check64 = |v: f64| {
             let mut s = String::new();
             float_into(&mut s, v, v);
-            assert_eq!(s, format!("{v}"), "f64 {v:?}");
+            assert_eq!(s, expected(format!("{v}")), "f64 {v:?}");
         };
         for i in (-70_000..70_000).chain((-9_000_000..9_000_000).step_by(97)) {
             check32(i as f32);
@@ -419,6 +435,12 @@ mod tests {
             check32(v);
             check64(v as f64);
         }
+        let mut s = String::new();
+        for v in [1.0f64, -0.0, 1e20, 0.5] {
+            float_into(&mut s, v, v);
+            s.push(' ');
+        }
+        assert_eq!(s, "1.0 -0.0 100000000000000000000.0 0.5 ");
     }
 
     #[test]

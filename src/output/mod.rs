@@ -2,6 +2,7 @@
 //! about a particular protocol.
 
 pub mod fields;
+pub mod interval;
 pub mod json;
 pub mod stats;
 pub mod summary;

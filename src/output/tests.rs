@@ -84,7 +84,7 @@ fn json_record_shape() {
             r#""time_relative":0.250000,"src":"10.0.0.1:27960","dst":"[::1]:5000","flow":3,"#,
             r#""direction":"to_client","protocol":"t","type":"test","length":10,"#,
             r#""summary":"a \"test\" record","fields":{"t":{"num":42,"item":[{"name":"a\nb"}],"#,
-            r#""kind":{"value":13,"name":"PT_SERVERINFO"},"raw":"dead","angle":180.5,"item.name":{"bytes":"Yf8="},"#,
+            r#""kind":{"value":13,"name":"PT_SERVERINFO"},"raw":"dead","angle":180.5,"name":{"bytes":"Yf8="},"#,
             r#""dup":[-1,-2]}},"notes":[{"severity":"warning","message":"odd","field":"t.num"}]}"#
         )
     );

@@ -20,7 +20,11 @@ use crate::reference;
 pub fn run(settings: Settings) -> ExitCode {
     match settings {
         Settings::Dissect(d) => dissect(d),
-        Settings::Stats { decode, format } => stats(decode, format),
+        Settings::Stats {
+            decode,
+            format,
+            interval,
+        } => stats(decode, format, interval),
         Settings::Events {
             decode,
             format,
@@ -234,7 +238,8 @@ fn dissect_one_thread(
     outcome
 }
 
-fn stats(decode: Decode, format: ListFormat) -> ExitCode {
+/// `stats`, or with `--interval` the counts per interval (the sink counts each printed record).
+fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode {
     let Decode {
         input: file,
         config,
@@ -251,6 +256,17 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
     let len = progress_total(&input, quiet);
     let mut engine = Engine::new(protocols::all(), config);
     let mut warn = warn_skipped(&file);
+    let out = BufWriter::new(io::stdout().lock());
+    if let Some(width_ns) = interval {
+        let mut counts = crate::output::interval::IntervalStats::new(width_ns, format, out);
+        let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+            counts.record(m, r)
+        });
+        return match (outcome, counts.finish()) {
+            (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
+            (o, _) => finish_outcome(&file, o),
+        };
+    }
     let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
     // A file that could not be read at all has no statistics: an all-zero report would read as
     // an empty capture.
@@ -258,7 +274,6 @@ fn stats(decode: Decode, format: ListFormat) -> ExitCode {
     if nothing_read && matches!(outcome, Outcome::InputError(_)) {
         return finish_outcome(&file, outcome);
     }
-    let out = BufWriter::new(io::stdout().lock());
     let written = match format {
         ListFormat::Text => crate::output::stats::write_text(out, engine.stats()),
         ListFormat::Json => crate::output::stats::write_json(out, engine.stats()),
@@ -310,7 +325,7 @@ fn list_fields(protocol: Option<&str>, markdown: bool) -> ExitCode {
     let registry = protocols::all();
     let mut out = BufWriter::new(io::stdout().lock());
     let written = if markdown {
-        out.write_all(reference::fields_markdown(&registry).as_bytes())
+        out.write_all(reference::fields_markdown_for(&registry, protocol).as_bytes())
     } else {
         reference::fields_text(&mut out, &registry, protocol)
     };

@@ -63,10 +63,20 @@ pub struct FieldDef {
     pub hex: bool,
     /// One-line description for the field reference.
     pub desc: &'static str,
+    /// Where the last dotted segment of `name` starts: the field's JSON key.
+    key_start: usize,
+    /// A valued field that can have children (`flightgear.range_word` and its readings): JSON
+    /// always writes it as an object with its value under `value`, children or not.
+    pub nests: bool,
 }
 
 impl FieldDef {
     const fn new(kind: Kind, name: &'static str, label: &'static str) -> FieldDef {
+        let bytes = name.as_bytes();
+        let mut key_start = bytes.len();
+        while key_start > 0 && bytes[key_start - 1] != b'.' {
+            key_start -= 1;
+        }
         FieldDef {
             name,
             label,
@@ -75,6 +85,8 @@ impl FieldDef {
             unit: "",
             hex: false,
             desc: "",
+            key_start,
+            nests: false,
         }
     }
     pub const fn group(name: &'static str, label: &'static str) -> FieldDef {
@@ -117,6 +129,11 @@ impl FieldDef {
         self.unit = unit;
         self
     }
+    /// Declares that this valued field can have children (see [`FieldDef::nests`]).
+    pub const fn nests(mut self) -> FieldDef {
+        self.nests = true;
+        self
+    }
     pub const fn hex(mut self) -> FieldDef {
         self.hex = true;
         self
@@ -126,18 +143,18 @@ impl FieldDef {
         self
     }
 
-    /// The last dotted segment relative to `parent` (the JSON key under the parent's object).
-    pub fn key_under(&self, parent: Option<&FieldDef>) -> &'static str {
-        if let Some(p) = parent {
-            let (name, prefix) = (self.name.as_bytes(), p.name.as_bytes());
-            // The separator first: it rejects most non-children without comparing the prefix.
-            if name.get(prefix.len()) == Some(&b'.') && name.starts_with(prefix) {
-                return &self.name[prefix.len() + 1..];
-            }
-        }
-        // A top-level node (a protocol layer) is keyed by its whole name; a node that does not
-        // extend its parent's name keeps its whole name so that no two keys can collide.
-        self.name
+    /// The JSON key under the parent's object: the last segment of the dotted name. A field
+    /// reused under several parents (a Quake 3 entity as a snapshot entity and as a gamestate
+    /// baseline, an SRB2 ticcmd in a tic and in a PT_CLIENTCMD) keeps one name for filters and
+    /// one key wherever it sits, and no key contains a dot.
+    pub fn key(&self) -> &'static str {
+        // `key_start` follows an ASCII '.' (or is 0), so it is a character boundary.
+        self.name.get(self.key_start..).unwrap_or(self.name)
+    }
+    /// Whether JSON writes an occurrence as an object: a group always, a valued field when it
+    /// is declared to nest or has children in this occurrence.
+    pub fn is_object(&self) -> bool {
+        self.kind == Kind::Group || self.nests
     }
 }
 
@@ -152,7 +169,7 @@ impl FieldDef {
 /// }
 /// assert_eq!(fields::ALL.len(), 2);
 /// assert_eq!(fields::SEQUENCE.name, "quake3.netchan.sequence");
-/// assert_eq!(fields::SEQUENCE.key_under(Some(&fields::NETCHAN)), "sequence");
+/// assert_eq!(fields::SEQUENCE.key(), "sequence");
 /// ```
 #[macro_export]
 macro_rules! field_defs {
@@ -691,11 +708,11 @@ mod tests {
     }
 
     #[test]
-    fn json_keys_strip_the_parent_name() {
-        assert_eq!(LEAF.key_under(Some(&GROUP)), "leaf");
-        assert_eq!(GROUP.key_under(Some(&ROOT)), "group");
-        assert_eq!(ROOT.key_under(None), "test");
-        assert_eq!(OTHER.key_under(Some(&GROUP)), "other.leaf");
+    fn json_keys_are_the_last_name_segment() {
+        assert_eq!(LEAF.key(), "leaf");
+        assert_eq!(GROUP.key(), "group");
+        assert_eq!(ROOT.key(), "test");
+        assert_eq!(OTHER.key(), "leaf");
     }
 
     #[test]

@@ -21,6 +21,7 @@ crate::field_defs! {
         .unit("bytes")
         .desc("Total length including the 32-byte header; FlightGear drops a datagram whose length differs");
     RANGE_WORD = uint("flightgear.range_word", "Range / reply address word")
+        .nests()
         .hex()
         .desc("Header word at offset 16: requested range in nm (FlightGear 2017.2+), 0 from older senders, rewritten by some fgms versions (see its children)");
     RANGE_NM = uint("flightgear.range_word.range_nm", "Requested range")

@@ -19,8 +19,56 @@ crate::field_defs! {
         .desc("How the direction was decided (the plumbing's port/content/first-sender rule, or which table the messages parse in)");
     POS_BASIS = string("gamestudio.pos_basis", "CPosition basis")
         .desc("How the CPosition encoding was decided");
-    MSG = group("gamestudio.msg", "Message").repeated()
-        .desc("One Gamestudio message: a command byte followed by its arguments");
+    // One group per message kind, so that each kind is its own JSON key with one shape of
+    // arguments; the arguments keep one name each (`gamestudio.msg.*`) for filters.
+    CLS_FILL = group("gamestudio.cls_fill", "Message").repeated()
+        .desc("A5 only: a one-byte filler; its children are the `gamestudio.msg.*` fields");
+    CLS_JOIN = group("gamestudio.cls_join", "Message").repeated()
+        .desc("A client joins: its DirectPlay id and player name; its children are the `gamestudio.msg.*` fields");
+    CLS_CREATE = group("gamestudio.cls_create", "Message").repeated()
+        .desc("A client asks the server to create an entity; its children are the `gamestudio.msg.*` fields");
+    CLS_REMOVE = group("gamestudio.cls_remove", "Message").repeated()
+        .desc("A client removes an entity; its children are the `gamestudio.msg.*` fields");
+    CLS_PING = group("gamestudio.cls_ping", "Message").repeated()
+        .desc("A client keep-alive; its children are the `gamestudio.msg.*` fields");
+    CLS_LEVEL = group("gamestudio.cls_level", "Message").repeated()
+        .desc("A client reports the level it loaded; its children are the `gamestudio.msg.*` fields");
+    CLS_VAR = group("gamestudio.cls_var", "Message").repeated()
+        .desc("A client sends a script variable; its children are the `gamestudio.msg.*` fields");
+    CLS_STRING = group("gamestudio.cls_string", "Message").repeated()
+        .desc("A client sends a script string; its children are the `gamestudio.msg.*` fields");
+    CLS_SKILL = group("gamestudio.cls_skill", "Message").repeated()
+        .desc("A client sends an entity skill; its children are the `gamestudio.msg.*` fields");
+    CLS_SKILL3 = group("gamestudio.cls_skill3", "Message").repeated()
+        .desc("A client sends three entity skills; its children are the `gamestudio.msg.*` fields");
+    SVC_FILL = group("gamestudio.svc_fill", "Message").repeated()
+        .desc("A5 only: a one-byte filler; its children are the `gamestudio.msg.*` fields");
+    SVC_CREATE = group("gamestudio.svc_create", "Message").repeated()
+        .desc("The server creates an entity; its children are the `gamestudio.msg.*` fields");
+    SVC_REMOVE = group("gamestudio.svc_remove", "Message").repeated()
+        .desc("The server removes an entity; its children are the `gamestudio.msg.*` fields");
+    SVC_ENTSOUND = group("gamestudio.svc_entsound", "Message").repeated()
+        .desc("The server plays a sound on an entity; its children are the `gamestudio.msg.*` fields");
+    SVC_EFFECT = group("gamestudio.svc_effect", "Message").repeated()
+        .desc("The server starts a particle effect; its children are the `gamestudio.msg.*` fields");
+    SVC_INFO = group("gamestudio.svc_info", "Message").repeated()
+        .desc("The server's protocol version and time; its children are the `gamestudio.msg.*` fields");
+    SVC_VAR = group("gamestudio.svc_var", "Message").repeated()
+        .desc("The server sends a script variable; its children are the `gamestudio.msg.*` fields");
+    SVC_STRING = group("gamestudio.svc_string", "Message").repeated()
+        .desc("The server sends a script string; its children are the `gamestudio.msg.*` fields");
+    SVC_SKILL = group("gamestudio.svc_skill", "Message").repeated()
+        .desc("The server sends an entity skill; its children are the `gamestudio.msg.*` fields");
+    SVC_SKILL3 = group("gamestudio.svc_skill3", "Message").repeated()
+        .desc("The server sends three entity skills; its children are the `gamestudio.msg.*` fields");
+    SVC_LOCAL = group("gamestudio.svc_local", "Message").repeated()
+        .desc("A6+ only: the server runs a function on the client; its children are the `gamestudio.msg.*` fields");
+    SVC_UPDATE1 = group("gamestudio.svc_update1", "Message").repeated()
+        .desc("An entity update, parameter group 1; its children are the `gamestudio.msg.*` fields");
+    SVC_UPDATE2 = group("gamestudio.svc_update2", "Message").repeated()
+        .desc("An entity update, parameter group 2; its children are the `gamestudio.msg.*` fields");
+    SVC_UPDATE3 = group("gamestudio.svc_update3", "Message").repeated()
+        .desc("An entity update, parameter group 3; its children are the `gamestudio.msg.*` fields");
     CMD = enumeration("gamestudio.msg.cmd", "Command").hex()
         .desc("Command byte (CLS_* towards the server, SVC_* towards the client)");
     PLAYER_DPID = uint("gamestudio.msg.player_dpid", "Player DPID").hex()

@@ -138,6 +138,42 @@ pub fn command_name(to_server: bool, dialect: Dialect, cmd: u8) -> Option<&'stat
     }
 }
 
+/// The group of a message kind (the command byte's table entry, as [`command_name`] names it).
+fn message_def(to_server: bool, cmd: u8) -> Option<&'static FieldDef> {
+    if to_server {
+        return Some(match Cls(cmd) {
+            Cls::FILL => &f::CLS_FILL,
+            Cls::JOIN => &f::CLS_JOIN,
+            Cls::CREATE => &f::CLS_CREATE,
+            Cls::REMOVE => &f::CLS_REMOVE,
+            Cls::PING => &f::CLS_PING,
+            Cls::LEVEL => &f::CLS_LEVEL,
+            Cls::VAR => &f::CLS_VAR,
+            Cls::STRING => &f::CLS_STRING,
+            Cls::SKILL => &f::CLS_SKILL,
+            Cls::SKILL3 => &f::CLS_SKILL3,
+            _ => return None,
+        });
+    }
+    Some(match Svc::group_code(cmd) {
+        Svc::FILL => &f::SVC_FILL,
+        Svc::CREATE => &f::SVC_CREATE,
+        Svc::REMOVE => &f::SVC_REMOVE,
+        Svc::ENTSOUND => &f::SVC_ENTSOUND,
+        Svc::EFFECT => &f::SVC_EFFECT,
+        Svc::INFO => &f::SVC_INFO,
+        Svc::VAR => &f::SVC_VAR,
+        Svc::STRING => &f::SVC_STRING,
+        Svc::SKILL => &f::SVC_SKILL,
+        Svc::SKILL3 => &f::SVC_SKILL3,
+        Svc::LOCAL => &f::SVC_LOCAL,
+        Svc::UPDATE1 => &f::SVC_UPDATE1,
+        Svc::UPDATE2 => &f::SVC_UPDATE2,
+        Svc::UPDATE3 => &f::SVC_UPDATE3,
+        _ => return None,
+    })
+}
+
 /// One update parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Param {
@@ -880,7 +916,8 @@ impl<'a> P<'a> {
     /// One message: its group, command field and arguments; its summary goes into `out`.
     fn next(&mut self, cmd: u8, to_server: bool, base: usize, out: &mut Parsed) -> Step<()> {
         let start = self.d.pos();
-        let Some(name) = command_name(to_server, self.dialect, cmd) else {
+        let known = command_name(to_server, self.dialect, cmd).zip(message_def(to_server, cmd));
+        let Some((name, def)) = known else {
             let side = if to_server { "client" } else { "server" };
             let msg = format!(
                 "unknown {side} command {cmd:#04x} at offset {}",
@@ -890,7 +927,7 @@ impl<'a> P<'a> {
                 .d
                 .fail(&notes::UNKNOWN_COMMAND, &f::CMD, (start, 1), msg));
         };
-        self.d.open(&f::MSG);
+        self.d.open(def);
         self.d.tree.set_group_meaning(name);
         self.d.cur.seek(start + 1);
         self.d.add(&f::CMD, Value::Enum(cmd as i64, name), start, 1);

@@ -50,7 +50,7 @@ crate::field_defs! {
     XD_UNDECODED = bytes("srb2.textbuf.undecoded", "Undecoded commands").desc("Rest of a buffer after a command that could not be decoded");
     TEXTCMD = group("srb2.textcmd", "Text command").desc("PT_TEXTCMD / PT_TEXTCMD2 body");
 
-    XD = enumeration("srb2.xd", "Net command").repeated().desc("XD id (netxcmd_t, numbered per release) and its body");
+    XD = enumeration("srb2.xd", "Net command").repeated().nests().desc("XD id (netxcmd_t, numbered per release) and its body");
     XD_NAME = string("srb2.xd.player_name", "Player name").desc("Player name (XD_NAMEANDCOLOR, XD_ADDPLAYER)");
     XD_AVAILABILITIES = uint("srb2.xd.availabilities", "Skin availabilities").hex().desc("2.2: bitmask of unlockable skins");
     XD_COLOR = uint("srb2.xd.color", "Colour").desc("Skin colour (u8 up to 2.2.4, u16 from 2.2.5)");
