@@ -403,15 +403,10 @@ fn s21_tics_and_chat(c: &mut Cap) {
     };
     c.s2c(&packet(0, 4, SERVERTICS, &servertics(&t, false, false)));
     // `d_netcmd.c` `Got_Saycmd` XD_SAY (5): target 0, flags 0, message.
-    let say = B::default().u8(5).u8(0).u8(0).strz("hello everyone").0;
-    c.c2s(&packet(
-        4,
-        4,
-        TEXTCMD,
-        &B::default().u8(say.len() as u8).raw(&say).0,
-    ));
+    let say = xd_say(0, "hello everyone");
+    c.c2s(&packet(4, 4, TEXTCMD, &textbuf(&say)));
     // Knuckles answers privately: target 2 = player 1 (Tails).
-    let say2 = B::default().u8(5).u8(2).u8(0).strz("hi Tails").0;
+    let say2 = xd_say(2, "hi Tails");
     let t = Tics {
         start: 5003,
         numtics: 2,
@@ -430,12 +425,7 @@ fn s21_tics_and_chat(c: &mut Cap) {
     }
     c.s2c(&packet(5, 5, PING, &ping.0));
     // `d_net.c` `HSendPacket` acks: the client retransmits its PT_TEXTCMD #4 with the same ack and a refreshed ackreturn.
-    c.c2s(&packet(
-        4,
-        5,
-        TEXTCMD,
-        &B::default().u8(say.len() as u8).raw(&say).0,
-    ));
+    c.c2s(&packet(4, 5, TEXTCMD, &textbuf(&say)));
 }
 
 /// 2.1.25: a kick, a map change, an ack list and the quit.
@@ -708,14 +698,9 @@ fn s22_tics_and_chat(c: &mut Cap) {
         text: vec![(1, 1, &nc)],
     };
     c.s2c(&packet(0, 5, SERVERTICS, &servertics(&t, true, true)));
-    let say = B::default().u8(5).u8(0).u8(0).strz("hello from 2.2").0;
-    c.c2s(&packet(
-        6,
-        1,
-        TEXTCMD,
-        &B::default().u8(say.len() as u8).raw(&say).0,
-    ));
-    let say2 = B::default().u8(5).u8(2).u8(0).strz("welcome Tails").0;
+    let say = xd_say(0, "hello from 2.2");
+    c.c2s(&packet(6, 1, TEXTCMD, &textbuf(&say)));
+    let say2 = xd_say(2, "welcome Tails");
     let t = Tics {
         start: 70003,
         numtics: 2,
@@ -805,13 +790,8 @@ pub fn midsession_2_2_13() -> Vec<u8> {
         Some(0x10),
     );
     c.c2s(&packet(0, 9, 2, &cc.0));
-    let say = B::default().u8(5).u8(0).u8(0).strz("anyone here?").0;
-    c.c2s(&packet(
-        10,
-        9,
-        27,
-        &B::default().u8(say.len() as u8).raw(&say).0,
-    ));
+    let say = xd_say(0, "anyone here?");
+    c.c2s(&packet(10, 9, 27, &textbuf(&say)));
     let exit = [7u8, 0];
     let t = Tics {
         start: 90000,
@@ -859,7 +839,7 @@ pub fn broken() -> Vec<u8> {
     // 4. Server tics whose text buffer holds an unknown XD id 30 (→ error, rest of buffer noted),
     //    followed by a valid buffer of the next player that must still decode.
     let bad = [30u8, 1, 2, 3];
-    let say = B::default().u8(5).u8(0).u8(0).strz("still here").0;
+    let say = xd_say(0, "still here");
     let t = Tics {
         start: 100,
         numtics: 1,
@@ -894,4 +874,14 @@ pub fn all() -> Vec<(&'static str, Vec<u8>)> {
         ("srb2-2.2.13-midsession.pcap", midsession_2_2_13()),
         ("srb2-broken.pcap", broken()),
     ]
+}
+
+/// `d_netcmd.c` `Got_Saycmd`'s XD_SAY (5): target, flags 0, the message.
+fn xd_say(target: u8, text: &str) -> Vec<u8> {
+    B::default().u8(5).u8(target).u8(0).strz(text).0
+}
+
+/// A PT_TEXTCMD body: the length of the net commands, then the commands.
+fn textbuf(cmds: &[u8]) -> Vec<u8> {
+    B::default().u8(cmds.len() as u8).raw(cmds).0
 }
