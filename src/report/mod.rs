@@ -12,6 +12,7 @@ mod chart;
 mod games;
 mod html;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
@@ -67,27 +68,29 @@ impl Merge for Slot {
     }
 }
 
-/// One grouping of the I/O graph: a series per key, binned over time.
+/// One grouping of the I/O graph: a series per key (a protocol, or a protocol's message type),
+/// binned over time.
 #[derive(Default)]
 struct Io {
     keys: Vec<String>,
-    index: HashMap<String, usize>,
+    /// Protocol → message type (empty for the protocol's own series) → key; looked up without
+    /// building a string per message.
+    index: HashMap<&'static str, HashMap<Box<str>, usize>>,
     /// The last frame counted per key: a datagram of several messages is one packet.
     last_frame: Vec<u64>,
     bytes: Vec<u64>,
     bins: Bins<Slot>,
+    /// Keys of message types named by static strings, by the strings' addresses: most messages
+    /// find their key here without hashing a string.
+    recent: Vec<((usize, usize, usize), usize)>,
 }
 
+/// Static message-type names remembered by address.
+const RECENT_KEYS: usize = 64;
+
 impl Io {
-    fn add(&mut self, key: &str, frame: u64, len: u64, rel_ns: i128) {
-        let k = match self.index.get(key) {
-            Some(&k) => k,
-            None if self.keys.len() < MAX_KEYS => self.new_key(key),
-            None => match self.index.get("other") {
-                Some(&k) => k,
-                None => self.new_key("other"),
-            },
-        };
+    fn add(&mut self, key: (&'static str, &Cow<'static, str>), frame: u64, len: u64, rel_ns: i128) {
+        let k = self.key(key);
         if self.last_frame[k] == frame {
             return;
         }
@@ -101,12 +104,45 @@ impl Io {
         slot.0[k].bytes += len;
     }
 
-    fn new_key(&mut self, key: &str) -> usize {
-        self.keys.push(key.to_string());
-        self.index.insert(key.to_string(), self.keys.len() - 1);
+    fn key(&mut self, (protocol, ty): (&'static str, &Cow<'static, str>)) -> usize {
+        // Only a static string's address names it for good (an owned one's may be reused).
+        let Cow::Borrowed(t) = ty else {
+            return self.lookup(protocol, ty);
+        };
+        let id = (protocol.as_ptr() as usize, t.as_ptr() as usize, t.len());
+        if let Some(&(_, k)) = self.recent.iter().find(|(i, _)| *i == id) {
+            return k;
+        }
+        let k = self.lookup(protocol, t);
+        if self.recent.len() < RECENT_KEYS {
+            self.recent.push((id, k));
+        }
+        k
+    }
+
+    fn lookup(&mut self, protocol: &'static str, ty: &str) -> usize {
+        match self.index.get(protocol).and_then(|t| t.get(ty)) {
+            Some(&k) => k,
+            None if self.keys.len() < MAX_KEYS => self.new_key(protocol, ty),
+            None => match self.index.get("other").and_then(|t| t.get("")) {
+                Some(&k) => k,
+                None => self.new_key("other", ""),
+            },
+        }
+    }
+
+    fn new_key(&mut self, protocol: &'static str, ty: &str) -> usize {
+        let name = if ty.is_empty() {
+            protocol.to_string()
+        } else {
+            format!("{protocol} {ty}")
+        };
+        self.keys.push(name);
+        let k = self.keys.len() - 1;
+        self.index.entry(protocol).or_default().insert(ty.into(), k);
         self.last_frame.push(0);
         self.bytes.push(0);
-        self.keys.len() - 1
+        k
     }
 }
 
@@ -159,9 +195,10 @@ impl Gathered {
                 self.with_trees += 1;
             }
         }
-        self.by_protocol.add(rec.protocol, meta.frame, len, rel_ns);
-        let ty = format!("{} {}", rec.protocol, rec.msg_type);
-        self.by_type.add(&ty, meta.frame, len, rel_ns);
+        self.by_protocol
+            .add((rec.protocol, &Cow::Borrowed("")), meta.frame, len, rel_ns);
+        self.by_type
+            .add((rec.protocol, &rec.msg_type), meta.frame, len, rel_ns);
         for n in &rec.notes {
             self.note(rec, n, meta.frame);
         }
