@@ -58,13 +58,27 @@ impl<T: Merge> Bins<T> {
         self.width_ns as f64 / 1e9
     }
 
-    /// Each bin with its start time in seconds from the capture's start.
-    pub fn iter(&self) -> impl Iterator<Item = (f64, &T)> {
-        let w = self.width_secs();
-        self.bins
-            .iter()
+    /// The bins merged `k` at a time into at most `max` (a rate read off a bin only a few
+    /// packets wide swings between neighbours), with the merged width in seconds.
+    pub fn coarse(&self, max: usize) -> (f64, Vec<(f64, T)>)
+    where
+        T: Clone,
+    {
+        let k = self.bins.len().div_ceil(max.max(1)).max(1);
+        let w = self.width_secs() * k as f64;
+        let merged = self
+            .bins
+            .chunks(k)
             .enumerate()
-            .map(move |(i, b)| (i as f64 * w, b))
+            .map(|(i, chunk)| {
+                let mut sum = T::default();
+                for b in chunk {
+                    sum.merge(b.clone());
+                }
+                (i as f64 * w, sum)
+            })
+            .collect();
+        (w, merged)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -91,11 +105,15 @@ mod tests {
         // 100 s in 10 ms bins would be 10,000: doubled five times to 320 ms; the last time,
         // 99 s, is in bin 309.
         assert_eq!(b.width_secs(), 0.32);
-        assert_eq!(b.iter().count(), 310);
-        assert_eq!(b.iter().map(|(_, v)| *v).sum::<u64>(), 100);
+        assert_eq!(b.coarse(MAX).1.len(), 310);
+        assert_eq!(b.coarse(MAX).1.iter().map(|(_, v)| *v).sum::<u64>(), 100);
+        let (w, coarse) = b.coarse(100);
+        assert_eq!((w, coarse.len()), (1.28, 78));
+        assert_eq!(coarse.iter().map(|(_, v)| *v).sum::<u64>(), 100);
+        assert_eq!(coarse[1], (1.28, 1));
         *b.at(-5) += 1;
-        assert_eq!(*b.iter().next().unwrap().1, 2);
+        assert_eq!(b.coarse(MAX).1[0].1, 2);
         *b.at(i128::MAX) += 1;
-        assert!(b.iter().count() <= MAX);
+        assert!(b.coarse(MAX).1.len() <= MAX);
     }
 }

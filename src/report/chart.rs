@@ -57,6 +57,9 @@ pub struct Axes {
     pub scale: Option<(f64, String)>,
 }
 
+/// Series of at most this many points get a mark at each point.
+const MARKED: usize = 40;
+
 type Drawn = Result<(), Box<dyn std::error::Error>>;
 
 /// Renders with `draw`, then makes the SVG fit inline: no namespace URL (an inline `<svg>` in
@@ -237,6 +240,11 @@ pub fn lines(series: &[Series], axes: &Axes, gap: Option<f64>) -> String {
                     part.iter().copied(),
                     color(i).stroke_width(2),
                 ))?;
+            }
+            // A line of one point draws nothing: a short series gets a mark at each point.
+            if s.points.len() <= MARKED {
+                let style = color(i).filled();
+                chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 3, style)))?;
             }
         }
         if let Some((len, label)) = &axes.scale {

@@ -9,9 +9,11 @@ use super::{Gathered, Io};
 use crate::tree::Severity;
 
 /// Flow table rows, expert-note rows and series per chart shown.
-const MAX_FLOW_ROWS: usize = 100;
+const MAX_FLOW_ROWS: usize = 30;
 const MAX_NOTE_ROWS: usize = 200;
 const MAX_LAYERS: usize = 8;
+/// Points a chart over time draws at most (its bins merged to fit).
+const POINTS: usize = 120;
 
 const STYLE: &str = "
 :root{--fg:#1d2330;--bg:#ffffff;--muted:#5d6675;--line:#d9dde3;--head:#f2f4f7;--error:#b42318;--warning:#b54708}
@@ -115,7 +117,6 @@ fn tile(h: &mut String, label: &str, value: &str) {
 fn glance(h: &mut String, g: &Gathered) {
     let s = &g.stats;
     h.push_str("<section id=\"glance\"><h2>The capture at a glance</h2><div class=\"glance\">");
-    tile(h, "file", &g.file);
     tile(h, "duration", &format!("{:.1} s", duration(g)));
     tile(h, "packets", &num(s.frames));
     tile(h, "bytes captured", &num(s.captured_bytes));
@@ -189,17 +190,16 @@ fn layers(io: &Io, bytes: bool) -> (Vec<f64>, Vec<Series>) {
     } else {
         MAX_LAYERS
     });
-    let w = io.bins.width_secs();
-    let x: Vec<f64> = io.bins.iter().map(|(t, _)| t + w / 2.0).collect();
+    let (w, bins) = io.bins.coarse(POINTS);
+    let x: Vec<f64> = bins.iter().map(|(t, _)| t + w / 2.0).collect();
     let value = |c: &super::Cell| if bytes { c.bytes } else { c.packets } as f64 / w;
     let series_of = |keys: &[usize], name: String| Series {
         name,
-        points: io
-            .bins
+        points: bins
             .iter()
             .map(|(t, slot)| {
                 let v = keys.iter().filter_map(|&k| slot.0.get(k)).map(value).sum();
-                (t, v)
+                (*t, v)
             })
             .collect(),
     };
@@ -222,7 +222,7 @@ fn io_graph(h: &mut String, g: &Gathered) {
     let _ = write!(
         h,
         "<p class=\"muted\">Per {} s interval (chosen from the capture's length), as rates per second; a datagram counts once per series it carries messages of.</p><div class=\"charts\">",
-        g.by_protocol.bins.width_secs()
+        g.by_protocol.bins.coarse(POINTS).0
     );
     for (io, what) in [(&g.by_protocol, "protocol"), (&g.by_type, "message type")] {
         for (bytes, unit) in [(false, "packets/s"), (true, "bytes/s")] {
@@ -497,8 +497,8 @@ fn quake3(h: &mut String, g: &games::Games) {
             .q3_clients
             .values()
             .map(|c| {
-                let w = c.bins.width_secs();
-                let points = c.bins.iter().filter(|(_, s)| s.count > 0).map(|(t, s)| {
+                let (w, bins) = c.bins.coarse(POINTS);
+                let points = bins.iter().filter(|(_, s)| s.count > 0).map(|(t, s)| {
                     let v = if unit == "snapshots/s" {
                         s.count as f64 / w
                     } else {
@@ -539,11 +539,10 @@ fn srb2(h: &mut String, g: &games::Games) {
         return;
     }
     h.push_str("<section id=\"srb2\"><h2>SRB2 players and ping</h2><p class=\"muted\">From the server's ping tables (PT_PING): the slots of players the decoder knows by name, and any other slot with a non-zero ping.</p><div class=\"charts\">");
-    let w = g.srb2.width_secs();
+    let (w, bins) = g.srb2.coarse(POINTS);
     let players = Series {
         name: "players".into(),
-        points: g
-            .srb2
+        points: bins
             .iter()
             .filter_map(|(t, b)| b.players.map(|p| (t + w / 2.0, f64::from(p))))
             .collect(),
@@ -560,13 +559,12 @@ fn srb2(h: &mut String, g: &games::Games) {
     ));
     h.push_str("</figure><figure><figcaption>Ping per player slot</figcaption>");
     let pings: Vec<Series> = (0..games::SRB2_SLOTS)
-        .filter(|&i| g.srb2.iter().any(|(_, b)| b.n[i] > 0))
+        .filter(|&i| bins.iter().any(|(_, b)| b.n[i] > 0))
         .map(|i| Series {
             name: g.srb2_names[i]
                 .clone()
                 .unwrap_or_else(|| format!("player {i}")),
-            points: g
-                .srb2
+            points: bins
                 .iter()
                 .filter(|(_, b)| b.n[i] > 0)
                 .map(|(t, b)| (t + w / 2.0, b.sum[i] as f64 / f64::from(b.n[i])))

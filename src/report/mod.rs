@@ -53,7 +53,7 @@ struct Cell {
     bytes: u64,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Slot(Vec<Cell>);
 
 impl Merge for Slot {
