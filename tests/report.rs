@@ -281,3 +281,90 @@ fn srb2_pages_chart_players_and_pings() {
         assert!(srb2.contains(&format!("|{name}|")), "{name}: {srb2}");
     }
 }
+
+/// A long capture of many flows and message types: the page stays small, its tables and charts
+/// bounded, while its counts stay whole.
+#[test]
+fn a_long_many_flow_capture_gives_a_bounded_page() {
+    use std::net::SocketAddr;
+    use testkit::synth::{PcapWriter, ip_udp};
+    let server: SocketAddr = "10.255.0.1:27960".parse().unwrap();
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    // 30,000 clients, each asking once with an unknown connectionless command, 10 ms apart
+    // (300 s).
+    for i in 0..30_000u32 {
+        let client = SocketAddr::from(([10, (i >> 16) as u8, (i >> 8) as u8, i as u8], 40_000));
+        let ask = format!("\u{ff}\u{ff}\u{ff}\u{ff}ask{i} x");
+        let bytes: Vec<u8> = ask.chars().map(|c| c as u8).collect();
+        w.packet_at_ms(1_000, u64::from(i) * 10, &ip_udp(client, server, &bytes));
+    }
+    let html = report_of(&w.bytes, gamedissect::engine::Config::default());
+    let page = parse(&html);
+    assert_self_contained(&html, &page, "long");
+    let glance = format!("|{}", page.sections["glance"]);
+    assert_eq!(tile(&glance, "packets"), "30000");
+    assert_eq!(tile(&glance, "flows"), "30000");
+    let flows = &page.sections["flows"];
+    assert!(
+        flows.starts_with("Flows|30000 flows; the 30 largest by bytes.|"),
+        "{flows}"
+    );
+    assert!(html.len() < 400_000, "{} bytes", html.len());
+    // Every chart over time has at most 120 points: a stacked band's outline is two per point.
+    let bands: Vec<usize> = html
+        .split("<polygon ")
+        .skip(1)
+        .map(|p| {
+            let at = p.find("points=\"").unwrap() + 8;
+            p[at..]
+                .split('"')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .count()
+        })
+        .collect();
+    // By protocol and by message type, packets and bytes: one band each (every datagram is a
+    // Quake 3 `oob_unknown`); 300 s in bins merged to 118 points, two a point.
+    assert_eq!(bands.len(), 4, "{bands:?}");
+    assert!(bands.iter().all(|&n| (200..=240).contains(&n)), "{bands:?}");
+}
+
+#[test]
+fn the_command_writes_the_same_page_to_a_file_and_to_stdout() {
+    let exe = env!("CARGO_BIN_EXE_gamedissect");
+    let capture = "captures/srb2-2.2.13-session.pcap";
+    let out = std::process::Command::new(exe)
+        .args(["report", "-q", capture, "-w", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::env::temp_dir().join(format!("gamedissect-report-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("page.html");
+    let status = std::process::Command::new(exe)
+        .args(["report", "-q", capture, "-w"])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let written = fs::read(&file).unwrap();
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(written, out.stdout);
+    let page = parse(&String::from_utf8(written).unwrap());
+    assert_eq!(
+        tile(&format!("|{}", page.sections["glance"]), "packets"),
+        "25"
+    );
+    // A capture that cannot be opened: exit 1, no page.
+    let missing = std::process::Command::new(exe)
+        .args(["report", "-q", "captures/no-such.pcap", "-w", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(missing.stdout.is_empty());
+}
