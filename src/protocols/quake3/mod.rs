@@ -14,6 +14,7 @@ pub mod delta;
 pub mod fields;
 pub mod flow;
 pub mod huffman;
+pub mod legacykey;
 pub mod msg;
 pub mod netchan;
 pub mod notes;
@@ -160,10 +161,14 @@ pub struct State {
     /// Game messages decoded, and those left keyed because their key was not known.
     pub messages_decoded: u64,
     pub messages_keyed: u64,
+    /// Of the decoded messages, those de-keyed with a recovered pad.
+    pub messages_recovered: u64,
     /// Of the decoded client messages, those whose usercmd key was not known.
     pub usercmds_keyed: u64,
     /// The usercmd key recovered without the gamestate.
     pub ucmd_keys: ucmdkey::UcmdKeys,
+    /// Legacy XOR pads recovered without the handshake.
+    pub pads: legacykey::Pads,
 }
 
 impl State {
@@ -204,9 +209,15 @@ impl State {
         self.server_cmds = Ring::default();
         self.checksum_feed = None;
         self.ucmd_keys = Default::default();
+        self.pads = Default::default();
         self.baselines.clear();
         self.baselines_set = 0;
         self.snaps.clear();
+    }
+    /// The low byte of the challenge, all the legacy XOR key uses of it: from the handshake,
+    /// else found by the key recovery.
+    pub fn xor_challenge(&self) -> Option<u8> {
+        self.challenge.map(|c| c as u8).or(self.pads.challenge)
     }
 }
 
