@@ -486,7 +486,7 @@ impl Flow {
 
     /// Parses a message that is ready (de-keyed, or never keyed); returns the client commands
     /// it carried. A client message's usercmds are keyed with the acknowledged server command
-    /// (the captured text, else what its ring slot holds).
+    /// ([`State::acked_text`]; without it the key is recovered as without a gamestate).
     #[allow(clippy::too_many_arguments)]
     fn plain(
         &mut self,
@@ -504,11 +504,7 @@ impl Flow {
         }
         let mut tt = TreeBuilder::new(s.detail);
         let st = &self.st;
-        let key_text = acks.map(|(_, _, rack)| {
-            st.server_cmds
-                .get(rack)
-                .unwrap_or(st.server_cmds.slot(rack))
-        });
+        let key_text = acks.and_then(|(_, _, rack)| st.acked_text(rack));
         let heading_len = sum.text.len();
         let mut obs = Vec::new();
         let cmds = &mut new_cmds;

@@ -148,6 +148,9 @@ pub struct State {
     pub last_seq: [Option<u32>; 2],
     /// A gamestate was decoded: absent baselines are known to be zero.
     pub have_gamestate: bool,
+    /// The server command sequence of the last gamestate: the client acknowledges it without
+    /// having received its text.
+    pub gamestate_cmd_seq: Option<u32>,
     baselines: Vec<Option<Box<EntState>>>,
     /// How many of `baselines` are set, kept as they change so that measuring the state does
     /// not walk 1,024 slots.
@@ -189,7 +192,8 @@ impl State {
         *slot = Some(Box::new(st));
     }
     /// A gamestate starts a new level: old baselines and snapshots no longer apply.
-    pub fn gamestate_seen(&mut self, _command_sequence: u32) {
+    pub fn gamestate_seen(&mut self, command_sequence: u32) {
+        self.gamestate_cmd_seq = Some(command_sequence);
         self.baselines.clear();
         self.baselines_set = 0;
         self.snaps.clear();
@@ -201,7 +205,18 @@ impl State {
         self.baselines.capacity() * std::mem::size_of::<Option<Box<EntState>>>()
             + self.baselines_set * std::mem::size_of::<EntState>()
     }
+    /// The text a client keys with for acknowledged server command `num`: the captured one,
+    /// else, for a number a gamestate covered (acknowledged without its text arriving, sent
+    /// before the gamestate), whatever the ring slot holds. A text lost from the capture is
+    /// not guessed.
+    pub fn acked_text(&self, num: u32) -> Option<&[u8]> {
+        self.server_cmds.get(num).or_else(|| {
+            let covered = self.gamestate_cmd_seq.is_some_and(|g| num <= g);
+            covered.then(|| self.server_cmds.slot(num))
+        })
+    }
     fn new_connection(&mut self) {
+        self.gamestate_cmd_seq = None;
         self.flavour = None;
         self.last_seq = [None; 2];
         self.frag = Default::default();
