@@ -508,3 +508,49 @@ fn lossy_usercmd_keys_are_never_guessed() {
     // their key was recovered) show no key.
     assert_eq!(shown, 460);
 }
+
+/// Each legacy message says how its key was known, and the key string is shown when it
+/// changes: on the whole capture every key comes from the handshake; on the capture cut at frame
+/// 801 the de-keyed client messages carry recovered pads, each with the number of messages it
+/// was recovered from.
+#[test]
+fn legacy_keys_say_how_they_were_known() {
+    fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
+        if f.def.name == name {
+            return Some(f);
+        }
+        f.children.iter().find_map(|c| find(c, name))
+    }
+    let capture = "captures/quake3-openarena-legacy.pcap";
+    let p = read_pcap(&std::fs::read(capture).unwrap());
+    let tally = |bytes: &[u8]| {
+        let mut t: BTreeMap<String, usize> = BTreeMap::new();
+        let err = each_record(bytes, config_for(Path::new(capture)), |_, r| {
+            let get = |n: &str| {
+                r.fields
+                    .iter()
+                    .find_map(|f| find(f, n))
+                    .and_then(value_text)
+            };
+            if let Some(how) = get("quake3.netchan.xor_source") {
+                *t.entry(how).or_default() += 1;
+            }
+            if get("quake3.netchan.xor_string").is_some() {
+                *t.entry("key string shown".into()).or_default() += 1;
+            }
+            if let Some(n) = get("quake3.netchan.xor_recovered_from") {
+                assert!(n.parse::<usize>().unwrap() >= 4, "{n}");
+            }
+        });
+        assert!(err.is_none());
+        t
+    };
+    let (whole, _) = subset(&p, |_| true);
+    let t = tally(&whole);
+    assert_eq!(t.get("handshake"), Some(&1644));
+    assert_eq!(t.get("key string shown"), Some(&11));
+    let (cut, _) = subset(&p, |i| i >= 800);
+    let t = tally(&cut);
+    assert_eq!(t.get("recovered pad"), Some(&304));
+    assert_eq!(t.get("handshake"), None);
+}

@@ -52,6 +52,10 @@ struct Message<'p> {
     still_keyed: bool,
     /// De-keyed with a recovered pad, found from this many messages.
     recovered_from: Option<usize>,
+    /// How the legacy key was known (`quake3.netchan.xor_source`).
+    key_source: Option<&'static str>,
+    /// The client command a legacy server message was de-keyed with.
+    key_ack: Option<u32>,
 }
 
 impl Message<'_> {
@@ -217,6 +221,8 @@ impl Flow {
             reassembled: reassembled.is_some(),
             still_keyed: false,
             recovered_from: None,
+            key_source: None,
+            key_ack: None,
             body: match reassembled {
                 Some(b) => b,
                 None if changed => data.to_vec(),
@@ -438,6 +444,7 @@ impl Flow {
                         }
                         graft(&mut t, parsed.tree);
                         (new_cmds, chosen_key) = (parsed.cmds, parsed.key);
+                        msg.key_source = Some(key_source(&self.st));
                     }
                     None => match self.pad_dekey(s, msg, acks) {
                         Some(from) => {
@@ -471,6 +478,10 @@ impl Flow {
         }
         if msg.recovered_from.is_some() {
             self.st.messages_recovered += 1;
+            msg.key_source = Some("recovered pad");
+        }
+        if s.detail {
+            chosen_key = self.key_string_change(s, msg, chosen_key);
         }
         if s.flavour == Flavour::Legacy && self.st.xor_challenge().is_none() {
             let st = &mut self.st;
@@ -565,6 +576,28 @@ impl Flow {
         Some(from)
     }
 
+    /// The key string to show: the one this message was de-keyed with, when it differs from
+    /// the last shown in its direction.
+    fn key_string_change(
+        &mut self,
+        s: &Sequenced<'_>,
+        msg: &Message<'_>,
+        client_key: Option<Vec<u8>>,
+    ) -> Option<Vec<u8>> {
+        let text = if s.to_server {
+            client_key?
+        } else {
+            let ack = msg.key_ack?;
+            self.st.client_cmds.get(ack)?.to_vec()
+        };
+        let last = &mut self.st.shown_key[s.to_server as usize];
+        if last.as_deref() == Some(&text[..]) {
+            return None;
+        }
+        *last = Some(text.clone());
+        Some(text)
+    }
+
     /// Adds a client message's keyed usercmd values to the key recovery; true when they made
     /// its key known.
     fn learn_usercmd_key(&mut self, acks: Option<(i32, u32, u32)>, obs: &[UcmdObs]) -> bool {
@@ -613,9 +646,6 @@ impl Flow {
         };
         let key = (ch as u32 ^ s.h.sequence) as u8;
         t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, s.h.len));
-        if s.detail {
-            t.add_text(&NC_KEY_STRING, text, Pos::bytes(0, s.h.len));
-        }
         netchan::xor(&mut msg.body, 4, key, text);
         // A challenge byte found by the key recovery is checked on each message it de-keys.
         if st.challenge.is_none()
@@ -629,6 +659,8 @@ impl Flow {
             );
             return Keying::Unkeyed(Some((&notes::XOR_KEY_UNKNOWN, why)));
         }
+        msg.key_ack = ack;
+        msg.key_source = Some(key_source(st));
         Keying::Plain
     }
 
@@ -665,6 +697,14 @@ impl Flow {
                 let f = Field::new(&NC_KEY_STRING, Value::text(&k), Pos::bytes(0, s.h.len));
                 nc.children.push(f);
             }
+            if let Some(how) = msg.key_source {
+                let f = Field::new(
+                    &NC_KEY_SOURCE,
+                    Value::text(how.as_bytes()),
+                    Pos::bytes(0, s.h.len),
+                );
+                nc.children.push(f);
+            }
             if let Some(n) = msg.recovered_from {
                 let f = Field::new(
                     &NC_KEY_RECOVERED,
@@ -680,6 +720,15 @@ impl Flow {
             sum.msg_type
         });
         r.summary = sum.text;
+    }
+}
+
+/// How a legacy key found through the ordinary path was known.
+fn key_source(st: &State) -> &'static str {
+    if st.challenge.is_some() {
+        "handshake"
+    } else {
+        "other direction"
     }
 }
 

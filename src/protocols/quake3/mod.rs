@@ -172,6 +172,9 @@ pub struct State {
     pub ucmd_keys: ucmdkey::UcmdKeys,
     /// Legacy XOR pads recovered without the handshake.
     pub pads: legacykey::Pads,
+    /// The XOR key string last shown per direction (0 = to client, 1 = to server): shown
+    /// again only when it changes.
+    pub shown_key: [Option<Vec<u8>>; 2],
 }
 
 impl State {
@@ -225,6 +228,7 @@ impl State {
         self.checksum_feed = None;
         self.ucmd_keys = Default::default();
         self.pads = Default::default();
+        self.shown_key = Default::default();
         self.baselines.clear();
         self.baselines_set = 0;
         self.snaps.clear();
