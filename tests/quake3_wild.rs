@@ -399,7 +399,7 @@ fn stats_count_decoded_and_keyed_messages() {
     // does not turn).
     assert_eq!(
         f["game messages"],
-        "305 decoded (305 with usercmd values still keyed), 553 left keyed (key not captured)"
+        "65 decoded (65 with usercmd values still keyed), 793 left keyed (key not captured)"
     );
     // The challenge byte the recovery found is the low byte of the real challenge
     // (110895342 = 0x069c_27ee).
@@ -407,7 +407,7 @@ fn stats_count_decoded_and_keyed_messages() {
         f["xor keys"],
         "challenge byte 0xee recovered from the keyed messages; key strings from the captured commands"
     );
-    assert!(f["xor pads"].starts_with("304 messages de-keyed with a pad"));
+    assert!(f["xor pads"].starts_with("65 messages de-keyed with a pad"));
 }
 
 /// The usercmd key of each move in a decode: frame → (key, "recovered from N" when
@@ -551,6 +551,6 @@ fn legacy_keys_say_how_they_were_known() {
     assert_eq!(t.get("key string shown"), Some(&11));
     let (cut, _) = subset(&p, |i| i >= 800);
     let t = tally(&cut);
-    assert_eq!(t.get("recovered pad"), Some(&304));
+    assert_eq!(t.get("recovered pad"), Some(&65));
     assert_eq!(t.get("handshake"), None);
 }

@@ -977,7 +977,7 @@ impl FlowDecoder for Flow {
                 v.push((
                     "xor pads".into(),
                     format!(
-                        "{} messages de-keyed with a pad recovered from the keyed messages ({} trial parses)",
+                        "{} messages de-keyed with a pad recovered from the keyed messages ({} work steps)",
                         s.messages_recovered, s.pads.work
                     ),
                 ));

@@ -33,10 +33,12 @@ pub const MAX_PAD: usize = 1400;
 /// Candidate pads kept per byte position; more means the messages do not decide yet.
 const BEAM: usize = 4096;
 /// How far a seed that repeats one command word is written out (then it grows as any other).
-const SEED_PAD: usize = 256;
-/// Trial parses credited to the flow per pooled message, and the most it may save up.
-const WORK_PER_MESSAGE: u64 = 2048;
-const WORK_SAVED: u64 = 1 << 19;
+const SEED_PAD: usize = 64;
+/// Work steps credited to the flow per pooled message, and the most it may save up. A step is
+/// one candidate byte looked at; a trial parse costs [`TRIAL`] steps, a seed its length / 16.
+const WORK_PER_MESSAGE: u64 = 1024;
+const WORK_SAVED: u64 = 1 << 18;
+const TRIAL: u64 = 16;
 /// Ending messages and cut longer messages tried per candidate byte.
 const ENDERS: usize = 6;
 const LONGER: usize = 3;
@@ -238,9 +240,9 @@ impl Pads {
             });
             g.added += 1;
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
-            // Searched at 4 messages, each time their number doubles, then every 16.
+            // Searched at 4 messages and each time their number doubles.
             let n = g.added;
-            if n >= 4 && (n >= 2 * g.searched_at || n >= g.searched_at + 16) {
+            if n >= 4 && n >= 2 * g.searched_at {
                 g.searched_at = n;
                 self.search(gi, challenge);
             }
@@ -465,6 +467,21 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
     let longest = g.msgs.last().map_or(0, |m| m.keyed_len(start));
     let tails = tail_masks(g, start, longest);
     let mut beam = if g.pad.is_empty() {
+        let words = if g.to_server {
+            SERVER_WORDS
+        } else {
+            CLIENT_WORDS
+        };
+        let (bytes, texts) = match challenge {
+            Some(_) => (1, 3 * words.len() + 4 * 1024 + 1),
+            None => (256, 3 * words.len() + 1),
+        };
+        let cost = (bytes * texts) as u64 * (1 + longest.min(SEED_PAD) as u64 / 16);
+        if *credit < cost {
+            return (Vec::new(), None);
+        }
+        *credit -= cost;
+        *work += cost;
         seeds(g.to_server, challenge, longest)
     } else {
         vec![(g.pad.clone(), None)]
@@ -492,32 +509,37 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
             .collect();
         let mut next = Vec::new();
         let mut grown = 0;
-        for (b, seed) in &beam {
+        for (b, seed) in std::mem::take(&mut beam) {
             let grow = b.len() <= n;
             let opts = if grow {
-                candidates(b, start, challenge)
+                candidates(&b, start, challenge)
             } else {
                 vec![b[n]]
             };
             // Growing needs the cut longer messages; a seeded byte only its enders.
             let longer = if grow { &longer[..] } else { &[][..] };
-            let cost = (enders.len() + longer.len()) as u64;
+            let cost = 1 + TRIAL * (enders.len() + longer.len()) as u64;
             for z in opts {
-                if tails[n].is_some_and(|t| !t[z as usize]) {
-                    continue;
-                }
                 if *credit < cost {
                     return found;
                 }
-                *credit -= cost;
-                *work += cost;
+                *credit -= 1;
+                *work += 1;
+                if tails[n].is_some_and(|t| !t[z as usize]) {
+                    continue;
+                }
+                *credit -= cost - 1;
+                *work += cost - 1;
                 if w.fits(&b[..n], z, &enders, longer) {
-                    let mut p = b.clone();
                     if grow {
+                        let mut p = b.clone();
                         p.push(z);
                         grown += 1;
+                        next.push((p, seed));
+                    } else {
+                        next.push((b, seed));
+                        break;
                     }
-                    next.push((p, *seed));
                 }
             }
             if grown > BEAM {
