@@ -926,6 +926,7 @@ impl FlowDecoder for Flow {
             + s.frag[1].data.capacity()
             + s.client_cmds.bytes()
             + s.ucmd_keys.bytes()
+            + s.pads.bytes()
             + s.server_cmds.bytes()
             + s.baseline_bytes()
             + s.snaps
