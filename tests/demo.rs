@@ -285,3 +285,49 @@ fn without_first_records(pcap: &[u8], n: usize) -> Vec<u8> {
     out.extend_from_slice(&pcap[at..]);
     out
 }
+
+#[test]
+fn a_damaged_demo_is_a_located_error_after_its_whole_messages() {
+    let dir = std::env::temp_dir().join(format!("gamedissect-demo-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = demos_of(&capture(IOQ3), Config::default(), false).demos[0]
+        .bytes
+        .clone();
+    let messages = read_demo(&demo);
+    // Cut inside the third message's bytes, and a copy whose third length lies (over MAX_MSGLEN).
+    let third = 8 + messages[0].1.len() + 8 + messages[1].1.len();
+    let cut = dir.join("cut.dm_72");
+    std::fs::write(&cut, &demo[..third + 8 + 2]).unwrap();
+    let mut lying = demo.clone();
+    lying[third + 4..third + 8].copy_from_slice(&16_385u32.to_le_bytes());
+    let lie = dir.join("lie.dm_72");
+    std::fs::write(&lie, &lying).unwrap();
+    for (path, at, what) in [
+        (
+            &cut,
+            third + 8,
+            format!(
+                "demo message cut off after 2 of {} bytes",
+                messages[2].1.len()
+            ),
+        ),
+        (
+            &lie,
+            third + 4,
+            "demo message length 16385 is over the game's limit of 16384".to_string(),
+        ),
+    ] {
+        let out = bin()
+            .args(["dissect", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err,
+            format!("gamedissect: {}: at byte {at}: {what}\n", path.display())
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
