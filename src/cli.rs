@@ -243,7 +243,7 @@ pub struct TracksArgs {
 pub struct DemoArgs {
     /// Capture file (pcap or pcapng), or - for standard input
     pub file: String,
-    /// Directory to write the demos into (default: the current directory)
+    /// Directory to write the demos into, made if missing (default: the current directory)
     #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub dir: Option<std::path::PathBuf>,
     /// One demo per connection, map changes included, instead of one per map

@@ -227,19 +227,21 @@ fn the_command_writes_lists_and_skips() {
         text,
         "would write GoldenPlayer_127.0.0.1-27960_oa_dm1.dm_71: flow 3, 127.0.0.1:27960 -> 127.0.0.1:27961, player \"GoldenPlayer\", map \"oa_dm1\", protocol 71, 400 messages (frames 16-1630), 0 lost\n"
     );
+    // The directory is made when missing.
+    let sub = dir.join("sub");
     let out = bin()
-        .args(["demo", "-o", dir.to_str().unwrap(), &cap])
+        .args(["demo", "-o", sub.to_str().unwrap(), &cap])
         .output()
         .unwrap();
     assert!(out.status.success());
-    let written = std::fs::read(dir.join("GoldenPlayer_127.0.0.1-27960_oa_dm1.dm_71")).unwrap();
+    let written = std::fs::read(sub.join("GoldenPlayer_127.0.0.1-27960_oa_dm1.dm_71")).unwrap();
     let report = demos_of(&capture(LEGACY), Config::default(), false);
     assert_eq!(written, report.demos[0].bytes);
     // `dissect` reads the file by its content.
     let out = bin()
         .args([
             "dissect",
-            dir.join("GoldenPlayer_127.0.0.1-27960_oa_dm1.dm_71")
+            sub.join("GoldenPlayer_127.0.0.1-27960_oa_dm1.dm_71")
                 .to_str()
                 .unwrap(),
         ])

@@ -28,6 +28,8 @@ pub use crate::capture::demo as file;
 
 /// Demos open at once (one per connection being written); a connection past it is skipped.
 pub const MAX_OPEN: usize = 256;
+/// Connections remembered (a few hundred bytes each); records of further flows are only counted.
+pub const MAX_CONNS: usize = 100_000;
 /// Characters kept of each part of a file name (player, server, map).
 const NAME_PART: usize = 48;
 
@@ -78,6 +80,8 @@ pub struct Skipped {
 pub struct Report {
     pub demos: Vec<DemoInfo>,
     pub skipped: Vec<Skipped>,
+    /// Records of flows past [`MAX_CONNS`], not looked at.
+    pub untracked: u64,
 }
 
 enum Out {
@@ -173,8 +177,16 @@ impl Collector {
         if r.protocol != "quake3" {
             return Ok(());
         }
-        let conn = self.conns.entry(m.flow).or_default();
-        if let Some(p) = handshake_protocol(r) {
+        let protocol = handshake_protocol(r);
+        let to_client = m.direction == Some(Direction::ToClient);
+        if protocol.is_none() && !to_client && !self.conns.contains_key(&m.flow) {
+            // Queries, or client messages of a connection not yet seen from the server.
+            return Ok(());
+        }
+        let Some(conn) = self.conn(m.flow) else {
+            return Ok(());
+        };
+        if let Some(p) = protocol {
             conn.protocol = Some(p);
         }
         if m.direction == Some(Direction::ToServer) && has_command(r, "quake3.clc.command.name") {
@@ -182,7 +194,7 @@ impl Collector {
             // its disconnect: nothing after it was recorded.
             return self.close(m.flow);
         }
-        if m.direction != Some(Direction::ToClient) {
+        if !to_client {
             return Ok(());
         }
         let Some(msg) = server_message(m.payload, r) else {
@@ -196,7 +208,9 @@ impl Collector {
         if msg.gamestate && (conn.open.is_none() || !self.single) {
             self.start(m, r)?;
         }
-        let conn = self.conns.get_mut(&m.flow).expect("present");
+        let Some(conn) = self.conns.get_mut(&m.flow) else {
+            return Ok(());
+        };
         let Some((idx, out)) = conn.open.as_mut() else {
             conn.before_gamestate += 1;
             return Ok(());
@@ -220,10 +234,22 @@ impl Collector {
         Ok(())
     }
 
+    /// The flow's connection, made at its first relevant record unless [`MAX_CONNS`] are known
+    /// already (then counted in `Report::untracked`).
+    fn conn(&mut self, flow: u64) -> Option<&mut Conn> {
+        if self.conns.len() >= MAX_CONNS && !self.conns.contains_key(&flow) {
+            self.report.untracked += 1;
+            return None;
+        }
+        Some(self.conns.entry(flow).or_default())
+    }
+
     /// Closes the flow's demo, if any, and opens one for the gamestate in `r`.
     fn start(&mut self, m: &Meta<'_>, r: &Record) -> io::Result<()> {
         self.close(m.flow)?;
-        let conn = self.conns.get_mut(&m.flow).expect("present");
+        let Some(conn) = self.conns.get_mut(&m.flow) else {
+            return Ok(());
+        };
         if self.open_count >= MAX_OPEN {
             conn.too_many = true;
             return Ok(());
@@ -470,6 +496,13 @@ pub fn write_report(out: &mut impl Write, report: &Report, dir: Option<&Path>) -
             out,
             "skipped flow {} ({} -> {}): {}",
             s.flow, s.server, s.client, s.reason
+        )?;
+    }
+    if report.untracked > 0 {
+        writeln!(
+            out,
+            "skipped {} records of flows past the first {MAX_CONNS} Quake 3 connections",
+            report.untracked
         )?;
     }
     Ok(())

@@ -139,16 +139,19 @@ mod collector {
         r
     }
 
-    /// Feeds the records to a collector as flow 0's, the server at 10.0.0.1:27960.
-    fn run(single: bool, records: Vec<(Direction, Record)>) -> Report {
-        let mut c = Collector {
+    fn collector(single: bool) -> Collector {
+        Collector {
             target: Target::Memory,
             single,
             conns: HashMap::new(),
             report: Report::default(),
             used_names: HashSet::new(),
             open_count: 0,
-        };
+        }
+    }
+
+    /// Feeds the records to a collector as flow `flow`'s, the server at 10.0.0.1:27960.
+    fn feed(c: &mut Collector, flow: u64, records: Vec<(Direction, Record)>) {
         let (server, client) = (
             "10.0.0.1:27960".parse().unwrap(),
             "10.0.0.2:5000".parse().unwrap(),
@@ -173,13 +176,31 @@ mod collector {
                     "10.0.0.1:27960"
                 },
                 payload: &payload,
-                flow: 0,
+                flow,
                 direction: Some(dir),
             };
             c.record(&m, &mut r).unwrap();
         }
+    }
+
+    fn run(single: bool, records: Vec<(Direction, Record)>) -> Report {
+        let mut c = collector(single);
+        feed(&mut c, 0, records);
         c.finish().unwrap();
         c.report
+    }
+
+    #[test]
+    fn connections_past_the_cap_are_only_counted() {
+        let mut c = collector(false);
+        for flow in 0..MAX_CONNS as u64 + 2 {
+            feed(&mut c, flow, vec![(Direction::ToServer, connect_record())]);
+        }
+        assert_eq!((c.conns.len(), c.report.untracked), (MAX_CONNS, 2));
+        // A flow already known is still followed.
+        feed(&mut c, 7, map_change());
+        c.finish().unwrap();
+        assert_eq!(c.report.demos.len(), 2);
     }
 
     fn messages(d: &DemoInfo) -> Vec<(u32, Vec<u8>)> {

@@ -322,6 +322,12 @@ fn demo(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCo
     };
     let len = progress_total(&input, decode.quiet);
     let mut warn = warn_skipped(&decode.input);
+    if let Some(d) = &dir
+        && let Err(e) = std::fs::create_dir_all(d)
+    {
+        eprintln!("gamedissect: {}: cannot create: {e}", d.display());
+        return ExitCode::from(1);
+    }
     let target = dir.clone().map_or(Target::List, Target::Dir);
     let (report, outcome) =
         crate::demo::demos(input, len, decode.config, target, single, &mut warn);
