@@ -249,6 +249,18 @@ fn the_command_writes_lists_and_skips() {
         .unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 400);
+    // The same JSON on one thread and on three.
+    let demo_path = sub.join("GoldenPlayer_127.0.0.1-27960_oa_dm1.dm_71");
+    let json = |threads: &str| {
+        let out = bin()
+            .args(["dissect", "--format", "json", "--threads", threads])
+            .arg(&demo_path)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    assert_eq!(json("1"), json("3"));
     std::fs::remove_dir_all(&dir).unwrap();
 
     // Without the frames up to the gamestate's, the connection is skipped, and says why.
