@@ -11,7 +11,8 @@
 # serverMessageSequence - 1), then holds every message from the next non-delta snapshot on
 # (`clc.demowaiting`); ours starts at the captured gamestate. Checked: same extension, every
 # message of the client's demo after its gamestate present in ours with the same sequence and
-# the same bytes, the same last sequence and the same end marker.
+# the same bytes, the same last sequence and the same end marker. The client's demo is then read
+# by `gamedissect dissect`, which must decode it without an error note.
 #
 # Runs on 127.0.0.1 with the server on UDP 27962 and the client on 27963. Installs nothing.
 # Needs root (tcpdump on lo), Debian's openarena, openarena-server, xvfb, tcpdump, python3, and a
@@ -158,5 +159,17 @@ PY
     then
         status=1
     fi
+    # A demo made elsewhere: the client's own, read by dissect without an error note.
+    for demo in "$w/clhome/.openarena/baseoa/demos"/*; do
+        if ! "$BIN" dissect --format json "$demo" | python3 -c '
+import json, sys
+recs = [json.loads(l) for l in sys.stdin]
+errors = sum(n["severity"] == "error" for r in recs for n in r["notes"])
+types = " ".join(sorted({r["type"] for r in recs}))
+print(f"  dissect of the client demo: {len(recs)} messages ({types}), {errors} error notes")
+sys.exit(1 if errors or not recs else 0)'; then
+            status=1
+        fi
+    done
 done
 exit $status
