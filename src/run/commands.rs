@@ -39,6 +39,7 @@ pub fn run(settings: Settings) -> ExitCode {
             dir,
             single,
         } => demo(decode, dir, single),
+        Settings::Report { decode, output } => report(decode, &output),
     }
 }
 
@@ -133,7 +134,9 @@ fn dissect(args: Dissect) -> ExitCode {
     let config = Config {
         flow_stats: false,
         message_stats: false,
+        // The summary's hex dumps show the decoders' extra buffers, which come with the trees.
         detail: needs_tree(&config)
+            || args.rendering.hex
             || match args.rendering.format {
                 OutputFormat::Summary => false,
                 OutputFormat::Fields => args
@@ -279,9 +282,10 @@ fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode 
     if nothing_read && matches!(outcome, Outcome::InputError(_)) {
         return finish_outcome(&file, outcome);
     }
+    let selected = crate::output::stats::frames_selected(engine.config(), engine.stats().frames);
     let written = match format {
-        ListFormat::Text => crate::output::stats::write_text(out, engine.stats()),
-        ListFormat::Json => crate::output::stats::write_json(out, engine.stats()),
+        ListFormat::Text => crate::output::stats::write_text(out, engine.stats(), selected),
+        ListFormat::Json => crate::output::stats::write_json(out, engine.stats(), selected),
     };
     match (outcome, written) {
         (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
@@ -337,6 +341,17 @@ fn demo(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCo
         (Outcome::Done, Err(e)) => finish_outcome(&decode.input, Outcome::Output(e)),
         (o, _) => finish_outcome(&decode.input, o),
     }
+}
+
+fn report(decode: Decode, output: &str) -> ExitCode {
+    let input = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = progress_total(&input, decode.quiet);
+    let mut warn = warn_skipped(&decode.input);
+    let outcome = crate::report::command(input, len, &decode, output, &mut warn);
+    finish_outcome(&decode.input, outcome)
 }
 
 fn list_protocols(format: ListFormat) -> ExitCode {
