@@ -53,6 +53,8 @@ pub enum Command {
     },
     /// Compare two decodes message by message and field by field (exit 1 when they differ)
     Diff(DiffArgs),
+    /// Quake 3 demos (.dm_68, .dm_71, .dm_72) from a capture, one per client connection and map
+    Demo(DemoArgs),
     /// One self-contained HTML page of charts and tables about a capture (docs/report.md)
     Report(ReportArgs),
 }
@@ -245,6 +247,27 @@ pub struct TracksArgs {
     /// Output format
     #[arg(short, long, value_enum, default_value_t = crate::tracks::TrackFormat::Csv)]
     pub format: crate::tracks::TrackFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Capture file (pcap or pcapng), or - for standard input
+    pub file: String,
+    /// Directory to write the demos into, made if missing (default: the current directory)
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+    /// One demo per connection, map changes included, instead of one per map
+    #[arg(long)]
+    pub single: bool,
+    /// Only say which demos would be written, and which connections are skipped and why
+    #[arg(long)]
+    pub list: bool,
+    /// Decode UDP to or from PORT (or PORT-PORT) as PROTO; repeatable
+    #[arg(long = "decode-as", value_name = "PORT=PROTO")]
+    pub decode_as: Vec<String>,
+    /// No progress bar on stderr
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -447,6 +470,12 @@ pub enum Settings {
         decode: Decode,
         format: crate::tracks::TrackFormat,
     },
+    Demo {
+        decode: Decode,
+        /// `None` with `--list`: nothing is written.
+        dir: Option<std::path::PathBuf>,
+        single: bool,
+    },
     Protocols(ListFormat),
     Fields {
         /// Only this protocol's fields (a known name).
@@ -612,6 +641,28 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             decode: decode(&a.decode)?,
             format: a.format,
         },
+        Command::Demo(a) => {
+            let args = DecodeArgs {
+                file: a.file.clone(),
+                decode_as: a.decode_as.clone(),
+                protocol: Vec::new(),
+                frames: Vec::new(),
+                no_heuristics: false,
+                srb2_version: None,
+                gamestudio_dialect: None,
+                gamestudio_pos: None,
+                filter: None,
+                max_state: None,
+                options: Vec::new(),
+                quiet: a.quiet,
+            };
+            let dir = a.dir.unwrap_or_else(|| ".".into());
+            Settings::Demo {
+                decode: decode(&args)?,
+                dir: (!a.list).then_some(dir),
+                single: a.single,
+            }
+        }
         Command::Protocols { format } => Settings::Protocols(format),
         Command::Fields { protocol, markdown } => {
             if let Some(p) = &protocol

@@ -10,6 +10,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod demo;
 pub mod diff;
 pub mod engine;
 pub mod events;

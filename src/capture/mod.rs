@@ -7,6 +7,7 @@
 //! the same error. Both formats are short enough that owning the code costs less than working
 //! around either crate.
 
+pub mod demo;
 pub mod source;
 mod time;
 
@@ -39,8 +40,13 @@ impl std::error::Error for CaptureError {}
 /// The container format detected from the magic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    Pcap { big_endian: bool, nanos: bool },
+    Pcap {
+        big_endian: bool,
+        nanos: bool,
+    },
     PcapNg,
+    /// A Quake 3 demo, read as one pseudo flow (`demo`).
+    Demo,
 }
 
 /// One captured packet, borrowed from the reader's buffer.
@@ -96,6 +102,8 @@ enum State {
         big_endian: bool,
         interfaces: Vec<Interface>,
     },
+    /// A demo: the first record's header (read during detection) until it is used.
+    Demo { first: Option<[u8; 8]> },
 }
 
 /// A streaming reader; one buffer is reused for every record.
@@ -119,7 +127,7 @@ const PCAPNG_SPB: u32 = 3;
 const PCAPNG_EPB: u32 = 6;
 
 /// Reads until `buf` is full or the input ends; returns how many bytes were read.
-fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {
@@ -244,6 +252,9 @@ impl<R: BufRead> CaptureReader<R> {
                 pending_first_block: true,
             });
         }
+        if let Some(reader) = Self::demo(input, magic)? {
+            return Ok(reader);
+        }
         let hint = match magic {
             [0x1f, 0x8b, _, _] => {
                 "; it is gzip-compressed: decompress it first (zcat FILE | gamedissect dissect -)"
@@ -260,6 +271,62 @@ impl<R: BufRead> CaptureReader<R> {
                 magic[0], magic[1], magic[2], magic[3]
             ),
         })
+    }
+
+    /// A demo reader when the input's first 8 bytes look like a demo record, else `Ok(None)`:
+    /// this is the last format tried, so only an input no other reader takes gets here, and
+    /// its four bytes after the magic are then consumed whatever it is.
+    fn demo(mut input: R, magic: [u8; 4]) -> Result<Option<CaptureReader<R>>, CaptureError> {
+        let mut head = [0u8; 8];
+        head[..4].copy_from_slice(&magic);
+        let n = read_full(&mut input, &mut head[4..]).map_err(|e| io_error(4, e))?;
+        if n < 4 || !demo::looks_like_demo(&head) {
+            return Ok(None);
+        }
+        Ok(Some(CaptureReader {
+            input,
+            offset: 8,
+            buf: Vec::with_capacity(demo::MAX_MSGLEN + 64),
+            consume: 0,
+            state: State::Demo { first: Some(head) },
+            format: Format::Demo,
+            pending_first_block: false,
+        }))
+    }
+
+    /// The next demo message as a pseudo datagram (see [`demo::pseudo_datagram`]).
+    fn next_demo(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
+        let State::Demo { first } = &mut self.state else {
+            unreachable!("demo state checked by caller")
+        };
+        let head = first.take();
+        let start = self.offset - if head.is_some() { 8 } else { 0 };
+        let mut message = std::mem::take(&mut self.buf);
+        let read = demo::read_record(&mut self.input, &mut self.offset, head, &mut message);
+        let sequence = match read {
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                self.buf = message;
+                return Ok(None);
+            }
+            Err(e) => {
+                return Err(CaptureError {
+                    offset: e.offset,
+                    message: e.message,
+                });
+            }
+        };
+        let mut frame = Vec::with_capacity(message.len() + 64);
+        demo::pseudo_datagram(&mut frame, sequence, &message);
+        self.buf = frame;
+        Ok(Some(Event::Packet(Packet {
+            data: &self.buf,
+            orig_len: self.buf.len() as u32,
+            time: Timestamp::new(0, 0, 6),
+            linktype: crate::net::linktype::RAW,
+            interface: 0,
+            offset: start,
+        })))
     }
 
     pub fn format(&self) -> Format {
@@ -279,6 +346,7 @@ impl<R: BufRead> CaptureReader<R> {
         match self.state {
             State::Pcap { .. } => self.next_pcap(),
             State::PcapNg { .. } => self.next_pcapng(),
+            State::Demo { .. } => self.next_demo(),
         }
     }
 

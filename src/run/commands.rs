@@ -34,6 +34,11 @@ pub fn run(settings: Settings) -> ExitCode {
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
         Settings::Diff(d) => crate::diff::command(&d),
+        Settings::Demo {
+            decode,
+            dir,
+            single,
+        } => demo(decode, dir, single),
         Settings::Report { decode, output } => report(decode, &output),
     }
 }
@@ -311,6 +316,31 @@ fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
     let out = io::stdout().lock();
     let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);
     finish_outcome(&decode.input, outcome)
+}
+
+fn demo(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCode {
+    use crate::demo::Target;
+    let input = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = progress_total(&input, decode.quiet);
+    let mut warn = warn_skipped(&decode.input);
+    if let Some(d) = &dir
+        && let Err(e) = std::fs::create_dir_all(d)
+    {
+        eprintln!("gamedissect: {}: cannot create: {e}", d.display());
+        return ExitCode::from(1);
+    }
+    let target = dir.clone().map_or(Target::List, Target::Dir);
+    let (report, outcome) =
+        crate::demo::demos(input, len, decode.config, target, single, &mut warn);
+    let mut out = io::stdout().lock();
+    let written = crate::demo::write_report(&mut out, &report, dir.as_deref());
+    match (outcome, written.and_then(|_| out.flush())) {
+        (Outcome::Done, Err(e)) => finish_outcome(&decode.input, Outcome::Output(e)),
+        (o, _) => finish_outcome(&decode.input, o),
+    }
 }
 
 fn report(decode: Decode, output: &str) -> ExitCode {

@@ -11,6 +11,7 @@ pub mod client;
 pub mod connectionless;
 pub mod constants;
 pub mod delta;
+pub mod demo;
 pub mod fields;
 pub mod flow;
 pub mod huffman;
