@@ -232,8 +232,11 @@ mod tests {
     use std::hash::BuildHasher;
 
     /// Keys crafted so that all 60,000 share the low 20 bits of the unseeded FxHash spread over
-    /// the seeded table as random keys would: about 48,000 distinct bucket indexes of 17 bits
-    /// (the table's size at 60,000 flows), where FxHash gives them one.
+    /// the seeded table: they land in many of the 17-bit bucket indexes (the table's size at
+    /// 60,000 flows), where FxHash gives them one. The count depends on the random seed: over
+    /// 300 seeds it ranged from 33,000 to 53,000 (median 48,800). The bound asserts what the
+    /// defence needs, an average of at most five keys per used bucket instead of 60,000 in one,
+    /// and leaves the seed's luck room, so the test does not fail at random.
     #[test]
     fn keys_colliding_in_fxhash_spread_in_the_seeded_table() {
         let server: SocketAddr = "10.255.0.1:27960".parse().unwrap();
@@ -251,6 +254,6 @@ mod tests {
         );
         let table = FlowTable::new();
         let seeded = buckets(&|c| table.map.hasher().hash_one(FlowKey::of(server, c)));
-        assert!(seeded > 44_000, "{seeded} distinct buckets");
+        assert!(seeded > 12_000, "{seeded} distinct buckets");
     }
 }
