@@ -118,6 +118,22 @@ fn main() {
             testkit::collide::colliding_capture(60_000),
         ),
         ("pcapng-time-extremes", time_extremes()),
+        // 5,000 unclaimed flows of 8 DirectPlay 8 frames of 2 KB: every datagram probed.
+        (
+            "gamestudio-dp8-probing",
+            testkit::hostile::dp8_probe_flood(5_000, 8),
+        ),
+        // 2,000 flows of 64 datagrams that fit every Gamestudio reading: 16 under all of them,
+        // then settled.
+        (
+            "gamestudio-ambiguous",
+            testkit::hostile::gamestudio_ambiguous(2_000, 64),
+        ),
+        // 2,000 SRB2 flows of 64 packets that name no release: 32 trial-decoded per flow.
+        (
+            "srb2-release-trial",
+            testkit::hostile::srb2_trial(2_000, 64),
+        ),
     ] {
         let path = dir.join(format!(
             "{name}.{}",
