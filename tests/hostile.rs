@@ -540,3 +540,72 @@ fn srb2_release_trials_stop_after_32_packets() {
     let last = out.lines().last().unwrap();
     assert!(last.contains("of 32 packets without errors"), "{last}");
 }
+
+/// 1 KB Quake 3 snapshots that render 650 entities from their baselines: no output cap (see
+/// docs/architecture.md, Decisions), so every entity is shown, and the output grows with the
+/// entities and nothing else (counted in bytes per entity, one snapshot as three).
+#[test]
+fn snapshots_rendering_baselines_show_every_entity_at_a_linear_cost() {
+    let tree = |snapshots: u32| {
+        let (out, err) = render(
+            &testkit::hostile::q3_baseline_render(snapshots),
+            OutputFormat::Tree,
+            Config::default(),
+        );
+        assert!(err.is_none());
+        out
+    };
+    let (one, three) = (tree(1), tree(3));
+    let entities = |out: &str| out.matches("[quake3.svc.snapshot.entity.number ").count();
+    // The gamestate's 1,022 baselines are entity records too.
+    assert_eq!(entities(&one), 1_022 + 650);
+    assert_eq!(entities(&three), 1_022 + 3 * 650);
+    assert!(!three.contains("[error]"));
+    let per_snapshot = three.len() - one.len();
+    assert_eq!(per_snapshot % 2, 0);
+    let per_entity = per_snapshot / 2 / 650;
+    assert!(
+        (200..400).contains(&per_entity),
+        "{per_entity} bytes per entity"
+    );
+}
+
+/// 200 delta snapshots whose 1,001 entity records run backwards: the first out-of-order record
+/// ends each snapshot with an error (ioquake3's `CL_ParsePacketEntities`, code/client/cl_parse.c,
+/// merges the list assuming ascending numbers), so a snapshot keeps one entity, the flow's state
+/// stays near its gamestate's, and the work per snapshot does not grow with the flow (the merged
+/// list was never capped: 73 s and 1.25 GiB for 2,000 snapshots).
+#[test]
+fn snapshots_out_of_order_end_early_and_keep_state_flat() {
+    use testkit::quake3::snapshot_descending;
+    let capture = testkit::hostile::q3_flow(200, |seq| {
+        snapshot_descending(seq.into(), u8::from(seq > 2), 1_000)
+    });
+    let (out, err) = render(&capture, OutputFormat::Json, Config::default());
+    assert!(err.is_none());
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 202);
+    for (i, line) in lines.iter().enumerate().skip(2) {
+        assert_eq!(
+            line.matches("entity 999 out of order after 1000").count(),
+            1,
+            "record {i}"
+        );
+        assert_eq!(
+            line.matches("\"number\":").count(),
+            1,
+            "record {i}: {line:.400}"
+        );
+    }
+    let (stats, _) = stats_of(&capture, Config::default());
+    let gamestate_only = testkit::hostile::q3_flow(0, |_| Vec::new());
+    let peak = stats.flow_table.state_peak;
+    let base = stats_of(&gamestate_only, Config::default())
+        .0
+        .flow_table
+        .state_peak;
+    assert!(
+        peak < base + 64 * 1024,
+        "{peak} bytes against {base} after the gamestate"
+    );
+}

@@ -85,3 +85,52 @@ pub fn srb2_trial(flows: u32, per_flow: u32) -> Vec<u8> {
     }
     w.bytes
 }
+
+/// A non-delta Quake 3 snapshot listing entities 0 to `n - 1` unchanged from their baselines
+/// (12 bits each: number, not removed, no delta; ioquake3 `MSG_ReadDeltaEntity`), which the
+/// decoder renders from the baselines: a 1 KB datagram for 650 entities.
+pub fn q3_baseline_snapshot(time: i64, n: u16) -> Vec<u8> {
+    let mut w = crate::quake3::BitWriter::default();
+    w.long(0);
+    w.byte(7); // svc_snapshot
+    w.long(time);
+    w.byte(0); // not a delta
+    w.byte(0); // flags
+    w.byte(1);
+    w.byte(0xff); // area mask
+    w.byte(0); // player state: no fields
+    w.bits(0, 1); // no arrays
+    for num in 0..n.min(1022) {
+        w.bits(num.into(), 10);
+        w.bits(0, 1); // not removed
+        w.bits(0, 1); // no delta: the baseline
+    }
+    w.bits(1023, 10);
+    w.byte(8);
+    w.data
+}
+
+/// One Quake 3 flow: a gamestate with 1,022 baselines, then `snapshots` server messages, the
+/// one of sequence `seq` (from 2) being `message(seq)`.
+pub fn q3_flow(snapshots: u32, message: impl Fn(u32) -> Vec<u8>) -> Vec<u8> {
+    use crate::quake3;
+    let server = SocketAddr::from(([10, 255, 0, 6], 27960));
+    let client = SocketAddr::from(([10, 6, 0, 1], 27961));
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let mut push = |i: u32, p: &[u8]| {
+        let ip = synth::ip_udp(server, client, p);
+        w.packet(1_000 + i / 20, (i % 20) * 50_000, &ip, ip.len() as u32);
+    };
+    push(0, &quake3::challenge_response());
+    push(1, &quake3::s2c(1, &quake3::gamestate(1_022)));
+    for seq in 2..snapshots + 2 {
+        push(seq, &quake3::s2c(seq, &message(seq)));
+    }
+    w.bytes
+}
+
+/// [`q3_flow`] of `snapshots` snapshots that each render 650 entities from their baselines
+/// (the output amplification row).
+pub fn q3_baseline_render(snapshots: u32) -> Vec<u8> {
+    q3_flow(snapshots, |seq| q3_baseline_snapshot(seq.into(), 650))
+}

@@ -134,6 +134,11 @@ fn main() {
             "srb2-release-trial",
             testkit::hostile::srb2_trial(2_000, 64),
         ),
+        // 20,000 snapshots of 1 KB that each render 650 entities from their baselines.
+        (
+            "q3-baseline-render",
+            testkit::hostile::q3_baseline_render(20_000),
+        ),
     ] {
         let path = dir.join(format!(
             "{name}.{}",
