@@ -134,28 +134,3 @@ pub fn q3_flow(snapshots: u32, message: impl Fn(u32) -> Vec<u8>) -> Vec<u8> {
 pub fn q3_baseline_render(snapshots: u32) -> Vec<u8> {
     q3_flow(snapshots, |seq| q3_baseline_snapshot(seq.into(), 650))
 }
-
-/// A gamestate as [`crate::quake3::gamestate`] writes it, but with empty baselines (12 bits each:
-/// number, not removed, no delta from the null entity; ioquake3 `MSG_WriteDeltaEntity`): 1,022
-/// of them fit a 2.7 KB datagram, the size of issue 14's gamestate flood, and the decoder keeps
-/// each as it keeps any baseline.
-pub fn q3_gamestate_empty_baselines(baselines: u16) -> Vec<u8> {
-    let mut w = crate::quake3::BitWriter::default();
-    w.long(0);
-    w.byte(2); // svc_gamestate
-    w.long(4);
-    w.byte(3); // svc_configstring
-    w.bits(0, 16);
-    w.string(b"\\mapname\\q3dm17\\sv_hostname\\Test");
-    for num in 0..baselines.min(1023) {
-        w.byte(4); // svc_baseline
-        w.bits(num.into(), 10);
-        w.bits(0, 1); // not removed
-        w.bits(0, 1); // no delta
-    }
-    w.byte(8);
-    w.long(1); // clientNum
-    w.long(-559_038_737); // checksumFeed
-    w.byte(8);
-    w.data
-}

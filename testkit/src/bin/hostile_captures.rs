@@ -113,10 +113,7 @@ fn main() {
         // Issue 14's size: 2.7 KB gamestates of 1,022 empty baselines (165 MB at 60,000 flows).
         (
             "q3-gamestate-flood",
-            gamestate_flood(
-                flows,
-                &testkit::hostile::q3_gamestate_empty_baselines(1_022),
-            ),
+            gamestate_flood(flows, &quake3::gamestate_empty(1_022)),
         ),
         // The same with a field in every baseline: 8.7 KB gamestates (524 MB).
         (
