@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::engine::{Config, DecodeAs, FrameRange};
 use crate::filter::Column;
 use crate::output::fields::FieldsSpec;
-use crate::output::{OutputFormat, Rendering};
+use crate::output::{OutputFormat, Rendering, TreeView};
 use crate::proto::Protocol;
 use crate::protocols;
 
@@ -181,9 +181,17 @@ pub struct DissectArgs {
     /// Colour in the tree and summary (auto: only on a terminal and without NO_COLOR)
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// With --format tree, a hex dump of the payload under each message
+    /// A hex and ASCII dump of the payload and of every reassembled or decoded buffer with
+    /// each message (summary and tree), or `hex` and `sources` keys (json)
     #[arg(long)]
     pub hex: bool,
+    /// With --format tree: show the children only of these protocols or fields (a dotted
+    /// prefix such as quake3.svc.snapshot); other fields are one line ending in `…`; repeatable
+    #[arg(long, value_name = "PROTO|FIELD")]
+    pub expand: Vec<String>,
+    /// With --format tree: no `[field.name @position]` after each line
+    #[arg(long)]
+    pub compact: bool,
     /// With --format fields: a field to print (any name -Y accepts); repeatable, in column order
     #[arg(short = 'e', long = "field", value_name = "NAME")]
     pub fields: Vec<String>,
@@ -510,6 +518,32 @@ fn fields_spec(
     Ok(Some(Box::leak(Box::new(spec))))
 }
 
+/// `--expand` and `--compact`, checked: tree options, known names. `--hex` is checked here too,
+/// as every format but fields shows it.
+fn tree_view(a: &DissectArgs, registry: &[&'static dyn Protocol]) -> Result<TreeView, UsageError> {
+    if a.format == OutputFormat::Fields && a.hex {
+        return Err(UsageError(
+            "--hex takes --format summary, tree or json (with fields, the columns are the -e names)"
+                .to_string(),
+        ));
+    }
+    if a.format != OutputFormat::Tree {
+        return match (a.expand.first(), a.compact) {
+            (Some(_), _) => Err(UsageError("--expand takes --format tree".to_string())),
+            (None, true) => Err(UsageError("--compact takes --format tree".to_string())),
+            (None, false) => Ok(TreeView::FULL),
+        };
+    }
+    for p in &a.expand {
+        crate::filter::check_prefix(p, registry)
+            .map_err(|e| UsageError(format!("--expand: {e}")))?;
+    }
+    Ok(TreeView {
+        expand: Box::leak(a.expand.clone().into_boxed_slice()),
+        compact: a.compact,
+    })
+}
+
 /// Checks parsed arguments against the registry and resolves them into [`Settings`].
 pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Settings, UsageError> {
     let decode = |args: &DecodeArgs| -> Result<Decode, UsageError> {
@@ -526,6 +560,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 format: a.format,
                 color: use_color(a.color),
                 hex: a.hex,
+                view: tree_view(&a, registry)?,
                 fields: fields_spec(&a, registry)?,
             },
             threads: a.threads.map(usize::from),
@@ -711,6 +746,40 @@ mod tests {
     }
 
     #[test]
+    fn tree_view_options_are_checked() {
+        let args = [
+            "dissect",
+            "-f",
+            "tree",
+            "--expand",
+            "quake3.svc",
+            "--compact",
+            "x",
+        ];
+        let Ok(Settings::Dissect(d)) = settings(&args) else {
+            panic!("dissect settings expected");
+        };
+        assert_eq!(d.rendering.view.expand, ["quake3.svc".to_string()]);
+        assert!(d.rendering.view.compact);
+        // A dotted prefix of fields is fine; half a name segment is not.
+        assert!(settings(&["dissect", "-f", "tree", "--expand", "srb2", "x"]).is_ok());
+        assert!(settings(&["dissect", "-f", "tree", "--expand", "quake3.sv", "x"]).is_err());
+        assert!(settings(&["dissect", "--expand", "quake3", "x"]).is_err());
+        assert!(settings(&["dissect", "-f", "json", "--compact", "x"]).is_err());
+        assert!(settings(&["dissect", "-f", "json", "--hex", "x"]).is_ok());
+        let fields = [
+            "dissect",
+            "-f",
+            "fields",
+            "-e",
+            "frame.number",
+            "--hex",
+            "x",
+        ];
+        assert!(settings(&fields).is_err());
+    }
+
+    #[test]
     fn settings_are_checked_and_resolved() {
         let args = [
             "dissect",
@@ -733,6 +802,7 @@ mod tests {
                 format: OutputFormat::Tree,
                 color: false,
                 hex: true,
+                view: TreeView::FULL,
                 fields: None,
             }
         );

@@ -266,6 +266,26 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// Checks an `--expand` prefix: a protocol, a field, or a dotted prefix of registered fields
+/// (`quake3.svc`); otherwise an error naming the closest fields.
+pub fn check_prefix(prefix: &str, registry: &[&'static dyn Protocol]) -> Result<(), FilterError> {
+    let names = Names::new(registry);
+    let known = names.map.iter().any(|(name, t)| {
+        matches!(t, Target::Field(_))
+            && name
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    });
+    if known {
+        return Ok(());
+    }
+    names.get(prefix).map(|_| ()).and_then(|()| {
+        Err(FilterError(format!(
+            "{prefix:?} is not a field or protocol (see `gamedissect fields`)"
+        )))
+    })
+}
+
 impl Filter {
     /// Compiles `text` against the registry's field names.
     pub fn new(text: &str, registry: &[&'static dyn Protocol]) -> Result<Filter, FilterError> {

@@ -25,6 +25,7 @@ use crate::tree::{Field, Record, Value};
 pub struct JsonWriter<W: Write> {
     out: W,
     buf: String,
+    hex: bool,
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -32,7 +33,15 @@ impl<W: Write> JsonWriter<W> {
         JsonWriter {
             out,
             buf: String::with_capacity(8192),
+            hex: false,
         }
+    }
+
+    /// With `hex`, every record also has `hex` (the payload) and `sources` (each extra data
+    /// source's `name` and `hex`), so that every record still has the same keys.
+    pub fn with_hex(mut self, hex: bool) -> Self {
+        self.hex = hex;
+        self
     }
 }
 
@@ -378,10 +387,33 @@ pub fn notes_into(out: &mut String, rec: &Record) {
     out.push(']');
 }
 
+/// `,"hex":…,"sources":[…]`: the payload and every extra data source in lowercase hex.
+fn hex_keys_into(out: &mut String, payload: &[u8], rec: &Record) {
+    out.push_str(",\"hex\":\"");
+    super::hex_all_into(out, payload);
+    out.push_str("\",\"sources\":[");
+    for (i, s) in rec.sources.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"name\":");
+        string_into(out, &s.name);
+        out.push_str(",\"hex\":\"");
+        super::hex_all_into(out, &s.data);
+        out.push_str("\"}");
+    }
+    out.push(']');
+}
+
 impl<W: Write> RecordWriter for JsonWriter<W> {
     fn record(&mut self, meta: &Meta<'_>, rec: &Record) -> io::Result<()> {
         self.buf.clear();
         record_into(&mut self.buf, meta, rec);
+        if self.hex {
+            self.buf.pop();
+            hex_keys_into(&mut self.buf, meta.payload, rec);
+            self.buf.push('}');
+        }
         self.buf.push('\n');
         self.out.write_all(self.buf.as_bytes())
     }

@@ -37,8 +37,11 @@ pub enum OutputFormat {
 pub struct Rendering {
     pub format: OutputFormat,
     pub color: bool,
-    /// With the tree, a hex dump of the payload under each message.
+    /// A hex dump of the payload (and of every extra data source) with each message: under the
+    /// tree and the summary line, as `hex` and `sources` keys in JSON.
     pub hex: bool,
+    /// How the tree shows each message (`--expand`, `--compact`).
+    pub view: TreeView,
     /// With `--format fields`: the columns and options (made once per run, so every decoding
     /// thread's writer shares them).
     pub fields: Option<&'static FieldsSpec>,
@@ -47,6 +50,7 @@ pub struct Rendering {
 impl PartialEq for Rendering {
     fn eq(&self, other: &Rendering) -> bool {
         (self.format, self.color, self.hex) == (other.format, other.color, other.hex)
+            && self.view == other.view
             && match (self.fields, other.fields) {
                 (Some(a), Some(b)) => std::ptr::eq(a, b),
                 (a, b) => a.is_none() && b.is_none(),
@@ -61,6 +65,7 @@ impl Rendering {
             format,
             color: false,
             hex: false,
+            view: TreeView::FULL,
             fields: None,
         }
     }
@@ -68,9 +73,13 @@ impl Rendering {
     /// The writer for this rendering into `out`.
     pub fn writer<'w, W: io::Write + 'w>(self, out: W) -> Box<dyn RecordWriter + 'w> {
         match self.format {
-            OutputFormat::Summary => Box::new(SummaryWriter::new(out, self.color)),
-            OutputFormat::Tree => Box::new(TreeWriter::new(out, self.color, self.hex)),
-            OutputFormat::Json => Box::new(JsonWriter::new(out)),
+            OutputFormat::Summary => {
+                Box::new(SummaryWriter::new(out, self.color).with_hex(self.hex))
+            }
+            OutputFormat::Tree => {
+                Box::new(TreeWriter::new(out, self.color, self.hex).with_view(self.view))
+            }
+            OutputFormat::Json => Box::new(JsonWriter::new(out).with_hex(self.hex)),
             OutputFormat::Fields => {
                 static NO_COLUMNS: FieldsSpec = FieldsSpec {
                     columns: Vec::new(),
@@ -84,6 +93,26 @@ impl Rendering {
             }
         }
     }
+}
+
+/// How the tree shows a message: which subtrees are expanded, and whether each line carries
+/// its field name and position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeView {
+    /// `--expand`: only fields named by one of these prefixes (a protocol, a field, or a
+    /// dotted prefix of fields) show their children; every other field with children is one
+    /// line ending in `…`. Empty: everything expanded.
+    pub expand: &'static [String],
+    /// `--compact`: no `[name @position]` annotations.
+    pub compact: bool,
+}
+
+impl TreeView {
+    /// Every field expanded and annotated.
+    pub const FULL: TreeView = TreeView {
+        expand: &[],
+        compact: false,
+    };
 }
 
 /// A destination for records.
@@ -190,6 +219,45 @@ pub fn display_value(out: &mut String, field: &Field) {
             out.push(' ');
             out.push_str(def.unit);
         }
+    }
+}
+
+/// A hex and ASCII dump of `data` under a `title` line, 16 bytes a row, indented two spaces.
+pub fn hexdump_into(out: &mut String, title: &str, data: &[u8]) {
+    let _ = writeln!(out, "  {title} ({} bytes):", data.len());
+    for (row, chunk) in data.chunks(16).enumerate() {
+        let _ = write!(out, "    {:04x}  ", row * 16);
+        for i in 0..16 {
+            match chunk.get(i) {
+                Some(&b) => {
+                    out.push(HEX[(b >> 4) as usize] as char);
+                    out.push(HEX[(b & 15) as usize] as char);
+                    out.push(' ');
+                }
+                None => out.push_str("   "),
+            }
+            if i == 7 {
+                out.push(' ');
+            }
+        }
+        out.push(' ');
+        for &b in chunk {
+            out.push(if b.is_ascii_graphic() || b == b' ' {
+                b as char
+            } else {
+                '.'
+            });
+        }
+        out.push('\n');
+    }
+}
+
+/// The payload's dump, then one per extra data source (`s1: …`), as `--hex` shows them.
+pub fn hexdumps_into(out: &mut String, payload: &[u8], rec: &Record) {
+    hexdump_into(out, "payload", payload);
+    for (i, s) in rec.sources.iter().enumerate() {
+        let title = format!("s{}: {}", i + 1, s.name);
+        hexdump_into(out, &title, &s.data);
     }
 }
 

@@ -2,21 +2,53 @@
 
 use std::io::{self, Write};
 
-use crate::engine::Stats;
+use crate::engine::{Config, FrameRange, Stats};
 
-/// The statistics as one JSON object on one line.
-pub fn write_json<W: Write>(mut out: W, stats: &Stats) -> io::Result<()> {
-    serde_json::to_writer(&mut out, stats).map_err(io::Error::other)?;
-    out.write_all(b"\n")?;
+/// How many of the first `read` frames `--frames` selects (all of them without it).
+pub fn frames_selected(config: &Config, read: u64) -> u64 {
+    let clip = |r: &FrameRange| (r.first.max(1), r.last.min(read));
+    let mut ranges: Vec<(u64, u64)> = if config.frame_list.is_empty() {
+        vec![clip(&config.frames)]
+    } else {
+        config.frame_list.iter().map(clip).collect()
+    };
+    // The ranges may overlap (`1-5,3-8`): count their union.
+    ranges.sort_unstable();
+    let (mut total, mut next) = (0, 1);
+    for (first, last) in ranges {
+        let first = first.max(next);
+        if first <= last {
+            total += last - first + 1;
+            next = last + 1;
+        }
+    }
+    total
+}
+
+/// The statistics as one JSON object on one line, with `frames_selected`: how many of the
+/// `frames` read `--frames` selected.
+pub fn write_json<W: Write>(mut out: W, stats: &Stats, selected: u64) -> io::Result<()> {
+    // Appended to the object as written, so its keys keep their order.
+    let mut json = serde_json::to_vec(stats).map_err(io::Error::other)?;
+    if json.pop() != Some(b'}') {
+        return Err(io::Error::other("statistics are not a JSON object"));
+    }
+    out.write_all(&json)?;
+    writeln!(out, ",\"frames_selected\":{selected}}}")?;
     out.flush()
 }
 
-/// The statistics as aligned text tables.
-pub fn write_text<W: Write>(mut out: W, s: &Stats) -> io::Result<()> {
+/// The statistics as aligned text tables; `selected` frames of those read were selected by
+/// `--frames` (said only when fewer than all).
+pub fn write_text<W: Write>(mut out: W, s: &Stats, selected: u64) -> io::Result<()> {
+    write!(out, "Capture: {} frames", s.frames)?;
+    if selected < s.frames {
+        write!(out, " read, {selected} selected by --frames")?;
+    }
     writeln!(
         out,
-        "Capture: {} frames, {} bytes captured, {} cut by the snaplen, {} bad records",
-        s.frames, s.captured_bytes, s.truncated_frames, s.bad_records
+        ", {} bytes captured, {} cut by the snaplen, {} bad records",
+        s.captured_bytes, s.truncated_frames, s.bad_records
     )?;
     writeln!(
         out,

@@ -14,6 +14,7 @@ pub struct SummaryWriter<W: Write> {
     color: bool,
     line: String,
     time: String,
+    hex: bool,
 }
 
 /// Spaces that right-align a text of `len` characters in `width`.
@@ -30,7 +31,15 @@ impl<W: Write> SummaryWriter<W> {
             color,
             line: String::with_capacity(256),
             time: String::with_capacity(24),
+            hex: false,
         }
+    }
+
+    /// With `hex`, each line is followed by the dumps `--hex` gives in the tree, and a blank
+    /// line.
+    pub fn with_hex(mut self, hex: bool) -> Self {
+        self.hex = hex;
+        self
     }
 }
 
@@ -92,6 +101,10 @@ impl<W: Write> RecordWriter for SummaryWriter<W> {
             }
         }
         l.push('\n');
+        if self.hex {
+            super::hexdumps_into(l, meta.payload, rec);
+            l.push('\n');
+        }
         self.out.write_all(l.as_bytes())
     }
 

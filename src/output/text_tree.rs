@@ -7,14 +7,15 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Style};
 
 use super::summary::severity_style;
-use super::{RecordWriter, display_value, position_into};
+use super::{RecordWriter, TreeView, display_value, hexdumps_into, position_into};
 use crate::engine::Meta;
-use crate::tree::{Field, Record};
+use crate::tree::{Field, Record, Value};
 
 pub struct TreeWriter<W: Write> {
     out: W,
     color: bool,
     hex: bool,
+    view: TreeView,
     buf: String,
     first: bool,
 }
@@ -25,9 +26,16 @@ impl<W: Write> TreeWriter<W> {
             out,
             color,
             hex,
+            view: TreeView::FULL,
             buf: String::with_capacity(4096),
             first: true,
         }
+    }
+
+    /// Shows the messages as `view` says (`--expand`, `--compact`).
+    pub fn with_view(mut self, view: TreeView) -> Self {
+        self.view = view;
+        self
     }
 
     fn paint(&mut self, text: &str, style: Style) {
@@ -38,61 +46,105 @@ impl<W: Write> TreeWriter<W> {
         }
     }
 
-    fn field(&mut self, f: &Field, depth: usize) {
+    /// Shows every field with its children unless `--expand` names others: then a field
+    /// outside the named subtrees shows its children only on the way to one of them.
+    fn fields(&mut self, list: &[Field], depth: usize, expanded: bool) {
+        let mut i = 0;
+        while i < list.len() {
+            let f = &list[i];
+            i += 1;
+            if let Some(next) = list.get(i)
+                && is_raw_of(f, next)
+            {
+                continue;
+            }
+            let expanded = expanded || self.view.expand.iter().any(|p| under(f.def.name, p));
+            let open = expanded || (!f.children.is_empty() && has_expanded(f, self.view.expand));
+            if let Some((key, value)) = as_pair(f) {
+                self.line(f, depth, Some(key), value, false);
+                continue;
+            }
+            self.line(f, depth, None, f, !open && !f.children.is_empty());
+            if open {
+                self.fields(&f.children, depth + 1, expanded);
+            }
+        }
+    }
+
+    /// One field's line: its label (or, for a key/value pair, the key), value, meaning, and
+    /// unless compact its name and position; `…` when its children are not shown.
+    fn line(&mut self, f: &Field, depth: usize, key: Option<&Field>, shown: &Field, more: bool) {
         for _ in 0..depth {
             self.buf.push_str("  ");
         }
-        self.paint(f.def.label, Style::new());
+        match key.map(|k| &k.value) {
+            Some(Value::Str(k)) if !k.is_empty() && !k.contains(char::is_control) => {
+                self.paint(k, Style::new());
+            }
+            Some(_) => {
+                let mut k = String::new();
+                display_value(&mut k, key.unwrap_or(f));
+                self.paint(&k, Style::new());
+            }
+            None => self.paint(f.def.label, Style::new()),
+        }
         let mut v = String::new();
-        display_value(&mut v, f);
-        if !v.is_empty() {
+        display_value(&mut v, shown);
+        if !v.is_empty() || key.is_some() {
             self.buf.push_str(": ");
             self.paint(&v, Style::new().bold());
         }
-        if let Some(m) = &f.meaning {
+        if let Some(m) = &shown.meaning {
             self.buf.push_str(" (");
             self.paint(m, Style::new().green());
             self.buf.push(')');
         }
-        let mut ann = String::with_capacity(48);
-        ann.push_str("  [");
-        ann.push_str(f.def.name);
-        ann.push(' ');
-        position_into(&mut ann, &f.pos);
-        ann.push(']');
-        self.paint(&ann, Style::new().dimmed());
+        if more {
+            self.buf.push_str(" …");
+        }
+        if !self.view.compact {
+            let mut ann = String::with_capacity(48);
+            ann.push_str("  [");
+            ann.push_str(f.def.name);
+            ann.push(' ');
+            position_into(&mut ann, &f.pos);
+            ann.push(']');
+            self.paint(&ann, Style::new().dimmed());
+        }
         self.buf.push('\n');
-        for c in &f.children {
-            self.field(c, depth + 1);
-        }
     }
+}
 
-    fn hexdump(&mut self, title: &str, data: &[u8]) {
-        let _ = writeln!(self.buf, "  {title} ({} bytes):", data.len());
-        for (row, chunk) in data.chunks(16).enumerate() {
-            let _ = write!(self.buf, "    {:04x}  ", row * 16);
-            for i in 0..16 {
-                match chunk.get(i) {
-                    Some(b) => {
-                        let _ = write!(self.buf, "{b:02x} ");
-                    }
-                    None => self.buf.push_str("   "),
-                }
-                if i == 7 {
-                    self.buf.push(' ');
-                }
-            }
-            self.buf.push(' ');
-            for &b in chunk {
-                self.buf.push(if b.is_ascii_graphic() || b == b' ' {
-                    b as char
-                } else {
-                    '.'
-                });
-            }
-            self.buf.push('\n');
-        }
+/// Whether `name` is the field (or protocol) `prefix` or lies under it.
+fn under(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+/// Whether a field below `f` is one `--expand` names.
+fn has_expanded(f: &Field, expand: &[String]) -> bool {
+    f.children
+        .iter()
+        .any(|c| expand.iter().any(|p| under(c.def.name, p)) || has_expanded(c, expand))
+}
+
+/// A key/value pair (the shape docs/output.md gives key/value lists: a group of a `key` and a
+/// `value`): its key and value fields, shown as one line.
+fn as_pair(f: &Field) -> Option<(&Field, &Field)> {
+    match (&f.value, f.children.as_slice()) {
+        (Value::None, [k, v]) if k.def.key() == "key" && v.def.key() == "value" => Some((k, v)),
+        _ => None,
     }
+}
+
+/// Whether `f` is the raw text that the key/value list `next` shows parsed (a decoder gives
+/// both for scripts; the tree shows the pairs once).
+fn is_raw_of(f: &Field, next: &Field) -> bool {
+    f.def.holds_text()
+        && f.pos == next.pos
+        && matches!(next.value, Value::None)
+        && !next.children.is_empty()
+        && next.children.iter().all(|c| as_pair(c).is_some())
 }
 
 impl<W: Write> RecordWriter for TreeWriter<W> {
@@ -121,9 +173,7 @@ impl<W: Write> RecordWriter for TreeWriter<W> {
         self.buf.push_str(": ");
         self.buf.push_str(&rec.summary);
         self.buf.push('\n');
-        for f in &rec.fields {
-            self.field(f, 1);
-        }
+        self.fields(&rec.fields, 1, self.view.expand.is_empty());
         for n in &rec.notes {
             self.buf.push_str("  ");
             let tag = format!("[{}]", n.severity().as_str());
@@ -140,18 +190,14 @@ impl<W: Write> RecordWriter for TreeWriter<W> {
                 }
                 position_into(&mut loc, p);
             }
-            if !loc.is_empty() {
+            if !loc.is_empty() && !self.view.compact {
                 self.buf.push_str("  ");
                 self.paint(&format!("[{loc}]"), Style::new().dimmed());
             }
             self.buf.push('\n');
         }
         if self.hex {
-            self.hexdump("payload", meta.payload);
-            for (i, s) in rec.sources.iter().enumerate() {
-                let title = format!("s{}: {}", i + 1, s.name);
-                self.hexdump(&title, &s.data);
-            }
+            hexdumps_into(&mut self.buf, meta.payload, rec);
         }
         self.out.write_all(self.buf.as_bytes())
     }

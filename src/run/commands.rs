@@ -128,7 +128,9 @@ fn dissect(args: Dissect) -> ExitCode {
     let config = Config {
         flow_stats: false,
         message_stats: false,
+        // The summary's hex dumps show the decoders' extra buffers, which come with the trees.
         detail: needs_tree(&config)
+            || args.rendering.hex
             || match args.rendering.format {
                 OutputFormat::Summary => false,
                 OutputFormat::Fields => args
@@ -274,9 +276,10 @@ fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode 
     if nothing_read && matches!(outcome, Outcome::InputError(_)) {
         return finish_outcome(&file, outcome);
     }
+    let selected = crate::output::stats::frames_selected(engine.config(), engine.stats().frames);
     let written = match format {
-        ListFormat::Text => crate::output::stats::write_text(out, engine.stats()),
-        ListFormat::Json => crate::output::stats::write_json(out, engine.stats()),
+        ListFormat::Text => crate::output::stats::write_text(out, engine.stats(), selected),
+        ListFormat::Json => crate::output::stats::write_json(out, engine.stats(), selected),
     };
     match (outcome, written) {
         (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
