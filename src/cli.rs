@@ -53,6 +53,8 @@ pub enum Command {
     },
     /// Compare two decodes message by message and field by field (exit 1 when they differ)
     Diff(DiffArgs),
+    /// One self-contained HTML page of charts and tables about a capture (docs/report.md)
+    Report(ReportArgs),
 }
 
 /// What `diff` compares beside the decoded fields.
@@ -243,6 +245,16 @@ pub struct TracksArgs {
     /// Output format
     #[arg(short, long, value_enum, default_value_t = crate::tracks::TrackFormat::Csv)]
     pub format: crate::tracks::TrackFormat,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// Where the HTML goes, or - for standard output (`-w` as in tshark: `-o` sets decoder
+    /// options)
+    #[arg(short = 'w', long, value_name = "FILE")]
+    pub output: String,
 }
 
 /// A usage mistake found after parsing (unknown protocol name, bad range).
@@ -442,6 +454,11 @@ pub enum Settings {
         markdown: bool,
     },
     Diff(Diff),
+    Report {
+        decode: Decode,
+        /// A file name, or `-` for standard output.
+        output: String,
+    },
 }
 
 /// `diff`: the two inputs, what is compared and how the report is written.
@@ -609,6 +626,10 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             Settings::Fields { protocol, markdown }
         }
         Command::Diff(a) => Settings::Diff(diff_settings(a, registry)?),
+        Command::Report(a) => Settings::Report {
+            decode: decode(&a.decode)?,
+            output: a.output,
+        },
     })
 }
 

@@ -19,6 +19,7 @@ pub mod output;
 pub mod parallel;
 pub mod protocols;
 pub mod reference;
+pub mod report;
 pub mod run;
 pub mod text;
 pub mod toolkit;

@@ -609,3 +609,58 @@ fn snapshots_out_of_order_end_early_and_keep_state_flat() {
         "{peak} bytes against {base} after the gamestate"
     );
 }
+
+/// A Quake 3 flow of random bytes (sequenced headers, random bodies, both directions), each
+/// direction's unkeyed acknowledgements fixed so that every body lands in one key-recovery
+/// group, the worst case: the recovery pools them and searches for pads, and its work is
+/// counted and capped by the 512 steps each pooled message credits (quake3/legacykey.rs; a
+/// step is one candidate byte, a trial parse 16).
+#[test]
+fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
+    let server: std::net::SocketAddr = "10.9.0.1:27960".parse().unwrap();
+    let client: std::net::SocketAddr = "10.9.0.2:27961".parse().unwrap();
+    let mut rng = Rng(0x0bad_5eed);
+    // The bytes the acknowledgements are read from: 12 of a client message, 4 of a server one.
+    let acks = rng.bytes(12);
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let datagrams = 3_000u32;
+    for i in 0..datagrams {
+        let to_server = i % 3 != 0;
+        let len = 8 + rng.below(200) as usize;
+        let mut p = (i + 1).to_le_bytes().to_vec();
+        if to_server {
+            p.extend_from_slice(&[0x34, 0x12]);
+            p.extend_from_slice(&acks);
+        } else {
+            p.extend_from_slice(&acks[..4]);
+        }
+        p.extend_from_slice(&rng.bytes(len));
+        let (src, dst) = if to_server {
+            (client, server)
+        } else {
+            (server, client)
+        };
+        let ip = synth::ip_udp(src, dst, &p);
+        w.packet(1_000 + i / 100, (i % 100) * 10_000, &ip, ip.len() as u32);
+    }
+    let (stats, err) = stats_of(&w.bytes, Config::default());
+    assert!(err.is_none());
+    let flow = stats
+        .flows
+        .iter()
+        .find(|f| f.facts.contains_key("game messages"))
+        .expect("the Quake 3 flow");
+    let pads = &flow.facts["xor pads"];
+    let work: u64 = pads
+        .rsplit_once('(')
+        .and_then(|(_, t)| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{pads}"));
+    // The recovery ran, and spent at most what the pooled messages credited.
+    assert!(work > 10_000, "{pads}");
+    assert!(work <= 512 * datagrams as u64, "{pads}");
+    // Random bodies rarely parse to their last byte, so almost nothing is de-keyed.
+    let games = &flow.facts["game messages"];
+    let decoded: u64 = games.split(' ').next().unwrap().parse().unwrap();
+    assert!(decoded < datagrams as u64 / 10, "{games}");
+}

@@ -55,6 +55,10 @@ pub struct Config {
     /// Build field trees (the tree and JSON modes). Off, decoders still produce summaries, notes
     /// and message types, which is all the summary and stats modes show.
     pub detail: bool,
+    /// With `detail`: trees are built only for the datagrams this passes, given the frame number
+    /// and the datagram's index in its flow (the report builds them for a bounded share of a
+    /// long capture). `None`: for every datagram.
+    pub detail_when: Option<fn(u64, u64) -> bool>,
     /// Keep per-flow statistics (only `stats` prints them; without them memory stays flat however
     /// many flows a long capture has).
     pub flow_stats: bool,
@@ -110,6 +114,7 @@ impl Default for Config {
             flow_stats: true,
             message_stats: true,
             detail: true,
+            detail_when: None,
             shard: None,
             filter: None,
         }

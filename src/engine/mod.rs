@@ -368,7 +368,11 @@ impl Engine {
             frame: a.frame,
             index_in_flow,
             role_source: f.role_source,
-            detail: self.config.detail,
+            detail: self.config.detail
+                && self
+                    .config
+                    .detail_when
+                    .is_none_or(|when| when(a.frame, index_in_flow)),
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
         let measured = measure_state(f, &self.fresh_state);

@@ -34,6 +34,7 @@ pub fn run(settings: Settings) -> ExitCode {
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
         Settings::Diff(d) => crate::diff::command(&d),
+        Settings::Report { decode, output } => report(decode, &output),
     }
 }
 
@@ -309,6 +310,17 @@ fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
     let mut warn = warn_skipped(&decode.input);
     let out = io::stdout().lock();
     let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);
+    finish_outcome(&decode.input, outcome)
+}
+
+fn report(decode: Decode, output: &str) -> ExitCode {
+    let input = match open_or_exit(&decode.input) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = progress_total(&input, decode.quiet);
+    let mut warn = warn_skipped(&decode.input);
+    let outcome = crate::report::command(input, len, &decode, output, &mut warn);
     finish_outcome(&decode.input, outcome)
 }
 

@@ -177,7 +177,7 @@ impl State {
     /// Parses a complete client message; `key_text` is the text of the acknowledged server
     /// command (for the usercmd key). Client commands found are appended to `new_cmds`; when
     /// the usercmd key is not known, the keyed values sent are appended to `obs` (for
-    /// [`super::ucmdkey`]).
+    /// [`super::ucmdkey`]). Returns the bit position where reading stopped.
     #[allow(clippy::too_many_arguments)]
     pub fn parse_client(
         &self,
@@ -188,12 +188,14 @@ impl State {
         sum: &mut Summary,
         new_cmds: &mut Vec<(u32, Vec<u8>)>,
         obs: &mut Vec<UcmdObs>,
-    ) {
+    ) -> usize {
         t.open(&CLC, Value::None, loc.bits(0, body.len() * 8));
         let mut d = BitDissector::new(body, t, loc);
         // A failed read has recorded its note; the message ends there.
         let _ = self.client_ops(&mut d, key_text, sum, (new_cmds, obs));
+        let end = d.pos();
         t.close_as_is();
+        end
     }
 
     fn client_ops(

@@ -13,13 +13,14 @@ use super::client;
 use super::connectionless;
 use super::delta::EntState;
 use super::fields::*;
+use super::legacykey;
 use super::msg::{self, Loc};
 use super::netchan::{self, Flavour, FragResult, Header};
 use super::notes;
 use super::server::{Summary, push_uint};
 use super::ucmdkey::UcmdObs;
 use crate::proto::{Datagram, Direction, FlowDecoder};
-use crate::tree::{Field, Pos, Record, Severity, Source, TreeBuilder, Value};
+use crate::tree::{Field, NoteDef, Pos, Record, Severity, Source, TreeBuilder, Value};
 
 /// The flow-level state machine: everything is in [`State`].
 #[derive(Default)]
@@ -49,6 +50,12 @@ struct Message<'p> {
     reassembled: bool,
     /// No key de-keyed it: the copy holds the keyed bytes.
     still_keyed: bool,
+    /// De-keyed with a recovered pad, found from this many messages.
+    recovered_from: Option<usize>,
+    /// How the legacy key was known (`quake3.netchan.xor_source`).
+    key_source: Option<&'static str>,
+    /// The client command a legacy server message was de-keyed with.
+    key_ack: Option<u32>,
 }
 
 impl Message<'_> {
@@ -59,13 +66,13 @@ impl Message<'_> {
 
 /// What the keying leaves decodable of a message.
 enum Keying<'s> {
-    /// Key material missing: only the unkeyed acknowledgements are decoded.
-    Unkeyed,
+    /// Key material missing (the note that says which, if any): only the unkeyed
+    /// acknowledgements are decoded, unless the key recovery knows the pad.
+    Unkeyed(Option<(&'static NoteDef, String)>),
     /// A legacy client message: the key byte and the key strings to try, likeliest first.
     LegacyClient(u8, Vec<&'s [u8]>),
-    /// Ready to parse (de-keyed, or never keyed), with the acknowledged server command for the
-    /// usercmd key of an ioquake3 client message.
-    Plain(Option<&'s [u8]>),
+    /// Ready to parse (de-keyed, or never keyed).
+    Plain,
 }
 
 /// A client message parsed into a scratch tree (grafted under the root afterwards), with the
@@ -213,6 +220,9 @@ impl Flow {
             data,
             reassembled: reassembled.is_some(),
             still_keyed: false,
+            recovered_from: None,
+            key_source: None,
+            key_ack: None,
             body: match reassembled {
                 Some(b) => b,
                 None if changed => data.to_vec(),
@@ -403,34 +413,19 @@ impl Flow {
         let keying = self.keying(s, msg, acks, &mut t);
         t.close(s.h.len);
         match keying {
-            Keying::Unkeyed => {
-                unkeyed_prefix(msg.bytes(), s.to_server, acks, loc, &mut t, &mut sum);
-            }
-            Keying::Plain(key_text) if s.to_server => {
-                let mut tt = TreeBuilder::new(s.detail);
-                let (st, body) = (&self.st, msg.bytes());
-                let heading_len = sum.text.len();
-                let mut obs = Vec::new();
-                let cmds = &mut new_cmds;
-                st.parse_client(body, key_text, loc, &mut tt, &mut sum, cmds, &mut obs);
-                if !obs.is_empty() {
-                    let text = key_text.map(<[u8]>::to_vec);
-                    if self.learn_usercmd_key(acks, &obs) {
-                        // This message completed the recovery: decoded again with the key.
-                        reset_summary(&mut sum, heading_len);
-                        new_cmds.clear();
-                        tt = TreeBuilder::new(s.detail);
-                        let (st, body) = (&self.st, msg.bytes());
-                        let text = text.as_deref();
-                        let cmds = &mut new_cmds;
-                        st.parse_client(body, text, loc, &mut tt, &mut sum, cmds, &mut obs);
+            Keying::Unkeyed(why) => {
+                if let Some(from) = self.pad_dekey(s, msg, acks) {
+                    new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
+                    msg.recovered_from = Some(from);
+                } else {
+                    if let Some((def, text)) = why {
+                        t.expert(def, None, None, text);
                     }
+                    unkeyed_prefix(msg.bytes(), s.to_server, acks, loc, &mut t, &mut sum);
                 }
-                graft(&mut t, tt);
             }
-            Keying::Plain(_) => {
-                self.st
-                    .parse_server(msg.bytes(), s.h.sequence, loc, &mut t, &mut sum);
+            Keying::Plain => {
+                new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
             }
             Keying::LegacyClient(key, candidates) => {
                 let heading_len = sum.text.len();
@@ -449,13 +444,20 @@ impl Flow {
                         }
                         graft(&mut t, parsed.tree);
                         (new_cmds, chosen_key) = (parsed.cmds, parsed.key);
+                        msg.key_source = Some(key_source(&self.st));
                     }
-                    None => {
-                        msg.still_keyed = true;
-                        let rack = acks.map_or(0, |a| a.2);
-                        t.expert(&notes::XOR_CLIENT_KEY_UNKNOWN, None, None, format!("key unknown: legacy XOR key string not captured (server command {rack} was not seen, and no captured text de-keys the message); only the unkeyed acknowledgements are decoded"));
-                        unkeyed_prefix(msg.bytes(), true, acks, loc, &mut t, &mut sum);
-                    }
+                    None => match self.pad_dekey(s, msg, acks) {
+                        Some(from) => {
+                            new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
+                            msg.recovered_from = Some(from);
+                        }
+                        None => {
+                            msg.still_keyed = true;
+                            let rack = acks.map_or(0, |a| a.2);
+                            t.expert(&notes::XOR_CLIENT_KEY_UNKNOWN, None, None, format!("key unknown: legacy XOR key string not captured (server command {rack} was not seen, and no captured text de-keys the message); only the unkeyed acknowledgements are decoded"));
+                            unkeyed_prefix(msg.bytes(), true, acks, loc, &mut t, &mut sum);
+                        }
+                    },
                 }
             }
         }
@@ -474,7 +476,126 @@ impl Flow {
         for (n, text) in new_cmds {
             self.st.client_cmds.put(n, &text);
         }
+        if msg.recovered_from.is_some() {
+            self.st.messages_recovered += 1;
+            msg.key_source = Some("recovered pad");
+        }
+        if s.detail {
+            chosen_key = self.key_string_change(s, msg, chosen_key);
+        }
+        if s.flavour == Flavour::Legacy && self.st.xor_challenge().is_none() {
+            let st = &mut self.st;
+            let (sc, cc) = (&st.server_cmds, &st.client_cmds);
+            st.pads.find_challenge(
+                |to_server, ack| {
+                    if to_server { sc.get(ack) } else { cc.get(ack) }
+                },
+            );
+        }
         self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Parses a message that is ready (de-keyed, or never keyed); returns the client commands
+    /// it carried. A client message's usercmds are keyed with the acknowledged server command
+    /// ([`State::acked_text`]; without it the key is recovered as without a gamestate).
+    #[allow(clippy::too_many_arguments)]
+    fn plain(
+        &mut self,
+        s: &Sequenced<'_>,
+        msg: &Message<'_>,
+        acks: Option<(i32, u32, u32)>,
+        loc: Loc,
+        t: &mut TreeBuilder,
+        sum: &mut Summary,
+    ) -> Vec<(u32, Vec<u8>)> {
+        let mut new_cmds = Vec::new();
+        if !s.to_server {
+            self.st.parse_server(msg.bytes(), s.h.sequence, loc, t, sum);
+            return new_cmds;
+        }
+        let mut tt = TreeBuilder::new(s.detail);
+        let st = &self.st;
+        let key_text = acks.and_then(|(_, _, rack)| st.acked_text(rack));
+        let heading_len = sum.text.len();
+        let mut obs = Vec::new();
+        let cmds = &mut new_cmds;
+        st.parse_client(msg.bytes(), key_text, loc, &mut tt, sum, cmds, &mut obs);
+        if !obs.is_empty() {
+            let text = key_text.map(<[u8]>::to_vec);
+            if self.learn_usercmd_key(acks, &obs) {
+                // This message completed the recovery: decoded again with the key.
+                reset_summary(sum, heading_len);
+                new_cmds.clear();
+                tt = TreeBuilder::new(s.detail);
+                let text = text.as_deref();
+                let cmds = &mut new_cmds;
+                self.st
+                    .parse_client(msg.bytes(), text, loc, &mut tt, sum, cmds, &mut obs);
+            }
+        }
+        graft(t, tt);
+        new_cmds
+    }
+
+    /// De-keys a legacy message with the pad the key recovery knows for it (pooling it for
+    /// the recovery otherwise); returns from how many messages the pad was recovered. The
+    /// message is de-keyed only when it then parses cleanly to its last byte; otherwise its
+    /// keyed bytes are left as they were.
+    fn pad_dekey(
+        &mut self,
+        s: &Sequenced<'_>,
+        msg: &mut Message<'_>,
+        acks: Option<(i32, u32, u32)>,
+    ) -> Option<usize> {
+        if s.flavour != Flavour::Legacy || !msg.changed {
+            return None;
+        }
+        let (ack, base) = if s.to_server {
+            let (sid, mack, rack) = acks?;
+            (rack, (sid as u32 ^ mack) as u8)
+        } else {
+            let ack = msg::BitReader::new(&msg.body).ulong().ok()?;
+            (ack, s.h.sequence as u8)
+        };
+        let seq = s.h.sequence;
+        let cb = self.st.xor_challenge();
+        let found = (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb)?;
+        let (pad, from) = (found.pad.to_vec(), found.from);
+        let start = legacykey::keyed_from(s.to_server);
+        legacykey::apply(&mut msg.body, start, base, &pad);
+        let ok = if s.to_server {
+            legacykey::trial_client(&self.st, &msg.body)
+        } else {
+            let mut probe = State::default();
+            legacykey::trial(&mut probe, false, &msg.body, seq)
+        };
+        if ok != legacykey::Trial::Clean {
+            legacykey::apply(&mut msg.body, start, base, &pad);
+            return None;
+        }
+        Some(from)
+    }
+
+    /// The key string to show: the one this message was de-keyed with, when it differs from
+    /// the last shown in its direction.
+    fn key_string_change(
+        &mut self,
+        s: &Sequenced<'_>,
+        msg: &Message<'_>,
+        client_key: Option<Vec<u8>>,
+    ) -> Option<Vec<u8>> {
+        let text = if s.to_server {
+            client_key?
+        } else {
+            let ack = msg.key_ack?;
+            self.st.client_cmds.get(ack)?.to_vec()
+        };
+        let last = &mut self.st.shown_key[s.to_server as usize];
+        if last.as_deref() == Some(&text[..]) {
+            return None;
+        }
+        *last = Some(text.clone());
+        Some(text)
     }
 
     /// Adds a client message's keyed usercmd values to the key recovery; true when they made
@@ -501,20 +622,15 @@ impl Flow {
     ) -> Keying<'s> {
         let st = &self.st;
         if s.flavour != Flavour::Legacy {
-            let key_text = acks.map(|(_, _, rack)| {
-                st.server_cmds
-                    .get(rack)
-                    .unwrap_or(st.server_cmds.slot(rack))
-            });
-            return Keying::Plain(key_text);
+            return Keying::Plain;
         }
-        let Some(ch) = st.challenge else {
-            t.expert(&notes::XOR_NO_CHALLENGE, None, None, "legacy XOR key material not captured (no challenge seen: the capture starts mid-connection); only the unkeyed acknowledgements are decoded");
-            return Keying::Unkeyed;
+        let Some(ch) = st.xor_challenge() else {
+            let why = "legacy XOR key material not captured (no challenge seen: the capture starts mid-connection); only the unkeyed acknowledgements are decoded";
+            return Keying::Unkeyed(Some((&notes::XOR_NO_CHALLENGE, why.into())));
         };
         if s.to_server {
             let Some((sid, mack, rack)) = acks else {
-                return Keying::Unkeyed;
+                return Keying::Unkeyed(None);
             };
             let key = (ch as u32 ^ sid as u32 ^ mack) as u8;
             t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, s.h.len));
@@ -522,16 +638,30 @@ impl Flow {
         }
         let ack = msg::BitReader::new(msg.bytes()).ulong().ok();
         let Some(text) = ack.and_then(|a| st.client_cmds.get(a)) else {
-            t.expert(&notes::XOR_KEY_UNKNOWN, None, None, format!("legacy XOR key string not captured (client command {} was not seen); only the reliable acknowledge is decoded", ack.unwrap_or(0)));
-            return Keying::Unkeyed;
+            let why = format!(
+                "legacy XOR key string not captured (client command {} was not seen); only the reliable acknowledge is decoded",
+                ack.unwrap_or(0)
+            );
+            return Keying::Unkeyed(Some((&notes::XOR_KEY_UNKNOWN, why)));
         };
         let key = (ch as u32 ^ s.h.sequence) as u8;
         t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, s.h.len));
-        if s.detail {
-            t.add_text(&NC_KEY_STRING, text, Pos::bytes(0, s.h.len));
-        }
         netchan::xor(&mut msg.body, 4, key, text);
-        Keying::Plain(None)
+        // A challenge byte found by the key recovery is checked on each message it de-keys.
+        if st.challenge.is_none()
+            && legacykey::trial(&mut State::default(), false, &msg.body, s.h.sequence)
+                != legacykey::Trial::Clean
+        {
+            netchan::xor(&mut msg.body, 4, key, text);
+            let why = format!(
+                "legacy XOR key not known (the challenge byte found from other messages does not de-key this one with client command {})",
+                ack.unwrap_or(0)
+            );
+            return Keying::Unkeyed(Some((&notes::XOR_KEY_UNKNOWN, why)));
+        }
+        msg.key_ack = ack;
+        msg.key_source = Some(key_source(st));
+        Keying::Plain
     }
 
     /// Adds the de-keyed or reassembled copy as a data source and moves everything into the
@@ -558,17 +688,31 @@ impl Flow {
             });
         }
         t.finish_into(s.p.len(), r);
-        if let Some(k) = chosen_key
-            && let Some(nc) = r
-                .fields
-                .first_mut()
-                .and_then(|root| root.children.iter_mut().find(|c| c.def == &NETCHAN))
-        {
-            nc.children.push(Field::new(
-                &NC_KEY_STRING,
-                Value::text(&k),
-                Pos::bytes(0, s.h.len),
-            ));
+        let nc = r
+            .fields
+            .first_mut()
+            .and_then(|root| root.children.iter_mut().find(|c| c.def == &NETCHAN));
+        if let Some(nc) = nc {
+            if let Some(k) = chosen_key {
+                let f = Field::new(&NC_KEY_STRING, Value::text(&k), Pos::bytes(0, s.h.len));
+                nc.children.push(f);
+            }
+            if let Some(how) = msg.key_source {
+                let f = Field::new(
+                    &NC_KEY_SOURCE,
+                    Value::text(how.as_bytes()),
+                    Pos::bytes(0, s.h.len),
+                );
+                nc.children.push(f);
+            }
+            if let Some(n) = msg.recovered_from {
+                let f = Field::new(
+                    &NC_KEY_RECOVERED,
+                    Value::UInt(n as u64),
+                    Pos::bytes(0, s.h.len),
+                );
+                nc.children.push(f);
+            }
         }
         r.msg_type = Cow::Borrowed(if sum.msg_type.is_empty() {
             "netchan"
@@ -576,6 +720,15 @@ impl Flow {
             sum.msg_type
         });
         r.summary = sum.text;
+    }
+}
+
+/// How a legacy key found through the ordinary path was known.
+fn key_source(st: &State) -> &'static str {
+    if st.challenge.is_some() {
+        "handshake"
+    } else {
+        "other direction"
     }
 }
 
@@ -773,6 +926,7 @@ impl FlowDecoder for Flow {
             + s.frag[1].data.capacity()
             + s.client_cmds.bytes()
             + s.ucmd_keys.bytes()
+            + s.pads.bytes()
             + s.server_cmds.bytes()
             + s.baseline_bytes()
             + s.snaps
@@ -810,12 +964,25 @@ impl FlowDecoder for Flow {
             ));
         }
         if s.flavour.is_some_and(|(f, _)| f == Flavour::Legacy) {
-            let how = if s.challenge.is_some() {
-                "challenge from the handshake; key strings from the captured commands"
-            } else {
-                "not known (no handshake captured)"
+            let how = match (s.challenge, s.pads.challenge) {
+                (Some(_), _) => {
+                    "challenge from the handshake; key strings from the captured commands".into()
+                }
+                (None, Some(cb)) => format!(
+                    "challenge byte {cb:#04x} recovered from the keyed messages; key strings from the captured commands"
+                ),
+                (None, None) => "challenge not known (no handshake captured)".to_string(),
             };
-            v.push(("xor keys".into(), how.into()));
+            v.push(("xor keys".into(), how));
+            if s.pads.work > 0 {
+                v.push((
+                    "xor pads".into(),
+                    format!(
+                        "{} messages de-keyed with a pad recovered from the keyed messages ({} work steps)",
+                        s.messages_recovered, s.pads.work
+                    ),
+                ));
+            }
         }
         if s.checksum_feed.is_none()
             && let Some(how) = s.ucmd_keys.describe()

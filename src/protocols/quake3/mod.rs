@@ -14,6 +14,7 @@ pub mod delta;
 pub mod fields;
 pub mod flow;
 pub mod huffman;
+pub mod legacykey;
 pub mod msg;
 pub mod netchan;
 pub mod notes;
@@ -147,6 +148,9 @@ pub struct State {
     pub last_seq: [Option<u32>; 2],
     /// A gamestate was decoded: absent baselines are known to be zero.
     pub have_gamestate: bool,
+    /// The server command sequence of the last gamestate: the client acknowledges it without
+    /// having received its text.
+    pub gamestate_cmd_seq: Option<u32>,
     baselines: Vec<Option<Box<EntState>>>,
     /// How many of `baselines` are set, kept as they change so that measuring the state does
     /// not walk 1,024 slots.
@@ -160,10 +164,17 @@ pub struct State {
     /// Game messages decoded, and those left keyed because their key was not known.
     pub messages_decoded: u64,
     pub messages_keyed: u64,
+    /// Of the decoded messages, those de-keyed with a recovered pad.
+    pub messages_recovered: u64,
     /// Of the decoded client messages, those whose usercmd key was not known.
     pub usercmds_keyed: u64,
     /// The usercmd key recovered without the gamestate.
     pub ucmd_keys: ucmdkey::UcmdKeys,
+    /// Legacy XOR pads recovered without the handshake.
+    pub pads: legacykey::Pads,
+    /// The XOR key string last shown per direction (0 = to client, 1 = to server): shown
+    /// again only when it changes.
+    pub shown_key: [Option<Vec<u8>>; 2],
 }
 
 impl State {
@@ -184,7 +195,8 @@ impl State {
         *slot = Some(Box::new(st));
     }
     /// A gamestate starts a new level: old baselines and snapshots no longer apply.
-    pub fn gamestate_seen(&mut self, _command_sequence: u32) {
+    pub fn gamestate_seen(&mut self, command_sequence: u32) {
+        self.gamestate_cmd_seq = Some(command_sequence);
         self.baselines.clear();
         self.baselines_set = 0;
         self.snaps.clear();
@@ -196,7 +208,18 @@ impl State {
         self.baselines.capacity() * std::mem::size_of::<Option<Box<EntState>>>()
             + self.baselines_set * std::mem::size_of::<EntState>()
     }
+    /// The text a client keys with for acknowledged server command `num`: the captured one,
+    /// else, for a number a gamestate covered (acknowledged without its text arriving, sent
+    /// before the gamestate), whatever the ring slot holds. A text lost from the capture is
+    /// not guessed.
+    pub fn acked_text(&self, num: u32) -> Option<&[u8]> {
+        self.server_cmds.get(num).or_else(|| {
+            let covered = self.gamestate_cmd_seq.is_some_and(|g| num <= g);
+            covered.then(|| self.server_cmds.slot(num))
+        })
+    }
     fn new_connection(&mut self) {
+        self.gamestate_cmd_seq = None;
         self.flavour = None;
         self.last_seq = [None; 2];
         self.frag = Default::default();
@@ -204,9 +227,16 @@ impl State {
         self.server_cmds = Ring::default();
         self.checksum_feed = None;
         self.ucmd_keys = Default::default();
+        self.pads = Default::default();
+        self.shown_key = Default::default();
         self.baselines.clear();
         self.baselines_set = 0;
         self.snaps.clear();
+    }
+    /// The low byte of the challenge, all the legacy XOR key uses of it: from the handshake,
+    /// else found by the key recovery.
+    pub fn xor_challenge(&self) -> Option<u8> {
+        self.challenge.map(|c| c as u8).or(self.pads.challenge)
     }
 }
 

@@ -154,7 +154,8 @@ fn short_text(b: &[u8], n: usize) -> String {
 }
 
 impl State {
-    /// Parses a complete server message `body` (already de-keyed) with netchan `sequence`.
+    /// Parses a complete server message `body` (already de-keyed) with netchan `sequence`;
+    /// returns the bit position where reading stopped.
     pub fn parse_server(
         &mut self,
         body: &[u8],
@@ -162,12 +163,14 @@ impl State {
         loc: Loc,
         t: &mut TreeBuilder,
         sum: &mut Summary,
-    ) {
+    ) -> usize {
         t.open(&SVC, Value::None, loc.bits(0, body.len() * 8));
         let mut d = BitDissector::new(body, t, loc);
         // A failed read has recorded its note; the message ends there.
         let _ = self.server_ops(&mut d, sequence, sum);
+        let end = d.pos();
         t.close_as_is();
+        end
     }
 
     fn server_ops(
