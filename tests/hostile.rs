@@ -438,6 +438,178 @@ fn keys_chosen_to_collide_in_an_unseeded_hash_decode_the_same_under_any_seed() {
     assert!(one == two, "two threads differ");
 }
 
+// ---- Heuristics with a budget (probes, dialect and release trials) ----
+
+/// The Gamestudio probe reads at most `PROBE_BYTES` of messages per datagram: a 2 KB DirectPlay
+/// 8 frame of 291 well-formed CLS_JOINs proves nothing within it, so the probe does not claim it
+/// (reading all of it under every reading cost 750x a plain datagram), while the same frame
+/// with 30 joins (210 bytes) is claimed. The bound is what decides, so it is what is tested.
+#[test]
+fn the_gamestudio_probe_reads_a_bounded_prefix() {
+    use gamedissect::proto::{Confidence, ProbeInput, Protocol};
+    use gamedissect::protocols::gamestudio::{PROBE_BYTES, PROTOCOL};
+    use testkit::hostile::{dp8_data_frame, joins};
+    let probe = |payload: &[u8]| {
+        PROTOCOL
+            .probe(&ProbeInput {
+                payload,
+                src_port: 40_001,
+                dst_port: 41_000,
+            })
+            .confidence
+    };
+    assert_eq!(PROBE_BYTES, 256);
+    assert_eq!(probe(&dp8_data_frame(0, &joins(30))), Confidence::Likely);
+    assert_eq!(probe(&dp8_data_frame(0, &joins(36))), Confidence::Likely);
+    // 37 joins: the 37th starts at byte 252, within the budget; the 38th would start past it.
+    assert_eq!(probe(&dp8_data_frame(0, &joins(37))), Confidence::Likely);
+    assert_eq!(probe(&dp8_data_frame(0, &joins(38))), Confidence::No);
+    assert_eq!(probe(&dp8_data_frame(0, &joins(291))), Confidence::No);
+}
+
+/// Unclaimed flows of 2 KB DirectPlay 8 frames: each is probed on its first 8 datagrams, then
+/// settled as plain UDP, which its 8th record and its `stats` entry say; the 9th and later
+/// datagrams are not probed (the note comes once).
+#[test]
+fn an_unclaimed_flow_settles_after_its_probing_budget_and_says_so() {
+    use gamedissect::engine::PROBE_ATTEMPTS;
+    let capture = testkit::hostile::dp8_probe_flood(3, 12);
+    let (stats, err) = stats_of(&capture, Config::default());
+    assert!(err.is_none());
+    assert_eq!(stats.flows.len(), 3);
+    for f in &stats.flows {
+        assert_eq!((f.protocol, f.chosen_by), ("udp", "none"));
+        assert_eq!(f.facts.len(), 1);
+        assert_eq!(
+            f.facts["decoder"],
+            "no probe claimed its first 8 datagrams and no port is registered; settled as plain UDP (--decode-as PORT=PROTOCOL chooses)"
+        );
+    }
+    let (out, err) = render(&capture, OutputFormat::Json, Config::default());
+    assert!(err.is_none());
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 36);
+    let note = "no protocol claimed this flow's first 8 datagrams; it stays plain UDP";
+    for (i, line) in lines.iter().enumerate() {
+        let in_flow = i % 12;
+        assert_eq!(
+            line.contains(note),
+            in_flow + 1 == usize::from(PROBE_ATTEMPTS),
+            "record {i}"
+        );
+        assert!(line.contains("\"protocol\":\"udp\""), "record {i}");
+    }
+}
+
+/// Gamestudio datagrams that fit both dialects and both CPosition encodings: the flow reads
+/// each under every open reading for `SETTLE_AFTER` (16) datagrams, then settles on what it
+/// showed (A6+, packed) with a note, and every later record names the settled basis.
+#[test]
+fn an_ambiguous_gamestudio_flow_settles_after_16_datagrams() {
+    let capture = testkit::hostile::gamestudio_ambiguous(1, 40);
+    let (out, err) = render(&capture, OutputFormat::Json, Config::default());
+    assert!(err.is_none());
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 40);
+    let settled = "16 datagrams fit more than one reading; settled: dialect A6+, CPosition packed";
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line.contains(settled), i == 16, "record {i}: {line}");
+        let basis = "settled at frame 17: 16 datagrams fit more than one reading; A6+ from here on";
+        assert_eq!(line.contains(basis), i >= 16, "record {i}");
+        let open = "undecided: parses as A5 and A6+; shown as A6+";
+        assert_eq!(line.contains(open), i < 16, "record {i}");
+    }
+    let (stats, _) = stats_of(&capture, Config::default());
+    assert_eq!(
+        stats.flows[0].facts["dialect"],
+        "A6+ (settled at frame 17: 16 datagrams fit more than one reading; A6+ from here on)"
+    );
+}
+
+/// SRB2 packets that name no release are trial-decoded under every candidate release for at
+/// most 32 packets of a flow (it was 256); the release basis counts them.
+#[test]
+fn srb2_release_trials_stop_after_32_packets() {
+    let capture = testkit::hostile::srb2_trial(1, 100);
+    let (stats, err) = stats_of(&capture, Config::default());
+    assert!(err.is_none());
+    let facts = &stats.flows[0].facts;
+    let release = &facts["release"];
+    assert!(release.contains("best fit over 32 packets"), "{release}");
+    let (out, _) = render(&capture, OutputFormat::Json, Config::default());
+    let last = out.lines().last().unwrap();
+    assert!(last.contains("of 32 packets without errors"), "{last}");
+}
+
+/// 1 KB Quake 3 snapshots that render 650 entities from their baselines: no output cap (see
+/// docs/architecture.md, Decisions), so every entity is shown, and the output grows with the
+/// entities and nothing else (counted in bytes per entity, one snapshot as three).
+#[test]
+fn snapshots_rendering_baselines_show_every_entity_at_a_linear_cost() {
+    let tree = |snapshots: u32| {
+        let (out, err) = render(
+            &testkit::hostile::q3_baseline_render(snapshots),
+            OutputFormat::Tree,
+            Config::default(),
+        );
+        assert!(err.is_none());
+        out
+    };
+    let (one, three) = (tree(1), tree(3));
+    let entities = |out: &str| out.matches("[quake3.svc.snapshot.entity.number ").count();
+    // The gamestate's 1,022 baselines are entity records too.
+    assert_eq!(entities(&one), 1_022 + 650);
+    assert_eq!(entities(&three), 1_022 + 3 * 650);
+    assert!(!three.contains("[error]"));
+    let per_snapshot = three.len() - one.len();
+    assert_eq!(per_snapshot % 2, 0);
+    let per_entity = per_snapshot / 2 / 650;
+    assert!(
+        (200..400).contains(&per_entity),
+        "{per_entity} bytes per entity"
+    );
+}
+
+/// 200 delta snapshots whose 1,001 entity records run backwards: the first out-of-order record
+/// ends each snapshot with an error (ioquake3's `CL_ParsePacketEntities`, code/client/cl_parse.c,
+/// merges the list assuming ascending numbers), so a snapshot keeps one entity, the flow's state
+/// stays near its gamestate's, and the work per snapshot does not grow with the flow (the merged
+/// list was never capped: 73 s and 1.25 GiB for 2,000 snapshots).
+#[test]
+fn snapshots_out_of_order_end_early_and_keep_state_flat() {
+    use testkit::quake3::snapshot_descending;
+    let capture = testkit::hostile::q3_flow(200, |seq| {
+        snapshot_descending(seq.into(), u8::from(seq > 2), 1_000)
+    });
+    let (out, err) = render(&capture, OutputFormat::Json, Config::default());
+    assert!(err.is_none());
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 202);
+    for (i, line) in lines.iter().enumerate().skip(2) {
+        assert_eq!(
+            line.matches("entity 999 out of order after 1000").count(),
+            1,
+            "record {i}"
+        );
+        assert_eq!(
+            line.matches("\"number\":").count(),
+            1,
+            "record {i}: {line:.400}"
+        );
+    }
+    let (stats, _) = stats_of(&capture, Config::default());
+    let gamestate_only = testkit::hostile::q3_flow(0, |_| Vec::new());
+    let peak = stats.flow_table.state_peak;
+    let base = stats_of(&gamestate_only, Config::default())
+        .0
+        .flow_table
+        .state_peak;
+    assert!(
+        peak < base + 64 * 1024,
+        "{peak} bytes against {base} after the gamestate"
+    );
+}
+
 /// A Quake 3 flow of random bytes (sequenced headers, random bodies, both directions), each
 /// direction's unkeyed acknowledgements fixed so that every body lands in one key-recovery
 /// group, the worst case: the recovery pools them and searches for pads, and its work is

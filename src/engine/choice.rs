@@ -8,7 +8,10 @@
 use std::net::SocketAddr;
 
 use super::config::Config;
+use super::flows::PROBE_ATTEMPTS;
 use crate::proto::{ChosenBy, Confidence, FlowDecoder, ProbeInput, Protocol, Role, RoleSource};
+use crate::protocols::udp as udpf;
+use crate::tree::Note;
 
 /// The decoder chosen for a flow, why, and the roles of its two ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,4 +170,35 @@ fn by_port(protocols: &[&'static dyn Protocol], ends: Ends) -> Option<Choice> {
             .position(|p| p.info().is_server_port(end.port()))?;
         Some(ends.choice(i, ChosenBy::Port, (end, RoleSource::Port)))
     })
+}
+
+/// Why a flow nothing claimed is settled as plain UDP: its first [`PROBE_ATTEMPTS`] datagrams
+/// were each offered to every probe, and neither end's port is registered. Probing stops there,
+/// so that a flow of datagrams that look almost like a protocol does not pay for the probes on
+/// every datagram.
+fn settled_why(heuristics: bool) -> String {
+    if heuristics {
+        format!(
+            "no probe claimed its first {PROBE_ATTEMPTS} datagrams and no port is registered; settled as plain UDP (--decode-as PORT=PROTOCOL chooses)"
+        )
+    } else {
+        "no port is registered and --no-heuristics is set; settled as plain UDP (--decode-as PORT=PROTOCOL chooses)".to_string()
+    }
+}
+
+/// The note on the datagram where an unclaimed flow is settled.
+pub(super) fn settled_note() -> Note {
+    Note::new(
+        &udpf::PROBING_SETTLED,
+        None,
+        None,
+        format!(
+            "no protocol claimed this flow's first {PROBE_ATTEMPTS} datagrams; it stays plain UDP"
+        ),
+    )
+}
+
+/// The fact `stats` lists for a flow settled as plain UDP.
+pub(super) fn settled_fact(config: &Config) -> (String, String) {
+    ("decoder".to_string(), settled_why(config.heuristics))
 }

@@ -347,9 +347,9 @@ impl Engine {
             f.last_seen = a.time;
             return Ok(());
         }
-        if f.decoder.is_none() && f.probes_left > 0 {
-            Engine::assign(f, &self.protocols, &self.config, &mut self.stats, u);
-        }
+        let settled = f.decoder.is_none()
+            && f.probes_left > 0
+            && Engine::assign(f, &self.protocols, &self.config, &mut self.stats, u);
         f.last_seen = a.time;
         let index_in_flow = f.datagrams;
         f.datagrams += 1;
@@ -402,6 +402,9 @@ impl Engine {
         if state_dropped {
             notes.push(state_dropped_note(self.config.state_budget()));
         }
+        if settled {
+            notes.push(choice::settled_note());
+        }
         let result = Engine::deliver(
             &mut self.records,
             &self.config,
@@ -435,16 +438,24 @@ impl Engine {
     }
 
     /// Probes a flow that has no decoder yet and, when a protocol claims it, gives it one.
+    /// Returns whether this was the flow's last probe and nothing claimed it: it is settled as
+    /// plain UDP, which its record and its statistics say.
     fn assign(
         f: &mut Flow,
         protocols: &[&'static dyn Protocol],
         config: &Config,
         stats: &mut Stats,
         u: &net::Udp<'_>,
-    ) {
+    ) -> bool {
         f.probes_left -= 1;
         let Some(choice) = choose(protocols, config, u.src, u.dst, u.payload) else {
-            return;
+            if f.probes_left > 0 {
+                return false;
+            }
+            if let Some(s) = f.stats {
+                stats.flow_facts(s, vec![choice::settled_fact(config)]);
+            }
+            return true;
         };
         let protocol = protocols[choice.protocol];
         f.decoder = Some(Decoder {
@@ -456,6 +467,7 @@ impl Engine {
         if let Some(s) = f.stats {
             stats.flow_assigned(s, protocol.info().name, &choice);
         }
+        false
     }
 
     /// Adds the layers' notes to each record, and counts and hands on those the filters select.

@@ -42,6 +42,11 @@ pub static STATE_DROPPED: NoteDef = NoteDef::warning(
     "expert.state_dropped",
     "The flow's decoder state was dropped at the --max-state budget; decoding starts over as if the capture began here",
 );
+/// No probe claimed the flow's first datagrams and no port is registered: it stays plain UDP.
+pub static PROBING_SETTLED: NoteDef = NoteDef::note(
+    "expert.probing_settled",
+    "No protocol claimed the flow within its probing budget; it stays plain UDP",
+);
 
 /// The notes the plumbing adds, for the field reference.
 pub static NOTES: &[&NoteDef] = &[
@@ -52,4 +57,5 @@ pub static NOTES: &[&NoteDef] = &[
     &DECODER_FAILED,
     &DECODER_EMPTY,
     &STATE_DROPPED,
+    &PROBING_SETTLED,
 ];

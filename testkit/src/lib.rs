@@ -12,5 +12,6 @@ pub mod collide;
 pub mod dissect;
 pub mod flightgear;
 pub mod fuzz_seeds;
+pub mod hostile;
 pub mod quake3;
 pub mod synth;

@@ -86,7 +86,16 @@ pub(super) struct Flow {
     dialect: Option<(Dialect, String)>,
     pos: Option<(PosMode, String)>,
     reassembly: Reassembly,
+    /// Datagrams with messages read while something was still open.
+    open_datagrams: u32,
 }
+
+/// Datagrams with messages a flow reads under every open reading (both dialects, both CPosition
+/// encodings, both directions: up to 8 parses each) before it settles what is still open on the
+/// readings it already shows. Every shipped capture decides within its first 11; a flow whose
+/// datagrams fit every reading forever (`02 "Alice" 00` is a CLS_JOIN in A5 and A6+) cost 5x a
+/// decided one for as long as it lasted.
+pub(super) const SETTLE_AFTER: u32 = 16;
 
 /// The wrapper layer's part of a record.
 #[derive(Default)]
@@ -218,7 +227,7 @@ impl Flow {
         let u = dplay::dp8(p, signed, detail);
         let dp8 = p.first().is_some_and(|b| b & 0x01 != 0 || b & 0x80 != 0)
             && u.ok
-            && payload_roles(p, &u.payloads) != (false, false);
+            && payload_roles(p, &u.payloads, usize::MAX) != (false, false);
         match (raw != (false, false), dp8) {
             (true, false) => {
                 self.framing = Framing::Raw;
@@ -326,7 +335,64 @@ impl Flow {
             || (self.forced_pos.is_none() && self.pos.is_none())
     }
 
+    /// Something is still open that costs a parse per reading: the dialect, the CPosition
+    /// encoding, the direction or the framing.
+    fn open(&self) -> bool {
+        self.undecided()
+            || self.server.is_none()
+            || matches!(self.framing, Framing::Undecided { .. })
+    }
+
+    /// After [`SETTLE_AFTER`] datagrams with messages, settles what is still open on what the
+    /// records already show while open (A6+, packed, the plumbing's direction, raw framing), and
+    /// says so on this datagram.
+    fn settle_if_due(&mut self, dg: &Datagram<'_>, inp: &Input<'_>, notes: &mut Vec<Note>) {
+        if inp.bufs.is_empty() || !self.open() {
+            return;
+        }
+        self.open_datagrams += 1;
+        if self.open_datagrams <= SETTLE_AFTER {
+            return;
+        }
+        let why = format!(
+            "settled at frame {}: {SETTLE_AFTER} datagrams fit more than one reading",
+            dg.frame
+        );
+        let mut what = Vec::new();
+        if self.forced_dialect.is_none() && self.dialect.is_none() {
+            self.dialect = Some((Dialect::A6, format!("{why}; A6+ from here on")));
+            what.push("dialect A6+");
+        }
+        if self.forced_pos.is_none() && self.pos.is_none() {
+            self.pos = Some((PosMode::Packed, format!("{why}; packed from here on")));
+            what.push("CPosition packed");
+        }
+        if self.server.is_none() {
+            let server = if dg.direction == Direction::ToServer {
+                dg.dst
+            } else {
+                dg.src
+            };
+            let how = dg.role_source.as_str();
+            self.server = Some((
+                server,
+                format!("{why}; the plumbing's ({how}) from here on"),
+            ));
+            what.push("direction as the plumbing has it");
+        }
+        if matches!(self.framing, Framing::Undecided { .. }) {
+            self.framing = Framing::Raw;
+            what.push("raw framing from the next datagram");
+        }
+        let msg = format!(
+            "{SETTLE_AFTER} datagrams fit more than one reading; settled: {}",
+            what.join(", ")
+        );
+        notes.push(Note::new(&notes::SETTLED, None, None, msg));
+    }
+
     fn learn(&mut self, dg: &Datagram<'_>, inp: &Input<'_>, notes: &mut Vec<Note>) -> Reading {
+        self.settle_if_due(dg, inp, notes);
         let (to_server, reversed, trials, other) = self.direction(dg, inp);
         let (idx, dialect_open) = self.decide_dialect(&trials, &other, dg.frame, notes);
         let pos_open = self.decide_pos(&trials, &other, idx, dg.frame, notes);

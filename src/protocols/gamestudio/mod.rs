@@ -50,28 +50,43 @@ fn port_hit(input: &ProbeInput<'_>) -> bool {
     INFO.is_server_port(input.src_port) || INFO.is_server_port(input.dst_port)
 }
 
-/// Which directions a buffer parses cleanly in (any dialect, any CPosition reading).
-fn clean_roles(bufs: &[&[u8]]) -> (bool, bool) {
-    let mut out = (false, false);
-    for (i, to_server) in [true, false].into_iter().enumerate() {
-        let ok = [Dialect::A6, Dialect::A5].into_iter().any(|d| {
-            [PosMode::Packed, PosMode::Fixed].into_iter().any(|p| {
-                bufs.iter()
-                    .all(|b| !b.is_empty() && msgs::parse(b, 0, to_server, d, p, false).clean)
-            })
-        });
-        if i == 0 {
-            out.0 = ok;
-        } else {
-            out.1 = ok;
-        }
-    }
-    out
+/// Bytes of Gamestudio messages a probe reads per datagram at most, in every reading together
+/// (whole messages: the last may end past it). A datagram whose messages go on past it proves
+/// nothing, and the flow is probed again on its next one: unclaimed 2 KB DirectPlay 8 frames of
+/// Gamestudio-like bytes cost 750x a plain datagram when every reading parsed them whole. Real
+/// flows open with short messages (joins, pings, server info of a few dozen bytes).
+pub const PROBE_BYTES: usize = 256;
+
+/// Which directions buffers parse cleanly in (any dialect, any CPosition reading), each reading
+/// spending at most `budget` bytes over all the buffers (`usize::MAX`: the decoder's own test,
+/// which reads everything).
+fn roles_within(bufs: &[&[u8]], budget: usize) -> (bool, bool) {
+    let reads = |to_server: bool, d: Dialect, p: PosMode| {
+        let mut left = budget;
+        bufs.iter().all(|b| {
+            let ok = !b.is_empty() && msgs::parses_within(b, to_server, d, p, left) == Some(true);
+            left = left.saturating_sub(b.len());
+            ok
+        })
+    };
+    let way = |to_server: bool| {
+        [Dialect::A6, Dialect::A5].into_iter().any(|d| {
+            [PosMode::Packed, PosMode::Fixed]
+                .into_iter()
+                .any(|p| reads(to_server, d, p))
+        })
+    };
+    (way(true), way(false))
 }
 
-/// Which directions the Gamestudio buffers of a DirectPlay frame parse cleanly in; neither when
-/// there are none.
-fn payload_roles(p: &[u8], payloads: &[(usize, usize)]) -> (bool, bool) {
+/// Which directions buffers parse cleanly in, read whole (the decoder's framing decisions).
+fn clean_roles(bufs: &[&[u8]]) -> (bool, bool) {
+    roles_within(bufs, usize::MAX)
+}
+
+/// Which directions the Gamestudio buffers of a DirectPlay frame parse cleanly in, within
+/// `budget` bytes; neither when there are none.
+fn payload_roles(p: &[u8], payloads: &[(usize, usize)], budget: usize) -> (bool, bool) {
     let bufs: Vec<&[u8]> = payloads
         .iter()
         .filter_map(|&(o, n)| p.get(o..o + n))
@@ -79,7 +94,7 @@ fn payload_roles(p: &[u8], payloads: &[(usize, usize)]) -> (bool, bool) {
     if bufs.is_empty() {
         return (false, false);
     }
-    clean_roles(&bufs)
+    roles_within(&bufs, budget)
 }
 
 fn role_of(clean: (bool, bool)) -> Option<Role> {
@@ -110,7 +125,7 @@ fn dp4_sender(p: &[u8]) -> Option<Role> {
     }
     // Player message: Gamestudio data after idFrom/idTo, or right after the header in an NM
     // session ([MC-DPL4CS] 2.2.45).
-    let at = |o: usize| clean_roles(&[p.get(o..).unwrap_or(&[])]);
+    let at = |o: usize| roles_within(&[p.get(o..).unwrap_or(&[])], PROBE_BYTES);
     let with_ids = at(28);
     if with_ids.0 || with_ids.1 {
         role_of(with_ids)
@@ -155,7 +170,7 @@ impl Protocol for Gamestudio {
         }
         let on_port = port_hit(input);
         if on_port {
-            let raw = clean_roles(&[p]);
+            let raw = roles_within(&[p], PROBE_BYTES);
             if raw.0 || raw.1 {
                 return Probe::likely(role_of(raw));
             }
@@ -167,7 +182,7 @@ impl Protocol for Gamestudio {
         if p[0] & 0x01 != 0 && (on_port || whole_dframe) {
             let u = dplay::dp8(p, false, false);
             if u.ok && (on_port || u.payloads.iter().all(|&(_, n)| n >= 2)) {
-                let r = payload_roles(p, &u.payloads);
+                let r = payload_roles(p, &u.payloads, PROBE_BYTES);
                 if r.0 || r.1 {
                     return Probe::likely(role_of(r));
                 }

@@ -1003,6 +1003,29 @@ pub fn parse(
     out
 }
 
+/// Whether a buffer parses exactly, reading at most `budget` bytes of whole messages: `None`
+/// when the budget ran out first (nothing proven either way). Probes use it so that what they
+/// spend on a datagram does not grow with its length.
+pub fn parses_within(
+    data: &[u8],
+    to_server: bool,
+    dialect: Dialect,
+    pos: PosMode,
+    budget: usize,
+) -> Option<bool> {
+    let mut p = P::new(data, dialect, pos, false);
+    let mut out = Parsed::default();
+    while let Some(cmd) = p.d.cur.peek_u8() {
+        if p.d.pos() >= budget {
+            return None;
+        }
+        if p.next(cmd, to_server, 0, &mut out).is_err() {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
 /// Moves a field tree built over a sub-buffer to its place in the UDP payload.
 pub fn shift(fld: &mut Field, base: usize) {
     if fld.pos.source == 0 && !fld.pos.bits {

@@ -30,6 +30,10 @@ pub static POS_DECIDED: NoteDef = NoteDef::note(
     "expert.gamestudio.pos_decided",
     "The flow's CPosition encoding (packed or Fixed) is decided by this datagram",
 );
+pub static SETTLED: NoteDef = NoteDef::note(
+    "expert.gamestudio.settled",
+    "The flow's datagrams fit more than one reading for too long: what was still open is settled on the reading shown",
+);
 pub static DIRECTION_REVERSED: NoteDef = NoteDef::note(
     "expert.gamestudio.direction_reversed",
     "The messages parse only the other way round: the plumbing's direction is reversed",
@@ -134,6 +138,7 @@ pub static ALL: &[&NoteDef] = &[
     &UNUSED_UPDATE_BIT,
     &DIALECT_DECIDED,
     &POS_DECIDED,
+    &SETTLED,
     &DIRECTION_REVERSED,
     &EMPTY,
     &SNAPLEN,

@@ -11,8 +11,12 @@ use super::body::dissect;
 use super::state::State;
 use super::tables::{self, CANDIDATES, Pt, Release, VERSION_2_1, VERSION_2_2};
 
-/// At most this many packets are trial-decoded under every candidate release.
-const MAX_SCORED: u32 = 256;
+/// At most this many packets are trial-decoded under every candidate release (ten decodes each:
+/// 6.4x a decided packet's cost). Fewer when the leader can no longer be caught within them.
+/// Packets that name the release lock it first; in the shipped captures they come within the
+/// first few packets, and trial decoding is for a capture that starts mid-session, where a few
+/// dozen packets of tics and commands already tell the tables apart.
+pub(crate) const MAX_SCORED: u32 = 32;
 
 /// Why a flow decodes with the release it does.
 #[derive(Debug, Clone, Copy)]
@@ -65,11 +69,16 @@ impl Detector {
     pub fn choose(&mut self, p: &[u8], checksum_ok: bool, learned: &State) -> (Release, Basis<'_>) {
         if self.forced.is_none() && self.locked.is_none() && checksum_ok {
             self.locked = sniff_release(p);
-            if self.locked.is_none() && self.scored < MAX_SCORED {
+            if self.locked.is_none() && !self.settled() {
                 self.score(p, learned);
             }
         }
         self.current()
+    }
+
+    /// The release was forced with `--srb2-version`.
+    pub fn forced(&self) -> bool {
+        self.forced.is_some()
     }
 
     fn current(&self) -> (Release, Basis<'_>) {
@@ -103,6 +112,20 @@ impl Detector {
                 self.scores[i] += 1;
             }
         }
+    }
+
+    /// Scoring is over: [`MAX_SCORED`] packets were scored, or no other candidate could
+    /// reach the leader within them (a packet adds at most 2 to a score).
+    fn settled(&self) -> bool {
+        let left = MAX_SCORED.saturating_sub(self.scored);
+        if left == 0 {
+            return true;
+        }
+        let best = self.best();
+        let lead = self.scores[best];
+        (0..CANDIDATES.len())
+            .filter(|&i| i != best)
+            .all(|i| self.scores[i].saturating_add(2 * left) < lead)
     }
 
     /// The best-scoring candidate; ties go to the earlier one.
@@ -254,34 +277,85 @@ fn sniff_clientjoin(t: u8, b: &[u8]) -> Option<(Release, String)> {
     })
 }
 
-/// A game built on SRB2's netcode, named by the application string of its PT_SERVERINFO.
+/// A game built on SRB2's netcode, told by its application string or by a packet type no SRB2
+/// release has.
 #[derive(Debug, Clone)]
 pub(crate) struct OtherGame {
     /// The application string (`SRB2APPLICATION`): "SRB2Kart" (STJr/Kart-Public
-    /// `src/doomdef.h`), "RingRacers" (KartKrewDev/RingRacers `src/doomdef.h`).
-    pub application: String,
-    pub version: u8,
-    pub subversion: u8,
+    /// `src/doomdef.h`), "RingRacers" (KartKrewDev/RingRacers `src/doomdef.h`); None when only
+    /// a packet type told.
+    pub application: Option<String>,
+    /// What told it, for the record and `stats`.
+    pub evidence: String,
 }
 
-/// PT_SERVERINFO's head is the same in SRB2 2.2.1+, SRB2Kart and Ring Racers (`serverinfo_pak`
-/// in each `src/d_clisrv.h`: 0xFF, packetversion, application[MAXAPPLICATION = 16], version,
-/// subversion); an application other than "SRB2" is another game, whose later packet types and
-/// bodies SRB2's tables would mis-decode.
-pub(crate) fn sniff_other_game(p: &[u8]) -> Option<OtherGame> {
-    if tables::common_type(*p.get(6)?) != Some(Pt::SERVERINFO) {
-        return None;
+impl OtherGame {
+    /// The game's name as shown.
+    pub fn name(&self) -> &str {
+        match self.application.as_deref() {
+            Some("SRB2Kart") => "SRB2Kart",
+            Some("RingRacers") => "Dr. Robotnik's Ring Racers",
+            _ => "a game built on SRB2's netcode",
+        }
     }
-    let b = p.get(8..28)?;
+}
+
+/// The head shared by PT_SERVERINFO (SRB2 2.2.1+, SRB2Kart, Ring Racers: `serverinfo_pak` in
+/// each `src/d_clisrv.h`) and the join packet of SRB2 2.2.1-2.2.9, SRB2Kart and Ring Racers
+/// (`clientconfig_pak`, the body of PT_CLIENTJOIN): 0xFF, packetversion,
+/// application[MAXAPPLICATION = 16], version, subversion. The application when it is not "SRB2".
+fn other_application(b: &[u8]) -> Option<(String, u8, u8)> {
+    let b = b.get(..20)?;
     if b[0] != 0xFF {
         return None;
     }
-    let app = &b[2..18];
-    let app = &app[..app.iter().position(|&c| c == 0).unwrap_or(app.len())];
-    let printable = !app.is_empty() && app.iter().all(|c| c.is_ascii_graphic());
-    (printable && app != b"SRB2").then(|| OtherGame {
-        application: String::from_utf8_lossy(app).into_owned(),
-        version: b[18],
-        subversion: b[19],
+    // Written with strncpy: the name, then NULs to the end of the field.
+    let field = &b[2..18];
+    let end = field.iter().position(|&c| c == 0)?;
+    let (app, pad) = field.split_at(end);
+    let name = !app.is_empty() && app.iter().all(|c| c.is_ascii_graphic());
+    let padded = pad.iter().all(|&c| c == 0);
+    (name && padded && app != b"SRB2")
+        .then(|| (String::from_utf8_lossy(app).into_owned(), b[18], b[19]))
+}
+
+/// Another game on SRB2's netcode, from a checksum-valid datagram:
+/// - PT_SERVERINFO (type 13 everywhere) whose application is not "SRB2";
+/// - a join packet: a type past SRB2's common 0-16 whose body is `clientconfig_pak`'s head with
+///   another application (PT_CLIENTJOIN is 29 in SRB2Kart v1.6, STJr/Kart-Public
+///   `src/d_clisrv.h`; 35 in Ring Racers, KartKrewDev/RingRacers `src/d_clisrv.h`; the type is
+///   not checked, since those enums move between versions);
+/// - with `by_type` (no `--srb2-version` forced: a user who forces a release says the flow is
+///   SRB2, and such a packet is then an error), a packet type past every SRB2 release's
+///   NUMPACKETTYPE (35 in 2.2.13, the most): Ring Racers' enum goes on to PT_SAY (46), with
+///   PT_CLIENTKEY, PT_SERVERCHALLENGE and the signature packets before it.
+pub(crate) fn sniff_other_game(p: &[u8], by_type: bool) -> Option<OtherGame> {
+    let t = *p.get(6)?;
+    let body = p.get(8..).unwrap_or(&[]);
+    let common = tables::common_type(t);
+    let head = common == Some(Pt::SERVERINFO) || common.is_none();
+    if head && let Some((app, version, sub)) = other_application(body) {
+        let packet = if common.is_some() {
+            "PT_SERVERINFO".to_string()
+        } else {
+            format!("its join packet (type {t})")
+        };
+        let evidence =
+            format!("application {app:?}, version {version}, subversion {sub} in {packet}");
+        return Some(OtherGame {
+            application: Some(app),
+            evidence,
+        });
+    }
+    let most = CANDIDATES
+        .iter()
+        .map(|&r| tables::num_packet_types(r))
+        .max()
+        .unwrap_or(0);
+    (by_type && usize::from(t) >= most).then(|| OtherGame {
+        application: None,
+        evidence: format!(
+            "packet type {t}, which no SRB2 release has (at most {most} types), with a valid checksum"
+        ),
     })
 }

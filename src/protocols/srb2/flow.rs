@@ -51,7 +51,7 @@ impl FlowDecoder for Flow {
         }
         let ok = p.len() >= 8 && carried_checksum(p) == Some(checksum(p));
         if self.other_game.is_none() && ok {
-            self.other_game = sniff_other_game(p);
+            self.other_game = sniff_other_game(p, !self.detect.forced());
         }
         if let Some(game) = &self.other_game {
             out.push(other_game_record(p, game));
@@ -86,10 +86,9 @@ impl FlowDecoder for Flow {
             .iter()
             .map(|n| n.as_ref().map_or(0, |s| s.len()) + 24)
             .sum::<usize>()
-            + self
-                .other_game
-                .as_ref()
-                .map_or(0, |g| g.application.capacity())
+            + self.other_game.as_ref().map_or(0, |g| {
+                g.application.as_ref().map_or(0, String::capacity) + g.evidence.capacity()
+            })
             + 64
     }
 
@@ -133,15 +132,9 @@ fn empty_datagram() -> Record {
 
 fn other_game_text(g: &OtherGame) -> String {
     format!(
-        "{} (application {:?}, version {}, subversion {} in PT_SERVERINFO); not SRB2, only headers decoded",
-        match g.application.as_str() {
-            "SRB2Kart" => "SRB2Kart",
-            "RingRacers" => "Dr. Robotnik's Ring Racers",
-            _ => "a game built on SRB2's netcode",
-        },
-        g.application,
-        g.version,
-        g.subversion
+        "{} ({}); not SRB2, only headers decoded",
+        g.name(),
+        g.evidence
     )
 }
 
@@ -151,15 +144,12 @@ fn other_game_record(p: &[u8], g: &OtherGame) -> Record {
     let mut r = Record::new("srb2");
     r.msg_type = Cow::Borrowed("other game");
     let t = p.get(6).map_or(String::from("?"), |t| t.to_string());
-    r.summary = format!(
-        "{} packet type {t}, {} bytes (not decoded)",
-        g.application,
-        p.len()
-    );
+    let app = g.application.as_deref().unwrap_or("other game");
+    r.summary = format!("{app} packet type {t}, {} bytes (not decoded)", p.len());
     let mut root = Field::new(&f::ROOT, Value::None, Pos::bytes(0, p.len()));
     root.children.push(Field::new(
         &f::RELEASE,
-        Value::Str(g.application.clone().into()),
+        Value::Str(app.to_string().into()),
         Pos::bytes(0, 0),
     ));
     root.children.push(Field::new(
@@ -172,8 +162,8 @@ fn other_game_record(p: &[u8], g: &OtherGame) -> Record {
         &notes::OTHER_GAME,
         None,
         format!(
-            "{}'s packet tables are not SRB2's: the body is not decoded",
-            g.application
+            "not SRB2 but {}: its packet tables differ, so the body is not decoded",
+            g.name()
         ),
     );
     r

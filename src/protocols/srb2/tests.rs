@@ -864,3 +864,73 @@ fn srb2kart_and_ring_racers_are_named_not_decoded_with_srb2_tables() {
     );
     assert_ne!(r.msg_type, "other game");
 }
+
+/// A packet decoded with the release detected.
+fn auto(dir: Direction, p: Vec<u8>) -> Record {
+    decode_with(Prefs::default(), &[(dir, p)]).pop().unwrap()
+}
+
+/// The join packet (`clientconfig_pak`: 0xFF, packetversion, application[16], version,
+/// subversion, localplayers, mode, names…) names the game too, under the join's own type number:
+/// 29 in SRB2Kart v1.6 (STJr/Kart-Public `src/d_clisrv.h`), 35 in Ring Racers
+/// (KartKrewDev/RingRacers `src/d_clisrv.h`). SRB2 2.2.1-2.2.9's join carries "SRB2".
+#[test]
+fn srb2kart_and_ring_racers_are_named_by_their_join_packet() {
+    for (app, t, game) in [
+        (&b"SRB2Kart"[..], 29, "SRB2Kart"),
+        (b"RingRacers", 35, "Dr. Robotnik's Ring Racers"),
+    ] {
+        let mut join = serverinfo_head(app, 2, 4);
+        join.truncate(20);
+        join.extend_from_slice(&[1, 0]); // localplayers, mode
+        join.extend_from_slice(&[b'P'; 22]);
+        let r = auto(Direction::ToServer, pkt(1, 0, t, &join));
+        assert_eq!(r.msg_type, "other game");
+        let name = String::from_utf8_lossy(app);
+        assert_eq!(val(&r, "srb2.release"), &s(&name));
+        assert_eq!(
+            val(&r, "srb2.release_basis"),
+            &s(&format!(
+                "{game} (application {name:?}, version 2, subversion 4 in its join packet (type {t})); not SRB2, only headers decoded"
+            ))
+        );
+        assert_eq!(
+            r.notes[0].message,
+            format!("not SRB2 but {game}: its packet tables differ, so the body is not decoded")
+        );
+    }
+    // An application field that is not a NUL-padded name is no evidence.
+    let mut join = serverinfo_head(b"SRB2Kart", 2, 4);
+    join[12] = b'x';
+    assert_ne!(
+        auto(Direction::ToServer, pkt(1, 0, 29, &join)).msg_type,
+        "other game"
+    );
+}
+
+/// A checksum-valid packet type that no SRB2 release has (every release stops at 35 or fewer:
+/// Ring Racers' PT_SAY is 46) tells another game, unless the user forced a release.
+#[test]
+fn a_packet_type_no_srb2_release_has_tells_another_game() {
+    let r = auto(Direction::ToServer, pkt(0, 0, 46, &[1, 2, 3]));
+    assert_eq!(r.msg_type, "other game");
+    assert_eq!(
+        val(&r, "srb2.release_basis"),
+        &s(
+            "a game built on SRB2's netcode (packet type 46, which no SRB2 release has (at most 35 types), with a valid checksum); not SRB2, only headers decoded"
+        )
+    );
+    assert_eq!(
+        r.summary,
+        "other game packet type 46, 11 bytes (not decoded)"
+    );
+    // 34 is PT_PING in 2.2.12-2.2.13: SRB2's.
+    assert_ne!(
+        auto(Direction::ToClient, pkt(0, 0, 34, &[0; 20])).msg_type,
+        "other game"
+    );
+    // Forced: an SRB2 packet with a type its release lacks, an error as before.
+    let r = one("2.2.13", Direction::ToServer, pkt(0, 0, 46, &[1, 2, 3]));
+    assert_eq!(r.msg_type, "unknown");
+    assert!(errors(&r) > 0);
+}

@@ -29,9 +29,9 @@ fn snapshots_out_of_order() -> Vec<u8> {
     w.bytes
 }
 
-/// `flows` flows, each opened by a gamestate with 1,022 baselines.
-fn gamestate_flood(flows: u32) -> Vec<u8> {
-    let gamestate = quake3::s2c(1, &quake3::gamestate(1_022));
+/// `flows` flows, each opened by `gamestate` (1,022 baselines).
+fn gamestate_flood(flows: u32, gamestate: &[u8]) -> Vec<u8> {
+    let gamestate = quake3::s2c(1, gamestate);
     let mut w = PcapWriter::new(101, false, false, 65535);
     for i in 0..flows {
         let (server, client) = (addr(255, 1, 27960), addr(1 + (i >> 16) as u8, i, 27961));
@@ -110,7 +110,16 @@ fn main() {
         .unwrap_or(60_000);
     for (name, bytes) in [
         ("q3-snapshots-out-of-order", snapshots_out_of_order()),
-        ("q3-gamestate-flood", gamestate_flood(flows)),
+        // Issue 14's size: 2.7 KB gamestates of 1,022 empty baselines (165 MB at 60,000 flows).
+        (
+            "q3-gamestate-flood",
+            gamestate_flood(flows, &quake3::gamestate_empty(1_022)),
+        ),
+        // The same with a field in every baseline: 8.7 KB gamestates (524 MB).
+        (
+            "q3-gamestate-flood-8k",
+            gamestate_flood(flows, &quake3::gamestate(1_022)),
+        ),
         ("ip-first-fragments", first_fragments()),
         ("many-flows", many_flows()),
         (
@@ -118,6 +127,27 @@ fn main() {
             testkit::collide::colliding_capture(60_000),
         ),
         ("pcapng-time-extremes", time_extremes()),
+        // 5,000 unclaimed flows of 8 DirectPlay 8 frames of 2 KB: every datagram probed.
+        (
+            "gamestudio-dp8-probing",
+            testkit::hostile::dp8_probe_flood(5_000, 8),
+        ),
+        // 2,000 flows of 64 datagrams that fit every Gamestudio reading: 16 under all of them,
+        // then settled.
+        (
+            "gamestudio-ambiguous",
+            testkit::hostile::gamestudio_ambiguous(2_000, 64),
+        ),
+        // 2,000 SRB2 flows of 64 packets that name no release: 32 trial-decoded per flow.
+        (
+            "srb2-release-trial",
+            testkit::hostile::srb2_trial(2_000, 64),
+        ),
+        // 20,000 snapshots of 1 KB that each render 650 entities from their baselines.
+        (
+            "q3-baseline-render",
+            testkit::hostile::q3_baseline_render(20_000),
+        ),
     ] {
         let path = dir.join(format!(
             "{name}.{}",
