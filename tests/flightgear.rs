@@ -13,6 +13,7 @@ use std::fs;
 
 use gamedissect::engine::Config;
 use gamedissect::protocols::flightgear::msg::V2_PAD_MAGIC;
+use gamedissect::protocols::flightgear::props::lookup;
 use gamedissect::run::{OutputFormat, render};
 use serde_json::Value as J;
 
@@ -120,7 +121,8 @@ fn check_real(name: &str) {
         assert!(fg(r)["properties"].get("undecoded").is_none());
         assert!(!props(r).is_empty());
         for p in props(r) {
-            assert!(!p["path"].as_str().unwrap().is_empty());
+            let id = p["id"].as_u64().unwrap() as u32;
+            assert!(lookup(id).is_some_and(|d| !d.path.is_empty()), "id {id}");
         }
     }
     let truths = truths(&txt);
@@ -307,8 +309,15 @@ fn handmade_capture_positions() {
     assert_eq!(val(11001), false);
     assert_eq!(val(11002), true);
     assert_eq!(val(11051), true);
+    // The element carries the id and the wire form; the path is the id's row of the table.
+    let bit = prop(v2, 11051).unwrap();
+    assert_eq!(bit["encoding"], "BOOLARRAY");
     assert_eq!(
-        prop(v2, 11051).unwrap()["path"],
+        bit.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["encoding", "id", "value"]
+    );
+    assert_eq!(
+        lookup(11051).unwrap().path,
         "sim/multiplay/generic/bool[91]"
     );
     assert_eq!(val(11091), true);

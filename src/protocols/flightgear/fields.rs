@@ -114,15 +114,11 @@ crate::field_defs! {
         .repeated()
         .desc("One property value (a bit of a bool block is one property too)");
     PROP_ID = uint("flightgear.properties.property.id", "Id")
-        .desc("Property id of the FlightGear 2020.3 table");
-    PROP_PATH = string("flightgear.properties.property.path", "Path")
-        .desc("Property path relative to the sender's property root, from the id table");
-    PROP_TYPE = string("flightgear.properties.property.type", "Type")
-        .desc("Declared type from the id table: BOOL, INT, FLOAT or STRING");
+        .desc("Property id of the FlightGear 2020.3 table (`multiplaymgr.cxx` `sIdPropertyList`), which gives the property's path and declared type; the tree shows `path = value`");
     PROP_ENCODING = string("flightgear.properties.property.encoding", "Encoding")
         .desc("Wire form of this element: V1_INT, V1_BOOL, V1_FLOAT (id32 + 32-bit value), V1_STRING (one word per character), SHORTINT (id16 + int16), SHORT_FLOAT_NORM (int16/32767), SHORT_FLOAT_1 (/10), SHORT_FLOAT_2 (/100), SHORT_FLOAT_3 (/1000), SHORT_FLOAT_4 (/10000), V2_STRING (id16 + length16 + bytes), BOOLARRAY (a bit of a bool block)");
     PROP_VALUE = any("flightgear.properties.property.value", "Value")
-        .desc("The value, typed by `type`: a JSON number for INT and FLOAT (short floats already scaled), true/false for BOOL, text for STRING");
+        .desc("The value, typed by the id's declared type: a JSON integer for INT, a JSON float for FLOAT (short floats already scaled), true/false for BOOL, text for STRING");
     BOOL_BLOCK = group("flightgear.properties.bool_block", "Bool block")
         .repeated()
         .desc("Block of 31 generic bools (ids 11000, 11040, 11080): bit i is property id + i");

@@ -45,7 +45,13 @@ pub fn ecef_to_geodetic(x: f64, y: f64, z: f64) -> Geodetic {
         } else {
             z.abs() - b
         };
-        lat = z.atan2(p * (1.0 - e2 * n / (n + alt)));
+        let next = z.atan2(p * (1.0 - e2 * n / (n + alt)));
+        // At a fixed point another round computes the same altitude and latitude again, so
+        // stopping changes no bit (a round is a `sincos`, a square root and an `atan2`).
+        if next.to_bits() == lat.to_bits() {
+            break;
+        }
+        lat = next;
     }
     Geodetic { lat, lon, alt }
 }

@@ -39,7 +39,8 @@ fn child<'a>(item: &'a Field, name: &str) -> &'a Value {
         .value
 }
 
-/// (id, path, type, encoding, value) of every property item.
+/// (id, path, type, encoding, value) of every property item: the path from the item's meaning,
+/// the declared type from the table.
 fn props_of(r: &Record) -> Vec<(u64, String, String, String, Value)> {
     r.find_all("flightgear.properties.property")
         .into_iter()
@@ -51,10 +52,14 @@ fn props_of(r: &Record) -> Vec<(u64, String, String, String, Value)> {
             let Value::UInt(id) = child(it, "flightgear.properties.property.id") else {
                 panic!()
             };
+            // The path is what the tree shows (`path = value`), the type the id's table row.
+            let meaning = it.meaning.as_deref().unwrap_or_default();
+            let path = meaning.split(" = ").next().unwrap_or_default().to_string();
+            let ty = super::props::lookup(*id as u32).map_or("", |d| d.ty.name_or(""));
             (
                 *id,
-                s("flightgear.properties.property.path"),
-                s("flightgear.properties.property.type"),
+                path,
+                ty.to_string(),
                 s("flightgear.properties.property.encoding"),
                 child(it, "flightgear.properties.property.value").clone(),
             )

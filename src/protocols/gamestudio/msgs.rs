@@ -363,32 +363,68 @@ struct P<'a> {
     saw_sync: bool,
     saw_local: bool,
     fills: usize,
-    /// Summary words of the current message.
-    words: Vec<String>,
+    /// The current message's summary line: its name, then each word after a space.
+    line: String,
 }
 
 /// `v` with at most 3 decimals, trailing zeros dropped (`{v:.3}` trimmed). Written through
 /// `text::push_fixed`, not the formatter: the formatter's exact-decimal path was a sixth of the
 /// summary mode of GameStudio, every position and variable being a number.
+#[cfg(test)]
 fn fmt_num(v: f64) -> String {
     let mut s = String::with_capacity(16);
+    fmt_num_into(&mut s, v);
+    s
+}
+
+/// [`fmt_num`] appended to `out`.
+fn fmt_num_into(out: &mut String, v: f64) {
+    let start = out.len();
     // The formatter writes a negative number as '-' and the digits of its magnitude (NaN with
     // no sign, which `v < 0.0` leaves to `push_fixed` as it is).
     if v < 0.0 {
-        s.push('-');
-        crate::text::push_fixed(&mut s, -v, 3);
+        out.push('-');
+        crate::text::push_fixed(out, -v, 3);
     } else {
-        crate::text::push_fixed(&mut s, v, 3);
+        crate::text::push_fixed(out, v, 3);
     }
+    let s = &out[start..];
     if s.contains('.') {
         let kept = s.trim_end_matches('0').trim_end_matches('.').len();
-        s.truncate(kept);
+        out.truncate(start + kept);
     }
-    if s == "-0" { "0".into() } else { s }
+    if &out[start..] == "-0" {
+        out.truncate(start);
+        out.push('0');
+    }
 }
 
-fn xyz(v: [f64; 3]) -> String {
-    format!("{},{},{}", fmt_num(v[0]), fmt_num(v[1]), fmt_num(v[2]))
+/// A number as [`fmt_num`] writes it, for the summary's `format_args!`: written through one
+/// reused buffer, so that a summary word costs no allocation (each word and number was its own
+/// `String`, a fifth of GameStudio's summary mode in `malloc`, `realloc` and `free`).
+struct Num(f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        SCRATCH.with_borrow_mut(|s| {
+            s.clear();
+            fmt_num_into(s, self.0);
+            f.write_str(s)
+        })
+    }
+}
+
+/// Three numbers as `x,y,z`.
+struct Xyz([f64; 3]);
+
+impl std::fmt::Display for Xyz {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [x, y, z] = self.0;
+        write!(f, "{},{},{}", Num(x), Num(y), Num(z))
+    }
 }
 
 /// The data types (A5 manual p.12; the same on the `prog_cserver` page).
@@ -497,8 +533,11 @@ impl<'a> P<'a> {
         self.d.close();
         Ok(out)
     }
-    fn w(&mut self, s: impl Into<String>) {
-        self.words.push(s.into());
+    /// Appends a word to the message's summary line.
+    fn w(&mut self, word: std::fmt::Arguments<'_>) {
+        use std::fmt::Write as _;
+        self.line.push(' ');
+        let _ = self.line.write_fmt(word);
     }
 }
 
@@ -526,7 +565,7 @@ impl P<'_> {
                     self.dword(&f::PLAYER_DPID)?;
                 }
                 let n = self.string(&f::LEVEL_NAME)?;
-                self.w(n);
+                self.w(format_args!("{n}"));
                 Ok(())
             }
             Cls::VAR => self.var(),
@@ -542,18 +581,18 @@ impl P<'_> {
             Svc::CREATE => {
                 let e = self.short(&f::ENTITY)?;
                 let id = self.short(&f::IDENTIFIER)?;
-                self.w(format!("ent {e} id {id}"));
+                self.w(format_args!("ent {e} id {id}"));
             }
             Svc::REMOVE => {
                 let e = self.short(&f::ENTITY)?;
-                self.w(format!("ent {e}"));
+                self.w(format_args!("ent {e}"));
             }
             Svc::ENTSOUND => {
                 let e = self.short(&f::ENTITY)?;
                 let s = self.short(&f::SOUND_INDEX)?;
                 let v = self.scale(&f::VOLUME, 2000.0)?;
                 self.long(&f::SOUND_HANDLE)?;
-                self.w(format!("ent {e} sound {s} vol {}", fmt_num(v)));
+                self.w(format_args!("ent {e} sound {s} vol {}", Num(v)));
             }
             Svc::EFFECT => {
                 let a = self.short(&f::ACTION_INDEX)?;
@@ -564,7 +603,7 @@ impl P<'_> {
                     Self::packed,
                 )?;
                 self.vec3(&f::VEL, [&f::VEL_X, &f::VEL_Y, &f::VEL_Z], Self::fixed)?;
-                self.w(format!("action {a} ×{n} at {}", xyz(s)));
+                self.w(format_args!("action {a} ×{n} at {}", Xyz(s)));
             }
             Svc::INFO => self.svc_info()?,
             Svc::VAR => self.var()?,
@@ -574,7 +613,7 @@ impl P<'_> {
                 let e = self.short(&f::ENTITY)?;
                 let func = self.short(&f::FUNCTION_INDEX)?;
                 self.saw_local = true;
-                self.w(format!("ent {e} func {func}"));
+                self.w(format_args!("ent {e} func {func}"));
             }
             // SVC_FILL has no arguments.
             _ => {}
@@ -587,12 +626,12 @@ impl P<'_> {
             self.dword(&f::PLAYER_DPID)?;
         }
         let n = self.string(&f::PLAYER_NAME)?;
-        self.w(format!("\"{n}\""));
+        self.w(format_args!("\"{n}\""));
         // PC-new adds String Session_Name. Client command bytes are all below 0x10, so
         // printable text right after the name can only be that.
         if self.dialect == Dialect::A6 && self.d.cur.peek_u8().is_some_and(|b| b >= 0x20) {
             let s = self.string(&f::SESSION_NAME)?;
-            self.w(format!("session \"{s}\""));
+            self.w(format_args!("session \"{s}\""));
         }
         Ok(())
     }
@@ -619,14 +658,14 @@ impl P<'_> {
             self.short(&f::ACTION_INDEX)?;
         }
         let id = self.short(&f::IDENTIFIER)?;
-        self.w(format!("{n} at {} id {id}", xyz(s)));
+        self.w(format_args!("{n} at {} id {id}", Xyz(s)));
         Ok(())
     }
 
     fn cls_remove(&mut self) -> Step<()> {
         if self.dialect == Dialect::A5 {
             let v = self.dword(&f::ENTITY_DPID)?;
-            self.w(format!("dpid {v:#x}"));
+            self.w(format_args!("dpid {v:#x}"));
             return Ok(());
         }
         // PC-new makes Entity_Index a Short. Only 2 or 3 bytes left cannot be PC-old's Long:
@@ -637,7 +676,7 @@ impl P<'_> {
         } else {
             self.long(&f::ENTITY)?
         };
-        self.w(format!("ent {v}"));
+        self.w(format_args!("ent {v}"));
         Ok(())
     }
 
@@ -654,15 +693,24 @@ impl P<'_> {
                 .d
                 .fail(&notes::BAD_VAR_LENGTH, &f::VAR_LENGTH, (at, 2), msg));
         }
-        let mut vals = Vec::new();
-        for _ in 0..len {
-            vals.push(fmt_num(self.fixed(&f::VAR_VALUE)?));
+        let mut first = [0.0; 4];
+        for i in 0..len as usize {
+            let v = self.fixed(&f::VAR_VALUE)?;
+            if let Some(slot) = first.get_mut(i) {
+                *slot = v;
+            }
         }
-        if vals.len() > 4 {
-            vals.truncate(4);
-            vals.push("…".into());
+        // The first four values, then an ellipsis for the rest.
+        self.w(format_args!("var {idx} = "));
+        for (i, &v) in first.iter().take(len as usize).enumerate() {
+            if i > 0 {
+                self.line.push(',');
+            }
+            fmt_num_into(&mut self.line, v);
         }
-        self.w(format!("var {idx} = {}", vals.join(",")));
+        if len > 4 {
+            self.line.push_str(",…");
+        }
         Ok(())
     }
 
@@ -672,7 +720,7 @@ impl P<'_> {
         let t = self.string(&f::TEXT)?;
         let short: String = t.chars().take(40).collect();
         let more = if short.len() < t.len() { "…" } else { "" };
-        self.w(format!("str {idx} \"{short}{more}\""));
+        self.w(format_args!("str {idx} \"{short}{more}\""));
         Ok(())
     }
 
@@ -681,18 +729,22 @@ impl P<'_> {
     fn skill(&mut self, to_server: bool, three: bool) -> Step<()> {
         if to_server && self.dialect == Dialect::A5 {
             let v = self.dword(&f::ENTITY_DPID)?;
-            self.w(format!("dpid {v:#x}"));
+            self.w(format_args!("dpid {v:#x}"));
         } else {
             let v = self.short(&f::ENTITY)?;
-            self.w(format!("ent {v}"));
+            self.w(format_args!("ent {v}"));
         }
         let n = if three { 3 } else { 1 };
         self.struct_offset(n)?;
-        let mut vals = Vec::new();
-        for _ in 0..n {
-            vals.push(fmt_num(self.fixed(&f::SKILL)?));
+        let mut vals = [0.0; 3];
+        for v in vals.iter_mut().take(n as usize) {
+            *v = self.fixed(&f::SKILL)?;
         }
-        self.w(format!("= {}", vals.join(",")));
+        self.w(format_args!("="));
+        for (i, &v) in vals.iter().take(n as usize).enumerate() {
+            self.line.push(if i == 0 { ' ' } else { ',' });
+            fmt_num_into(&mut self.line, v);
+        }
         Ok(())
     }
 
@@ -704,7 +756,7 @@ impl P<'_> {
             Dialect::A5 => None,
         };
         let Some(first) = first else {
-            self.w(format!("offset {off}"));
+            self.w(format_args!("offset {off}"));
             return Ok(());
         };
         let names: Vec<String> = (0..count)
@@ -721,7 +773,7 @@ impl P<'_> {
         }
         self.d
             .add(&f::STRUCT_FIELD, Value::Str(name.clone().into()), at, 2);
-        self.w(name.replace(", ", ","));
+        self.w(format_args!("{}", name.replace(", ", ",")));
         Ok(())
     }
 
@@ -739,10 +791,10 @@ impl P<'_> {
         }
         let v = self.byte(&f::PROTOCOL_VERSION)?;
         let t = self.float(&f::SERVER_TIME)?;
-        self.w(format!("v{v} time {}", fmt_num(t as f64)));
+        self.w(format_args!("v{v} time {}", Num(t as f64)));
         if a5 {
             let ft = self.float(&f::FRAME_TIME)?;
-            self.w(format!("frame {}", fmt_num(ft as f64)));
+            self.w(format_args!("frame {}", Num(ft as f64)));
         }
         Ok(())
     }
@@ -766,7 +818,7 @@ impl P<'_> {
             last.meaning = Some(names.join(", ").into());
         }
         let e = self.short(&f::ENTITY)?;
-        self.w(format!("ent {e}"));
+        self.w(format_args!("ent {e}"));
         for p in order {
             match p {
                 Ok(p) => self.param(p)?,
@@ -788,7 +840,7 @@ impl P<'_> {
         match p {
             Param::Position => {
                 let v = self.vec3(&f::POS, [&f::POS_X, &f::POS_Y, &f::POS_Z], Self::cpos)?;
-                self.w(format!("pos {}", xyz(v)));
+                self.w(format_args!("pos {}", Xyz(v)));
             }
             Param::Pan => self.converted_word(&f::PAN, "pan", Self::angle)?,
             Param::Tilt => self.converted_word(&f::TILT, "tilt", Self::angle)?,
@@ -799,25 +851,25 @@ impl P<'_> {
                 if self.dialect == Dialect::A6 {
                     self.short(&f::NEXT_FRAME)?;
                 }
-                self.w(format!("frame {}", fmt_num(fr as f64 + frac)));
+                self.w(format_args!("frame {}", Num(fr as f64 + frac)));
             }
             Param::NextFrame => {
                 let n = self.short(&f::NEXT_FRAME)?;
-                self.w(format!("next {n}"));
+                self.w(format_args!("next {n}"));
             }
             Param::Flags1 => self.flags1()?,
             Param::Flags2 => {
                 let v = self.byte(&f::FLAGS2)?;
-                self.w(format!("flags2 {v:#x}"));
+                self.w(format_args!("flags2 {v:#x}"));
             }
             Param::Type => {
                 let n = self.string(&f::FILE_NAME)?;
-                self.w(format!("type {n}"));
+                self.w(format_args!("type {n}"));
             }
             Param::Scale => {
                 let defs = [&f::SCALE_X, &f::SCALE_Y, &f::SCALE_Z];
                 let v = self.vec3(&f::SCALE, defs, |p, def| p.short_times(def, 0.25))?;
-                self.w(format!("scale {}", xyz(v)));
+                self.w(format_args!("scale {}", Xyz(v)));
             }
             Param::Ambient => {
                 self.converted_word(&f::AMBIENT, "ambient", |p, d| p.scale(d, 100.0))?
@@ -825,7 +877,7 @@ impl P<'_> {
             Param::Albedo => self.converted_word(&f::ALBEDO, "albedo", |p, d| p.scale(d, 255.0))?,
             Param::Skin => {
                 let v = self.byte(&f::SKIN)?;
-                self.w(format!("skin {v}"));
+                self.w(format_args!("skin {v}"));
             }
             Param::Lightrange => {
                 self.converted_word(&f::LIGHTRANGE, "light", |p, d| p.scale(d, 2000.0))?
@@ -845,7 +897,7 @@ impl P<'_> {
         read: impl Fn(&mut Self, &'static FieldDef) -> Step<f64>,
     ) -> Step<()> {
         let v = read(self, def)?;
-        self.w(format!("{word} {}", fmt_num(v)));
+        self.w(format_args!("{word} {}", Num(v)));
         Ok(())
     }
 
@@ -865,7 +917,7 @@ impl P<'_> {
         } else {
             self.byte(&f::FLAGS)? as u64
         };
-        self.w(format!("flags {v:#x}"));
+        self.w(format_args!("flags {v:#x}"));
         Ok(())
     }
 
@@ -879,7 +931,7 @@ impl P<'_> {
         };
         let v = self.vec3(&f::COLOR, order, |p, def| p.scale(def, 255.0))?;
         let rgb = if a5 { [v[2], v[1], v[0]] } else { v };
-        self.w(format!("rgb {}", xyz(rgb)));
+        self.w(format_args!("rgb {}", Xyz(rgb)));
         Ok(())
     }
 
@@ -893,7 +945,7 @@ impl P<'_> {
         } else {
             (self.fixed(&f::U)?, self.fixed(&f::V)?)
         };
-        self.w(format!("uv {},{}", fmt_num(u), fmt_num(v)));
+        self.w(format_args!("uv {},{}", Num(u), Num(v)));
         Ok(())
     }
 }
@@ -909,7 +961,7 @@ impl<'a> P<'a> {
             saw_sync: false,
             saw_local: false,
             fills: 0,
-            words: Vec::new(),
+            line: String::new(),
         }
     }
 
@@ -931,19 +983,15 @@ impl<'a> P<'a> {
         self.d.tree.set_group_meaning(name);
         self.d.cur.seek(start + 1);
         self.d.add(&f::CMD, Value::Enum(cmd as i64, name), start, 1);
-        self.words.clear();
+        self.line.clear();
+        self.line.push_str(name);
         let r = self.message(to_server, cmd);
         self.d.close();
         if cmd == Cls::FILL.0 {
             self.fills += 1;
         } else {
             out.names.push(name);
-            let mut s = name.to_string();
-            for w in &self.words {
-                s.push(' ');
-                s.push_str(w);
-            }
-            out.summaries.push(s);
+            out.summaries.push(self.line.as_str().into());
         }
         r
     }
