@@ -156,6 +156,22 @@ fn state_still_sees_every_frame() {
     assert_eq!(late.lines().collect::<Vec<_>>(), want);
 }
 
+/// A FlightGear property id is an enum named by its path: the filter takes the path as the
+/// id's value. Frame 10 of the hand-made capture is the only one carrying id 13003.
+#[test]
+fn flightgear_property_ids_match_by_path() {
+    let cap = Path::new("captures/flightgear-handmade.pcap");
+    let bytes = fs::read(cap).unwrap();
+    let select =
+        |text: &str| frames_of(&render(&bytes, OutputFormat::Summary, with_filter(cap, text)).0);
+    let by_number = select("flightgear.properties.property.id == 13003");
+    assert_eq!(by_number, [10]);
+    assert_eq!(
+        select("flightgear.properties.property.id == \"instrumentation/transponder/mach-number\""),
+        by_number
+    );
+}
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(BIN).args(args).output().unwrap();
     (

@@ -38,7 +38,7 @@ fn props(r: &J) -> Vec<&J> {
 }
 
 fn prop(r: &J, id: u64) -> Option<&J> {
-    props(r).into_iter().find(|p| p["id"] == id)
+    props(r).into_iter().find(|p| p["id"]["value"] == id)
 }
 
 fn notes(r: &J, severity: &str) -> Vec<String> {
@@ -121,8 +121,10 @@ fn check_real(name: &str) {
         assert!(fg(r)["properties"].get("undecoded").is_none());
         assert!(!props(r).is_empty());
         for p in props(r) {
-            let id = p["id"].as_u64().unwrap() as u32;
-            assert!(lookup(id).is_some_and(|d| !d.path.is_empty()), "id {id}");
+            let id = p["id"]["value"].as_u64().unwrap() as u32;
+            let path = lookup(id).map(|d| d.path);
+            assert!(path.is_some_and(|p| !p.is_empty()), "id {id}");
+            assert_eq!(p["id"]["name"].as_str(), path, "id {id}");
         }
     }
     let truths = truths(&txt);
@@ -168,7 +170,11 @@ fn check_truth(name: &str, t: &Truth, recs: &[J]) {
         assert_eq!(fg(r)["position"]["pad"], want_pad as u64);
     }
     if t.protocol == "2" {
-        assert_eq!(props(first)[0]["id"], 10);
+        assert_eq!(props(first)[0]["id"]["value"], 10);
+        assert_eq!(
+            props(first)[0]["id"]["name"],
+            "sim/multiplay/protocol-version"
+        );
         assert_eq!(props(first)[0]["value"], 2);
     } else {
         assert!(prop(first, 10).is_none());

@@ -113,8 +113,8 @@ crate::field_defs! {
     PROPERTY = group("flightgear.properties.property", "Property")
         .repeated()
         .desc("One property value (a bit of a bool block is one property too)");
-    PROP_ID = uint("flightgear.properties.property.id", "Id")
-        .desc("Property id of the FlightGear 2020.3 table (`multiplaymgr.cxx` `sIdPropertyList`), which gives the property's path and declared type; the tree shows `path = value`");
+    PROP_ID = enumeration("flightgear.properties.property.id", "Id")
+        .desc("Property id of the FlightGear 2020.3 table (`multiplaymgr.cxx` `sIdPropertyList`), named by the property's path (JSON `{\"value\": 100, \"name\": \"surface-positions/left-aileron-pos-norm\"}`); the table also gives its declared type");
     PROP_ENCODING = string("flightgear.properties.property.encoding", "Encoding")
         .desc("Wire form of this element: V1_INT, V1_BOOL, V1_FLOAT (id32 + 32-bit value), V1_STRING (one word per character), SHORTINT (id16 + int16), SHORT_FLOAT_NORM (int16/32767), SHORT_FLOAT_1 (/10), SHORT_FLOAT_2 (/100), SHORT_FLOAT_3 (/1000), SHORT_FLOAT_4 (/10000), V2_STRING (id16 + length16 + bytes), BOOLARRAY (a bit of a bool block)");
     PROP_VALUE = any("flightgear.properties.property.value", "Value")

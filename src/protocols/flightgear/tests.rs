@@ -49,15 +49,17 @@ fn props_of(r: &Record) -> Vec<(u64, String, String, String, Value)> {
                 Value::Str(s) => s.to_string(),
                 v => panic!("{v:?}"),
             };
-            let Value::UInt(id) = child(it, "flightgear.properties.property.id") else {
+            let Value::Enum(id, path) = child(it, "flightgear.properties.property.id") else {
                 panic!()
             };
-            // The path is what the tree shows (`path = value`), the type the id's table row.
+            // The path is the id's name, and also what the tree shows (`path = value`).
             let meaning = it.meaning.as_deref().unwrap_or_default();
-            let path = meaning.split(" = ").next().unwrap_or_default().to_string();
-            let ty = super::props::lookup(*id as u32).map_or("", |d| d.ty.name_or(""));
+            assert_eq!(meaning.split(" = ").next(), Some(*path));
+            let id = *id as u64;
+            let path = path.to_string();
+            let ty = super::props::lookup(id as u32).map_or("", |d| d.ty.name_or(""));
             (
-                *id,
+                id,
                 path,
                 ty.to_string(),
                 s("flightgear.properties.property.encoding"),
