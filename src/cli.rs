@@ -277,7 +277,7 @@ pub struct ReportArgs {
     /// Where the HTML goes, or - for standard output (`-w` as in tshark: `-o` sets decoder
     /// options)
     #[arg(short = 'w', long, value_name = "FILE")]
-    pub output: String,
+    pub output: Option<String>,
 }
 
 /// A usage mistake found after parsing (unknown protocol name, bad range).
@@ -678,10 +678,26 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         }
         Command::Diff(a) => Settings::Diff(diff_settings(a, registry)?),
         Command::Report(a) => Settings::Report {
+            output: report_output(&a)?,
             decode: decode(&a.decode)?,
-            output: a.output,
         },
     })
+}
+
+/// The report's `-w FILE`. Without it, an `-o` that is not `KEY=VALUE` was most likely meant
+/// as the output file (as in `report CAPTURE -o report.html`): say so rather than complain
+/// about a decoder option.
+fn report_output(a: &ReportArgs) -> Result<String, UsageError> {
+    if let Some(out) = &a.output {
+        return Ok(out.clone());
+    }
+    let hint = match a.decode.options.iter().find(|o| !o.contains('=')) {
+        Some(o) => format!(" (-o sets decoder options KEY=VALUE: for the page, -w {o})"),
+        None => String::new(),
+    };
+    Err(UsageError(format!(
+        "report needs -w FILE, or -w - for standard output{hint}"
+    )))
 }
 
 fn diff_settings(a: DiffArgs, registry: &[&'static dyn Protocol]) -> Result<Diff, UsageError> {

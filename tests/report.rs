@@ -368,3 +368,19 @@ fn the_command_writes_the_same_page_to_a_file_and_to_stdout() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(missing.stdout.is_empty());
 }
+
+/// `-o` sets decoder options; a report asked for with `-o report.html` gets a usage error that
+/// names the flag it meant, and no page is written.
+#[test]
+fn an_output_file_given_to_o_is_a_usage_error_naming_w() {
+    let exe = env!("CARGO_BIN_EXE_gamedissect");
+    let out = std::process::Command::new(exe)
+        .args(["report", "captures/srb2-broken.pcap", "-o", "page.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("for the page, -w page.html"), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(!std::path::Path::new("page.html").exists());
+}

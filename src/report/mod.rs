@@ -4,7 +4,7 @@
 //!
 //! One decoding pass, on one thread, with `stats`' tallies. Field trees (events, tracks, pings)
 //! cost several times the decoding itself, so on a long capture they are built for a bounded
-//! share of the datagrams ([`tree_wanted`]); the page says how many. Every table and chart is
+//! share of the datagrams (`tree_wanted`); the page says how many. Every table and chart is
 //! bounded, so the page's size does not grow with the capture.
 
 mod bins;
