@@ -39,6 +39,9 @@ const SEED_PAD: usize = 64;
 const WORK_PER_MESSAGE: u64 = 1024;
 const WORK_SAVED: u64 = 1 << 18;
 const TRIAL: u64 = 16;
+/// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
+/// parse's thousands of instructions).
+const LOOKS_PER_STEP: u64 = 16;
 /// Ending messages and cut longer messages tried per candidate byte.
 const ENDERS: usize = 6;
 const LONGER: usize = 3;
@@ -493,7 +496,7 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         start,
         scratch: Vec::new(),
     };
-    for n in g.pad.len()..longest {
+    for (n, tail) in tails.iter().enumerate().skip(g.pad.len()) {
         let at = |m: &&Pooled| m.keyed_len(start);
         let enders: Vec<&Pooled> = g
             .msgs
@@ -507,45 +510,16 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
             .filter(|m| at(m) > n + 1)
             .take(LONGER)
             .collect();
-        let mut next = Vec::new();
-        let mut grown = 0;
-        for (b, seed) in std::mem::take(&mut beam) {
-            let grow = b.len() <= n;
-            let opts = if grow {
-                candidates(&b, start, challenge)
-            } else {
-                vec![b[n]]
-            };
-            // Growing needs the cut longer messages; a seeded byte only its enders.
-            let longer = if grow { &longer[..] } else { &[][..] };
-            let cost = 1 + TRIAL * (enders.len() + longer.len()) as u64;
-            for z in opts {
-                if *credit < cost {
-                    return found;
-                }
-                *credit -= 1;
-                *work += 1;
-                if tails[n].is_some_and(|t| !t[z as usize]) {
-                    continue;
-                }
-                *credit -= cost - 1;
-                *work += cost - 1;
-                if w.fits(&b[..n], z, &enders, longer) {
-                    if grow {
-                        let mut p = b.clone();
-                        p.push(z);
-                        grown += 1;
-                        next.push((p, seed));
-                    } else {
-                        next.push((b, seed));
-                        break;
-                    }
-                }
-            }
-            if grown > BEAM {
-                return found;
-            }
-        }
+        let checks = Checks {
+            n,
+            enders: &enders,
+            longer: &longer,
+            tail: tail.as_ref(),
+            challenge,
+        };
+        let Some(next) = step(std::mem::take(&mut beam), &checks, &mut w, credit, work) else {
+            return found;
+        };
         if next.is_empty() {
             break;
         }
@@ -558,6 +532,95 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         }
     }
     found
+}
+
+/// What one search step checks a candidate byte at keyed position `n` against.
+struct Checks<'a> {
+    n: usize,
+    enders: &'a [&'a Pooled],
+    longer: &'a [&'a Pooled],
+    tail: Option<&'a [bool; 256]>,
+    challenge: Option<u8>,
+}
+
+/// Grows (or checks) every candidate of `beam` by byte `n`; `None` when the credit is spent
+/// or too many candidates grow. Candidates that agree on their first `n + 1` bytes (seeds of
+/// one challenge byte and command words sharing a start) are checked once: the beam is sorted,
+/// and the last check's outcome reused while the prefix repeats.
+fn step(
+    mut beam: Vec<Cand>,
+    c: &Checks<'_>,
+    w: &mut Work<'_>,
+    credit: &mut u64,
+    work: &mut u64,
+) -> Option<Vec<Cand>> {
+    let n = c.n;
+    // A seeded byte with no message ending at it has nothing to be checked against.
+    if c.enders.is_empty() && beam.iter().all(|(b, _)| b.len() > n) {
+        return Some(beam);
+    }
+    beam.sort_unstable();
+    beam.dedup();
+    let mut next = Vec::new();
+    let mut grown = 0;
+    // The last prefix checked (its first `n` bytes, and byte `n` when seeded) and the bytes
+    // that passed after it.
+    let mut memo: Option<(Vec<u8>, Vec<u8>)> = None;
+    let mut looked = 0u64;
+    for (b, seed) in beam {
+        let grow = b.len() <= n;
+        let key = &b[..(n + usize::from(!grow)).min(b.len())];
+        let passed = match &memo {
+            Some((k, passed)) if k[..] == *key => passed.clone(),
+            _ => {
+                let opts = if grow {
+                    candidates(&b, w.start, c.challenge)
+                } else {
+                    vec![b[n]]
+                };
+                // Growing needs the cut longer messages; a seeded byte only its enders.
+                let longer = if grow { c.longer } else { &[][..] };
+                let cost = 1 + TRIAL * (c.enders.len() + longer.len()) as u64;
+                let mut passed = Vec::new();
+                for z in opts {
+                    if *credit < cost {
+                        return None;
+                    }
+                    looked += 1;
+                    if looked.is_multiple_of(LOOKS_PER_STEP) {
+                        *credit -= 1;
+                        *work += 1;
+                    }
+                    if c.tail.is_some_and(|t| !t[z as usize]) {
+                        continue;
+                    }
+                    *credit -= cost - 1;
+                    *work += cost - 1;
+                    if w.fits(&b[..n], z, c.enders, longer) {
+                        passed.push(z);
+                    }
+                }
+                memo = Some((key.to_vec(), passed.clone()));
+                passed
+            }
+        };
+        if !grow {
+            if !passed.is_empty() {
+                next.push((b, seed));
+            }
+            continue;
+        }
+        for z in passed {
+            let mut p = b.clone();
+            p.push(z);
+            grown += 1;
+            next.push((p, seed));
+        }
+        if grown > BEAM {
+            return None;
+        }
+    }
+    Some(next)
 }
 
 fn common_prefix(beam: &[Cand]) -> usize {
