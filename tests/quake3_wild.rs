@@ -369,9 +369,11 @@ fn openarena_legacy_from_the_wild() {
         .expect("the 20 % case");
     assert_eq!((twenty.exact, twenty.counted), (79, 1045));
     // De-keyed (exact or with usercmd values still keyed): 407 of them (307 before candidates
-    // sharing a prefix were checked once); over all cases 3,202 (2,672 before).
+    // sharing a prefix were checked once); over all cases 3,790 (2,672 before; 3,202 while
+    // candidates still grew where no message ends and server pads were searched for with the
+    // challenge byte unknown).
     assert_eq!(twenty.dekeyed, 407);
-    assert_eq!(total.dekeyed, 3202);
+    assert_eq!(total.dekeyed, 3790);
 }
 
 #[test]
