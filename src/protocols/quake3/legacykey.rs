@@ -42,6 +42,8 @@ const TRIAL: u64 = 16;
 /// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
 /// parse's thousands of instructions).
 const LOOKS_PER_STEP: u64 = 16;
+/// Growing candidates a step may grow by pairs of bytes.
+const PAIR_BEAM: usize = 256;
 /// Ending messages and cut longer messages tried per candidate byte.
 const ENDERS: usize = 6;
 const LONGER: usize = 3;
@@ -582,6 +584,10 @@ fn step(
     }
     beam.sort_unstable();
     beam.dedup();
+    // Pairs cost up to 127 × 127 lookups per growing candidate: with many of them, only the
+    // seeded ones go on.
+    let growing = beam.iter().filter(|(b, _)| b.len() <= n).count();
+    let pairs_ok = growing <= PAIR_BEAM;
     let mut next = Vec::new();
     let mut grown = 0;
     // The last prefix checked (its first `n` bytes, and byte `n` when seeded) and the bytes
@@ -595,7 +601,7 @@ fn step(
             Some((k, passed)) if k[..] == *key => passed.clone(),
             // Cut messages alone hardly decide a byte: a candidate grows only where messages
             // end at this byte or the next.
-            _ if grow && c.enders.is_empty() && c.then.is_none() => Vec::new(),
+            _ if grow && c.enders.is_empty() && (c.then.is_none() || !pairs_ok) => Vec::new(),
             _ if grow && c.enders.is_empty() && c.then.is_some() => {
                 let then = c.then.expect("checked");
                 let passed = pairs(&b, c, then, w, (credit, work), &mut looked)?;
