@@ -39,6 +39,11 @@ const SEED_PAD: usize = 64;
 const WORK_PER_MESSAGE: u64 = 1024;
 const WORK_SAVED: u64 = 1 << 18;
 const TRIAL: u64 = 16;
+/// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
+/// parse's thousands of instructions).
+const LOOKS_PER_STEP: u64 = 16;
+/// Growing candidates a step may grow by pairs of bytes.
+const PAIR_BEAM: usize = 256;
 /// Ending messages and cut longer messages tried per candidate byte.
 const ENDERS: usize = 6;
 const LONGER: usize = 3;
@@ -242,7 +247,12 @@ impl Pads {
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
             // Searched at 4 messages and each time their number doubles.
             let n = g.added;
-            if n >= 4 && n >= 2 * g.searched_at {
+            // A server message's pad is searched for only with the challenge byte known (from
+            // a client message's pad, whose messages end after a few keyed bytes): before it,
+            // 256 times the seeds would grow through the ten or more bytes before the first
+            // message end, spending the flow's credit for nothing.
+            let ready = to_server || challenge.or(self.challenge).is_some();
+            if n >= 4 && n >= 2 * g.searched_at && ready {
                 g.searched_at = n;
                 self.search(gi, challenge);
             }
@@ -493,59 +503,25 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         start,
         scratch: Vec::new(),
     };
-    for n in g.pad.len()..longest {
-        let at = |m: &&Pooled| m.keyed_len(start);
-        let enders: Vec<&Pooled> = g
-            .msgs
-            .iter()
-            .filter(|m| at(m) == n + 1)
-            .take(ENDERS)
-            .collect();
-        let longer: Vec<&Pooled> = g
-            .msgs
-            .iter()
-            .filter(|m| at(m) > n + 1)
-            .take(LONGER)
-            .collect();
-        let mut next = Vec::new();
-        let mut grown = 0;
-        for (b, seed) in std::mem::take(&mut beam) {
-            let grow = b.len() <= n;
-            let opts = if grow {
-                candidates(&b, start, challenge)
-            } else {
-                vec![b[n]]
-            };
-            // Growing needs the cut longer messages; a seeded byte only its enders.
-            let longer = if grow { &longer[..] } else { &[][..] };
-            let cost = 1 + TRIAL * (enders.len() + longer.len()) as u64;
-            for z in opts {
-                if *credit < cost {
-                    return found;
-                }
-                *credit -= 1;
-                *work += 1;
-                if tails[n].is_some_and(|t| !t[z as usize]) {
-                    continue;
-                }
-                *credit -= cost - 1;
-                *work += cost - 1;
-                if w.fits(&b[..n], z, &enders, longer) {
-                    if grow {
-                        let mut p = b.clone();
-                        p.push(z);
-                        grown += 1;
-                        next.push((p, seed));
-                    } else {
-                        next.push((b, seed));
-                        break;
-                    }
-                }
-            }
-            if grown > BEAM {
-                return found;
-            }
-        }
+    for (n, tail) in tails.iter().enumerate().skip(g.pad.len()) {
+        let (enders, longer) = ending_at(&g.msgs, start, n + 1);
+        let (after, after_longer) = ending_at(&g.msgs, start, n + 2);
+        let then = tails.get(n + 1).and_then(Option::as_ref).map(|t| Next {
+            enders: &after,
+            longer: &after_longer,
+            tail: t,
+        });
+        let checks = Checks {
+            n,
+            enders: &enders,
+            longer: &longer,
+            tail: tail.as_ref(),
+            challenge,
+            then,
+        };
+        let Some(next) = step(std::mem::take(&mut beam), &checks, &mut w, credit, work) else {
+            return found;
+        };
         if next.is_empty() {
             break;
         }
@@ -558,6 +534,167 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         }
     }
     found
+}
+
+/// The pooled messages (up to [`ENDERS`]) whose keyed part is `len` bytes long, and up to
+/// [`LONGER`] longer ones.
+fn ending_at(msgs: &[Pooled], start: usize, len: usize) -> (Vec<&Pooled>, Vec<&Pooled>) {
+    let at = |m: &&Pooled| m.keyed_len(start);
+    let enders = msgs.iter().filter(|m| at(m) == len).take(ENDERS).collect();
+    let longer = msgs.iter().filter(|m| at(m) > len).take(LONGER).collect();
+    (enders, longer)
+}
+
+/// What one search step checks a candidate byte at keyed position `n` against.
+struct Checks<'a> {
+    n: usize,
+    enders: &'a [&'a Pooled],
+    longer: &'a [&'a Pooled],
+    tail: Option<&'a [bool; 256]>,
+    challenge: Option<u8>,
+    /// The next byte's checks, when messages end there: a byte no message ends at is then
+    /// grown together with the next one (checked by the messages ending there), rather than
+    /// on the weak evidence of cut messages alone.
+    then: Option<Next<'a>>,
+}
+
+/// The checks of the byte after a step's: the messages ending there, longer ones and the mask.
+#[derive(Clone, Copy)]
+struct Next<'a> {
+    enders: &'a [&'a Pooled],
+    longer: &'a [&'a Pooled],
+    tail: &'a [bool; 256],
+}
+
+/// Grows (or checks) every candidate of `beam` by byte `n`; `None` when the credit is spent
+/// or too many candidates grow. Candidates that agree on their first `n + 1` bytes (seeds of
+/// one challenge byte and command words sharing a start) are checked once: the beam is sorted,
+/// and the last check's outcome reused while the prefix repeats.
+fn step(
+    mut beam: Vec<Cand>,
+    c: &Checks<'_>,
+    w: &mut Work<'_>,
+    credit: &mut u64,
+    work: &mut u64,
+) -> Option<Vec<Cand>> {
+    let n = c.n;
+    // A seeded byte with no message ending at it has nothing to be checked against.
+    if c.enders.is_empty() && beam.iter().all(|(b, _)| b.len() > n) {
+        return Some(beam);
+    }
+    beam.sort_unstable();
+    beam.dedup();
+    // Pairs cost up to 127 × 127 lookups per growing candidate: with many of them, only the
+    // seeded ones go on.
+    let growing = beam.iter().filter(|(b, _)| b.len() <= n).count();
+    let pairs_ok = growing <= PAIR_BEAM;
+    let mut next = Vec::new();
+    let mut grown = 0;
+    // The last prefix checked (its first `n` bytes, and byte `n` when seeded) and the bytes
+    // that passed after it (one, or two when grown in pairs).
+    let mut memo: Option<(Vec<u8>, Vec<Vec<u8>>)> = None;
+    let mut looked = 0u64;
+    for (b, seed) in beam {
+        let grow = b.len() <= n;
+        let key = &b[..(n + usize::from(!grow)).min(b.len())];
+        let passed = match &memo {
+            Some((k, passed)) if k[..] == *key => passed.clone(),
+            // Cut messages alone hardly decide a byte: a candidate grows only where messages
+            // end at this byte or the next.
+            _ if grow && c.enders.is_empty() && (c.then.is_none() || !pairs_ok) => Vec::new(),
+            _ if grow && c.enders.is_empty() && c.then.is_some() => {
+                let then = c.then.expect("checked");
+                let passed = pairs(&b, c, then, w, (credit, work), &mut looked)?;
+                memo = Some((key.to_vec(), passed.clone()));
+                passed
+            }
+            _ => {
+                let opts = if grow {
+                    candidates(&b, w.start, c.challenge)
+                } else {
+                    vec![b[n]]
+                };
+                // Growing needs the cut longer messages; a seeded byte only its enders.
+                let longer = if grow { c.longer } else { &[][..] };
+                let cost = 1 + TRIAL * (c.enders.len() + longer.len()) as u64;
+                let mut passed = Vec::new();
+                for z in opts {
+                    if *credit < cost {
+                        return None;
+                    }
+                    looked += 1;
+                    if looked.is_multiple_of(LOOKS_PER_STEP) {
+                        *credit -= 1;
+                        *work += 1;
+                    }
+                    if c.tail.is_some_and(|t| !t[z as usize]) {
+                        continue;
+                    }
+                    *credit -= cost - 1;
+                    *work += cost - 1;
+                    if w.fits(&b[..n], z, c.enders, longer) {
+                        passed.push(vec![z]);
+                    }
+                }
+                memo = Some((key.to_vec(), passed.clone()));
+                passed
+            }
+        };
+        if !grow {
+            if !passed.is_empty() {
+                next.push((b, seed));
+            }
+            continue;
+        }
+        for z in passed {
+            let mut p = b.clone();
+            p.extend_from_slice(&z);
+            grown += 1;
+            next.push((p, seed));
+        }
+        if grown > BEAM {
+            return None;
+        }
+    }
+    Some(next)
+}
+
+/// The pairs of bytes `n`, `n + 1` after `b` under which the messages ending at `n + 1` parse
+/// cleanly and the longer ones, cut there, read on (`None`: the credit is spent).
+fn pairs(
+    b: &[u8],
+    c: &Checks<'_>,
+    then: Next<'_>,
+    w: &mut Work<'_>,
+    (credit, work): (&mut u64, &mut u64),
+    looked: &mut u64,
+) -> Option<Vec<Vec<u8>>> {
+    let cost = 1 + TRIAL * (then.enders.len() + then.longer.len()) as u64;
+    let mut passed = Vec::new();
+    let mut prefix = b.to_vec();
+    for z1 in candidates(b, w.start, c.challenge) {
+        prefix.push(z1);
+        for z2 in candidates(&prefix, w.start, c.challenge) {
+            if *credit < cost {
+                return None;
+            }
+            *looked += 1;
+            if looked.is_multiple_of(LOOKS_PER_STEP) {
+                *credit -= 1;
+                *work += 1;
+            }
+            if !then.tail[z2 as usize] {
+                continue;
+            }
+            *credit -= cost - 1;
+            *work += cost - 1;
+            if w.fits(&prefix, z2, then.enders, then.longer) {
+                passed.push(vec![z1, z2]);
+            }
+        }
+        prefix.pop();
+    }
+    Some(passed)
 }
 
 fn common_prefix(beam: &[Cand]) -> usize {
