@@ -30,6 +30,9 @@ pub use crate::capture::demo as file;
 pub const MAX_OPEN: usize = 256;
 /// Connections remembered (a few hundred bytes each); records of further flows are only counted.
 pub const MAX_CONNS: usize = 100_000;
+/// Demos made in one run; a gamestate past it starts none (a capture that changes map at every
+/// message would otherwise make a file per datagram).
+pub const MAX_DEMOS: usize = 10_000;
 /// Characters kept of each part of a file name (player, server, map).
 const NAME_PART: usize = 48;
 
@@ -117,6 +120,9 @@ struct Conn {
     open: Option<(usize, Out)>,
     last_sequence: Option<u32>,
     too_many: bool,
+    /// Demos made of the connection, and gamestates that started none past [`MAX_DEMOS`].
+    demos: u64,
+    over_cap: u64,
     /// A gamestate came but no handshake named the protocol, which names the extension.
     no_protocol: bool,
 }
@@ -126,7 +132,7 @@ struct Collector {
     single: bool,
     conns: HashMap<u64, Conn>,
     report: Report,
-    used_names: HashSet<String>,
+    used_names: Names,
     open_count: usize,
 }
 
@@ -152,7 +158,7 @@ pub fn demos<R: BufRead>(
         single,
         conns: HashMap::new(),
         report: Report::default(),
-        used_names: HashSet::new(),
+        used_names: Names::default(),
         open_count: 0,
     };
     let mut engine = Engine::new(protocols::all(), config);
@@ -254,6 +260,10 @@ impl Collector {
             conn.too_many = true;
             return Ok(());
         }
+        if self.report.demos.len() >= MAX_DEMOS {
+            conn.over_cap += 1;
+            return Ok(());
+        }
         let Some(protocol) = conn.protocol else {
             conn.no_protocol = true;
             return Ok(());
@@ -263,7 +273,7 @@ impl Collector {
         let stem = [&player, &conn.server.replace(':', "-"), &map]
             .map(|s| file_part(s))
             .join("_");
-        let name = unique_name(&mut self.used_names, &stem, &ext);
+        let name = self.used_names.unique(&stem, &ext);
         let out = match &self.target {
             Target::List => Out::None,
             Target::Memory => Out::Memory(Vec::new()),
@@ -285,6 +295,7 @@ impl Collector {
         });
         conn.open = Some((self.report.demos.len() - 1, out));
         conn.last_sequence = None;
+        conn.demos += 1;
         self.open_count += 1;
         Ok(())
     }
@@ -316,10 +327,17 @@ impl Collector {
                 result = result.and(Err(e));
             }
             let conn = &self.conns[&flow];
-            let has_demo = self.report.demos.iter().any(|d| d.flow == flow);
+            // Counted per connection: looking each flow up among the demos made is
+            // connections × demos work.
+            let has_demo = conn.demos > 0;
             let reason = if conn.too_many {
                 Some(format!(
                     "more than {MAX_OPEN} connections were being written at once"
+                ))
+            } else if conn.over_cap > 0 {
+                Some(format!(
+                    "{} gamestates came after the first {MAX_DEMOS} demos and started none",
+                    conn.over_cap
                 ))
             } else if conn.no_protocol && !has_demo {
                 Some("the handshake was not captured: the protocol, which names the demo's extension (.dm_68, .dm_71, .dm_72), is unknown".into())
@@ -455,16 +473,32 @@ fn file_part(s: &str) -> String {
     }
 }
 
-/// `stem.ext`, or `stem-2.ext`, `stem-3.ext` … when taken.
-fn unique_name(used: &mut HashSet<String>, stem: &str, ext: &str) -> String {
-    let mut name = format!("{stem}.{ext}");
-    let mut n = 2;
-    while used.contains(&name) {
-        name = format!("{stem}-{n}.{ext}");
-        n += 1;
+/// The file names given so far.
+#[derive(Default)]
+struct Names {
+    used: HashSet<String>,
+    /// The next suffix to try per stem: counting up from 2 at every name would be quadratic in
+    /// the demos of one player, server and map (a map change at every message).
+    next: HashMap<String, u64>,
+}
+
+impl Names {
+    /// `stem.ext`, or `stem-2.ext`, `stem-3.ext` … when taken.
+    fn unique(&mut self, stem: &str, ext: &str) -> String {
+        let mut name = format!("{stem}.{ext}");
+        if self.used.contains(&name) {
+            let n = self.next.entry(stem.to_string()).or_insert(2);
+            loop {
+                name = format!("{stem}-{n}.{ext}");
+                *n += 1;
+                if !self.used.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.used.insert(name.clone());
+        name
     }
-    used.insert(name.clone());
-    name
 }
 
 /// One line per demo and per skipped connection, as `demo` prints them.

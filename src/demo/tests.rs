@@ -24,10 +24,14 @@ fn file_parts_are_safe() {
 
 #[test]
 fn names_are_made_unique() {
-    let mut used = HashSet::new();
-    assert_eq!(unique_name(&mut used, "a", "dm_71"), "a.dm_71");
-    assert_eq!(unique_name(&mut used, "a", "dm_71"), "a-2.dm_71");
-    assert_eq!(unique_name(&mut used, "a", "dm_71"), "a-3.dm_71");
+    let mut used = Names::default();
+    assert_eq!(used.unique("a", "dm_71"), "a.dm_71");
+    assert_eq!(used.unique("a", "dm_71"), "a-2.dm_71");
+    // Another stem took the next suffix's name: it is skipped, not given twice.
+    assert_eq!(used.unique("a-3", "dm_71"), "a-3.dm_71");
+    assert_eq!(used.unique("a", "dm_71"), "a-4.dm_71");
+    assert_eq!(used.unique("a-3", "dm_71"), "a-3-2.dm_71");
+    assert_eq!(used.unique("b", "dm_68"), "b.dm_68");
 }
 
 #[test]
@@ -145,7 +149,7 @@ mod collector {
             single,
             conns: HashMap::new(),
             report: Report::default(),
-            used_names: HashSet::new(),
+            used_names: Names::default(),
             open_count: 0,
         }
     }
