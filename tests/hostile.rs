@@ -611,3 +611,35 @@ fn hostile_player_and_map_names_stay_inside_the_output_directory() {
         ]
     );
 }
+
+/// Demos as input: empty messages, random ones of every length up to `MAX_MSGLEN`, sequences
+/// that jump anywhere, and bytes after the end marker (which the game never reads either).
+/// Every record is one frame, and nothing is an input error.
+#[test]
+fn a_demo_of_empty_and_random_messages_reads_record_by_record() {
+    let record = |seq: u32, msg: &[u8]| {
+        let mut r = seq.to_le_bytes().to_vec();
+        r.extend_from_slice(&(msg.len() as u32).to_le_bytes());
+        r.extend_from_slice(msg);
+        r
+    };
+    let mut rng = Rng(11);
+    let mut demo = record(1, b"\x00");
+    for i in 0..1_000u32 {
+        demo.extend(record(i + 2, b""));
+    }
+    for _ in 0..300 {
+        let seq = rng.next_u64() as u32;
+        let len = rng.below(16_385) as usize;
+        demo.extend(record(seq, &rng.bytes(len)));
+    }
+    demo.extend_from_slice(&[0xff; 8]);
+    demo.extend_from_slice(b"not read");
+    for format in [OutputFormat::Summary, OutputFormat::Json] {
+        let (out, err) = render(&demo, format, Config::default());
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(out.lines().count(), 1_301, "{format:?}");
+    }
+    let (stats, _) = stats_of(&demo, Config::default());
+    assert_eq!(stats.frames, 1_301);
+}
