@@ -203,14 +203,16 @@ impl Collector {
         if !to_client {
             return Ok(());
         }
+        if conn.server.is_empty() {
+            // Before the message is known to decode: a skipped connection of keyed messages is
+            // still named.
+            conn.server = m.src_text.to_string();
+            conn.client = m.dst_text.to_string();
+        }
         let Some(msg) = server_message(m.payload, r) else {
             conn.keyed += u64::from(r.msg_type == "keyed");
             return Ok(());
         };
-        if conn.server.is_empty() {
-            conn.server = m.src_text.to_string();
-            conn.client = m.dst_text.to_string();
-        }
         if msg.gamestate && (conn.open.is_none() || !self.single) {
             self.start(m, r)?;
         }

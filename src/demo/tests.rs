@@ -253,6 +253,22 @@ mod collector {
     }
 
     #[test]
+    fn a_connection_of_keyed_messages_is_skipped_with_its_addresses() {
+        let mut keyed = Record::new("quake3");
+        keyed.msg_type = "keyed".into();
+        let r = run(false, vec![(Direction::ToClient, keyed)]);
+        let s = &r.skipped[0];
+        assert_eq!(
+            (s.server.as_str(), s.client.as_str(), s.reason.as_str()),
+            (
+                "10.0.0.1:27960",
+                "10.0.0.2:5000",
+                "no gamestate captured (0 server messages decoded, 1 left keyed)"
+            )
+        );
+    }
+
+    #[test]
     fn without_a_handshake_no_demo_is_named() {
         let mut records = map_change();
         records.remove(0);
