@@ -9,8 +9,8 @@
 //! starts with a captured gamestate message, as `CL_Record_f` starts with a gamestate of its
 //! own making; messages the capture lost are left out, as the client missed them.
 //!
-//! Memory stays bounded: each message is written out as it is decoded, and at most
-//! [`MAX_OPEN`] demos are open at once.
+//! Memory stays bounded: each message is written out as it is decoded, at most [`MAX_OPEN`]
+//! demos are open at once, and at most [`MAX_DEMOS`] are made.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
