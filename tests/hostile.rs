@@ -601,11 +601,11 @@ fn hostile_player_and_map_names_stay_inside_the_output_directory() {
     let (written, around) = (listing(&dir), listing(&root));
     std::fs::remove_dir_all(&root).unwrap();
     assert_eq!(around, ["names.pcap", "out"], "nothing written beside DIR");
-    // A name that is not UTF-8 is not shown (the decoder keeps it as bytes): `unknown`.
+    // A byte that is not UTF-8 is one `_` like any other.
     assert_eq!(
         written,
         [
-            "__..__x_10.255.0.1-27960_unknown.dm_72",
+            "__..__x_10.255.0.1-27960__etc_passwd_.dm_72",
             "unknown_10.255.0.1-27960__.._.._tmp_evil.dm_72",
             &format!("unknown_10.255.0.1-27960_{}.dm_72", "m".repeat(48)),
         ]

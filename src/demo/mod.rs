@@ -414,16 +414,20 @@ fn names_of_gamestate(r: &Record) -> (String, String) {
             Some(Value::UInt(i)) => *i,
             _ => continue,
         };
-        let Some(Value::Str(text)) = cs
+        // Names from the game's 8-bit strings (a Latin-1 `Jürgen`) are kept as bytes by the
+        // decoder; for a file name their other bytes only need to stand out (U+FFFD, then `_`).
+        let text = match cs
             .find("quake3.svc.gamestate.configstring.value")
             .map(|f| &f.value)
-        else {
-            continue;
+        {
+            Some(Value::Str(t)) => std::borrow::Cow::Borrowed(&**t),
+            Some(Value::Bytes(b)) => String::from_utf8_lossy(b),
+            _ => continue,
         };
         if index == 0 {
-            map = info_value(text, "mapname").to_string();
+            map = info_value(&text, "mapname").to_string();
         } else if Some(index) == client.map(|c| c + 544) {
-            player = strip_colours(info_value(text, "n"));
+            player = strip_colours(info_value(&text, "n"));
         }
     }
     (player, map)
