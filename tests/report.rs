@@ -330,45 +330,6 @@ fn a_long_many_flow_capture_gives_a_bounded_page() {
     assert!(bands.iter().all(|&n| (200..=240).contains(&n)), "{bands:?}");
 }
 
-#[test]
-fn the_command_writes_the_same_page_to_a_file_and_to_stdout() {
-    let exe = env!("CARGO_BIN_EXE_gamedissect");
-    let capture = "captures/srb2-2.2.13-session.pcap";
-    let out = std::process::Command::new(exe)
-        .args(["report", "-q", capture, "-w", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = std::env::temp_dir().join(format!("gamedissect-report-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("page.html");
-    let status = std::process::Command::new(exe)
-        .args(["report", "-q", capture, "-w"])
-        .arg(&file)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let written = fs::read(&file).unwrap();
-    fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(written, out.stdout);
-    let page = parse(&String::from_utf8(written).unwrap());
-    assert_eq!(
-        tile(&format!("|{}", page.sections["glance"]), "packets"),
-        "25"
-    );
-    // A capture that cannot be opened: exit 1, no page.
-    let missing = std::process::Command::new(exe)
-        .args(["report", "-q", "captures/no-such.pcap", "-w", "-"])
-        .output()
-        .unwrap();
-    assert_eq!(missing.status.code(), Some(1));
-    assert!(missing.stdout.is_empty());
-}
-
 /// The page of a capture with no packet at all, and of one whose interfaces are offset to both
 /// ends of i64 seconds (pcapng `if_tsoffset`), packets interleaved: no overflow (the test build
 /// checks) and the real counts.
@@ -414,4 +375,43 @@ fn empty_and_extreme_time_captures_give_a_page() {
         ),
         "{glance}"
     );
+}
+
+#[test]
+fn the_command_writes_the_same_page_to_a_file_and_to_stdout() {
+    let exe = env!("CARGO_BIN_EXE_gamedissect");
+    let capture = "captures/srb2-2.2.13-session.pcap";
+    let out = std::process::Command::new(exe)
+        .args(["report", "-q", capture, "-w", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = std::env::temp_dir().join(format!("gamedissect-report-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("page.html");
+    let status = std::process::Command::new(exe)
+        .args(["report", "-q", capture, "-w"])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let written = fs::read(&file).unwrap();
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(written, out.stdout);
+    let page = parse(&String::from_utf8(written).unwrap());
+    assert_eq!(
+        tile(&format!("|{}", page.sections["glance"]), "packets"),
+        "25"
+    );
+    // A capture that cannot be opened: exit 1, no page.
+    let missing = std::process::Command::new(exe)
+        .args(["report", "-q", "captures/no-such.pcap", "-w", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(missing.stdout.is_empty());
 }
