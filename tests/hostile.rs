@@ -664,3 +664,154 @@ fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
     let decoded: u64 = games.split(' ').next().unwrap().parse().unwrap();
     assert!(decoded < datagrams as u64 / 10, "{games}");
 }
+
+// ---- review: hostile inputs to `demo` and `report` ----
+
+/// One Quake 3 connection (challenge response, then `gamestates` gamestates in a row, sequence
+/// 1, 2, …): every server message is a map change, and each starts a demo.
+fn map_change_flood(gamestates: u32) -> Vec<u8> {
+    use testkit::quake3;
+    let body = quake3::gamestate(0);
+    let server: std::net::SocketAddr = "10.255.0.1:27960".parse().unwrap();
+    let client: std::net::SocketAddr = "10.1.0.1:27961".parse().unwrap();
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let ip = synth::ip_udp(server, client, &quake3::challenge_response());
+    w.packet(1_000, 0, &ip, ip.len() as u32);
+    for i in 1..=gamestates {
+        let ip = synth::ip_udp(server, client, &quake3::s2c(i, &body));
+        w.packet(1_000 + i / 1_000, i % 1_000, &ip, ip.len() as u32);
+    }
+    w.bytes
+}
+
+/// A map change at every message used to make a demo each, named in work quadratic in their
+/// number (40,000 took 88 s in release). Past `MAX_DEMOS` a gamestate starts none, and the
+/// connection says how many.
+#[test]
+fn a_map_change_at_every_message_makes_a_bounded_number_of_demos() {
+    use gamedissect::demo::{MAX_DEMOS, demos_of};
+    let report = demos_of(
+        &map_change_flood(MAX_DEMOS as u32 + 500),
+        Config::default(),
+        false,
+    );
+    assert_eq!(report.demos.len(), MAX_DEMOS);
+    let last = report.demos.last().unwrap();
+    assert_eq!(
+        (last.name.as_str(), last.messages, last.first_frame),
+        ("unknown_10.255.0.1-27960_q3dm17-10000.dm_72", 1, 10_001)
+    );
+    assert_eq!(report.skipped.len(), 1);
+    assert_eq!(
+        report.skipped[0].reason,
+        "500 gamestates came after the first 10000 demos and started none"
+    );
+}
+
+/// A gamestate whose serverinfo names `map` and whose client (number 1) is called `player`.
+fn gamestate_named(map: &[u8], player: &[u8]) -> Vec<u8> {
+    let mut w = testkit::quake3::BitWriter::default();
+    w.long(0);
+    w.byte(2); // svc_gamestate
+    w.long(4);
+    for (index, text) in [
+        (0, [b"\\mapname\\", map].concat()),
+        (545, [b"\\n\\", player].concat()),
+    ] {
+        w.byte(3); // svc_configstring
+        w.bits(index, 16);
+        w.string(&text);
+    }
+    w.byte(8);
+    w.long(1); // clientNum
+    w.long(0); // checksumFeed
+    w.byte(8);
+    w.data
+}
+
+/// Player and map names are the server's to choose: path separators, `..`, a leading dot,
+/// bytes that are not UTF-8 and very long names must give a short file name inside `-o DIR`.
+#[test]
+fn hostile_player_and_map_names_stay_inside_the_output_directory() {
+    use testkit::quake3;
+    let server: std::net::SocketAddr = "10.255.0.1:27960".parse().unwrap();
+    let client: std::net::SocketAddr = "10.1.0.1:27961".parse().unwrap();
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let names: [(&[u8], &[u8]); 3] = [
+        (b"../../../tmp/evil", b"..\\..\\x/y"),
+        (b"/etc/passwd\xff", "\u{e9}/../\u{1}x".as_bytes()),
+        (&[b'm'; 300], b"^1..^7"),
+    ];
+    let ip = synth::ip_udp(server, client, &quake3::challenge_response());
+    w.packet(1_000, 0, &ip, ip.len() as u32);
+    for (i, (map, player)) in names.iter().enumerate() {
+        let msg = quake3::s2c(i as u32 + 1, &gamestate_named(map, player));
+        let ip = synth::ip_udp(server, client, &msg);
+        w.packet(1_000, i as u32 + 1, &ip, ip.len() as u32);
+    }
+    let root =
+        std::env::temp_dir().join(format!("gamedissect-hostile-names-{}", std::process::id()));
+    let dir = root.join("out");
+    std::fs::create_dir_all(&root).unwrap();
+    let cap = root.join("names.pcap");
+    std::fs::write(&cap, &w.bytes).unwrap();
+    let exe = env!("CARGO_BIN_EXE_gamedissect");
+    let out = std::process::Command::new(exe)
+        .args(["demo", "-o"])
+        .arg(&dir)
+        .arg(&cap)
+        .output();
+    assert!(out.as_ref().unwrap().status.success(), "{out:?}");
+    let listing = |d: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let (written, around) = (listing(&dir), listing(&root));
+    std::fs::remove_dir_all(&root).unwrap();
+    assert_eq!(around, ["names.pcap", "out"], "nothing written beside DIR");
+    // A byte that is not UTF-8 is one `_` like any other.
+    assert_eq!(
+        written,
+        [
+            "__..__x_10.255.0.1-27960__etc_passwd_.dm_72",
+            "unknown_10.255.0.1-27960__.._.._tmp_evil.dm_72",
+            &format!("unknown_10.255.0.1-27960_{}.dm_72", "m".repeat(48)),
+        ]
+    );
+}
+
+/// Demos as input: empty messages, random ones of every length up to `MAX_MSGLEN`, sequences
+/// that jump anywhere, and bytes after the end marker (which the game never reads either).
+/// Every record is one frame, and nothing is an input error.
+#[test]
+fn a_demo_of_empty_and_random_messages_reads_record_by_record() {
+    let record = |seq: u32, msg: &[u8]| {
+        let mut r = seq.to_le_bytes().to_vec();
+        r.extend_from_slice(&(msg.len() as u32).to_le_bytes());
+        r.extend_from_slice(msg);
+        r
+    };
+    let mut rng = Rng(11);
+    let mut demo = record(1, b"\x00");
+    for i in 0..1_000u32 {
+        demo.extend(record(i + 2, b""));
+    }
+    for _ in 0..300 {
+        let seq = rng.next_u64() as u32;
+        let len = rng.below(16_385) as usize;
+        demo.extend(record(seq, &rng.bytes(len)));
+    }
+    demo.extend_from_slice(&[0xff; 8]);
+    demo.extend_from_slice(b"not read");
+    for format in [OutputFormat::Summary, OutputFormat::Json] {
+        let (out, err) = render(&demo, format, Config::default());
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(out.lines().count(), 1_301, "{format:?}");
+    }
+    let (stats, _) = stats_of(&demo, Config::default());
+    assert_eq!(stats.frames, 1_301);
+}

@@ -330,6 +330,53 @@ fn a_long_many_flow_capture_gives_a_bounded_page() {
     assert!(bands.iter().all(|&n| (200..=240).contains(&n)), "{bands:?}");
 }
 
+/// The page of a capture with no packet at all, and of one whose interfaces are offset to both
+/// ends of i64 seconds (pcapng `if_tsoffset`), packets interleaved: no overflow (the test build
+/// checks) and the real counts.
+#[test]
+fn empty_and_extreme_time_captures_give_a_page() {
+    use testkit::synth::{PcapNgWriter, PcapWriter, ip_udp};
+    let empty = PcapWriter::new(101, false, false, 65535).bytes;
+    let html = report_of(&empty, gamedissect::engine::Config::default());
+    let page = parse(&html);
+    assert_self_contained(&html, &page, "empty");
+    let glance = format!("|{}", page.sections["glance"]);
+    assert_eq!(
+        (tile(&glance, "packets"), tile(&glance, "duration")),
+        ("0", "0.0 s")
+    );
+    assert!(glance.contains("No message was reported."), "{glance}");
+    assert_eq!(page.sections["io"], "I/O graph|No messages.|");
+
+    let mut w = PcapNgWriter::new();
+    w.section(false)
+        .interface_offset(101, 6, i64::MIN)
+        .interface_offset(101, 6, i64::MAX);
+    let (a, b) = (
+        "10.0.0.1:27961".parse().unwrap(),
+        "10.0.0.2:27960".parse().unwrap(),
+    );
+    for i in 0..40u32 {
+        let ip = ip_udp(a, b, b"\xff\xff\xff\xffgetinfo x");
+        w.packet(i % 2, u64::from(i) * 90_000_000, &ip, ip.len() as u32);
+    }
+    let html = report_of(&w.bytes, gamedissect::engine::Config::default());
+    let page = parse(&html);
+    let glance = format!("|{}", page.sections["glance"]);
+    assert_self_contained(&html, &page, "extreme");
+    // The times are clamped at both ends of i64 seconds: 2^64 - 1 s apart, 2^64 as an f64.
+    assert_eq!(
+        (tile(&glance, "packets"), tile(&glance, "duration")),
+        ("40", "18446744073709551616.0 s")
+    );
+    assert!(
+        glance.contains(
+            "|From -292277022657-01-27T08:29:52.000000Z to 292277026596-12-04T15:30:07.000000Z."
+        ),
+        "{glance}"
+    );
+}
+
 #[test]
 fn the_command_writes_the_same_page_to_a_file_and_to_stdout() {
     let exe = env!("CARGO_BIN_EXE_gamedissect");

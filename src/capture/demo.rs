@@ -13,14 +13,6 @@ use std::io::Read;
 /// one is an `ERR_DROP` in `CL_ReadDemoMessage`.
 pub const MAX_MSGLEN: usize = 16_384;
 
-/// The extensions of the demo protocols we decode (`.dm_68`, `.dm_71`, `.dm_72`, any case).
-pub fn has_demo_extension(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    [".dm_68", ".dm_71", ".dm_72"]
-        .iter()
-        .any(|e| lower.ends_with(e))
-}
-
 /// One step of reading a demo.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Item {

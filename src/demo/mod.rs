@@ -9,8 +9,8 @@
 //! starts with a captured gamestate message, as `CL_Record_f` starts with a gamestate of its
 //! own making; messages the capture lost are left out, as the client missed them.
 //!
-//! Memory stays bounded: each message is written out as it is decoded, and at most
-//! [`MAX_OPEN`] demos are open at once.
+//! Memory stays bounded: each message is written out as it is decoded, at most [`MAX_OPEN`]
+//! demos are open at once, and at most [`MAX_DEMOS`] are made.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -30,6 +30,9 @@ pub use crate::capture::demo as file;
 pub const MAX_OPEN: usize = 256;
 /// Connections remembered (a few hundred bytes each); records of further flows are only counted.
 pub const MAX_CONNS: usize = 100_000;
+/// Demos made in one run; a gamestate past it starts none (a capture that changes map at every
+/// message would otherwise make a file per datagram).
+pub const MAX_DEMOS: usize = 10_000;
 /// Characters kept of each part of a file name (player, server, map).
 const NAME_PART: usize = 48;
 
@@ -117,6 +120,9 @@ struct Conn {
     open: Option<(usize, Out)>,
     last_sequence: Option<u32>,
     too_many: bool,
+    /// Demos made of the connection, and gamestates that started none past [`MAX_DEMOS`].
+    demos: u64,
+    over_cap: u64,
     /// A gamestate came but no handshake named the protocol, which names the extension.
     no_protocol: bool,
 }
@@ -126,7 +132,7 @@ struct Collector {
     single: bool,
     conns: HashMap<u64, Conn>,
     report: Report,
-    used_names: HashSet<String>,
+    used_names: Names,
     open_count: usize,
 }
 
@@ -152,7 +158,7 @@ pub fn demos<R: BufRead>(
         single,
         conns: HashMap::new(),
         report: Report::default(),
-        used_names: HashSet::new(),
+        used_names: Names::default(),
         open_count: 0,
     };
     let mut engine = Engine::new(protocols::all(), config);
@@ -197,14 +203,16 @@ impl Collector {
         if !to_client {
             return Ok(());
         }
+        if conn.server.is_empty() {
+            // Before the message is known to decode: a skipped connection of keyed messages is
+            // still named.
+            conn.server = m.src_text.to_string();
+            conn.client = m.dst_text.to_string();
+        }
         let Some(msg) = server_message(m.payload, r) else {
             conn.keyed += u64::from(r.msg_type == "keyed");
             return Ok(());
         };
-        if conn.server.is_empty() {
-            conn.server = m.src_text.to_string();
-            conn.client = m.dst_text.to_string();
-        }
         if msg.gamestate && (conn.open.is_none() || !self.single) {
             self.start(m, r)?;
         }
@@ -254,6 +262,10 @@ impl Collector {
             conn.too_many = true;
             return Ok(());
         }
+        if self.report.demos.len() >= MAX_DEMOS {
+            conn.over_cap += 1;
+            return Ok(());
+        }
         let Some(protocol) = conn.protocol else {
             conn.no_protocol = true;
             return Ok(());
@@ -263,7 +275,7 @@ impl Collector {
         let stem = [&player, &conn.server.replace(':', "-"), &map]
             .map(|s| file_part(s))
             .join("_");
-        let name = unique_name(&mut self.used_names, &stem, &ext);
+        let name = self.used_names.unique(&stem, &ext);
         let out = match &self.target {
             Target::List => Out::None,
             Target::Memory => Out::Memory(Vec::new()),
@@ -285,6 +297,7 @@ impl Collector {
         });
         conn.open = Some((self.report.demos.len() - 1, out));
         conn.last_sequence = None;
+        conn.demos += 1;
         self.open_count += 1;
         Ok(())
     }
@@ -316,10 +329,17 @@ impl Collector {
                 result = result.and(Err(e));
             }
             let conn = &self.conns[&flow];
-            let has_demo = self.report.demos.iter().any(|d| d.flow == flow);
+            // Counted per connection: looking each flow up among the demos made is
+            // connections × demos work.
+            let has_demo = conn.demos > 0;
             let reason = if conn.too_many {
                 Some(format!(
                     "more than {MAX_OPEN} connections were being written at once"
+                ))
+            } else if conn.over_cap > 0 {
+                Some(format!(
+                    "{} gamestates came after the first {MAX_DEMOS} demos and started none",
+                    conn.over_cap
                 ))
             } else if conn.no_protocol && !has_demo {
                 Some("the handshake was not captured: the protocol, which names the demo's extension (.dm_68, .dm_71, .dm_72), is unknown".into())
@@ -394,16 +414,20 @@ fn names_of_gamestate(r: &Record) -> (String, String) {
             Some(Value::UInt(i)) => *i,
             _ => continue,
         };
-        let Some(Value::Str(text)) = cs
+        // Names from the game's 8-bit strings (a Latin-1 `Jürgen`) are kept as bytes by the
+        // decoder; for a file name their other bytes only need to stand out (U+FFFD, then `_`).
+        let text = match cs
             .find("quake3.svc.gamestate.configstring.value")
             .map(|f| &f.value)
-        else {
-            continue;
+        {
+            Some(Value::Str(t)) => std::borrow::Cow::Borrowed(&**t),
+            Some(Value::Bytes(b)) => String::from_utf8_lossy(b),
+            _ => continue,
         };
         if index == 0 {
-            map = info_value(text, "mapname").to_string();
+            map = info_value(&text, "mapname").to_string();
         } else if Some(index) == client.map(|c| c + 544) {
-            player = strip_colours(info_value(text, "n"));
+            player = strip_colours(info_value(&text, "n"));
         }
     }
     (player, map)
@@ -455,16 +479,32 @@ fn file_part(s: &str) -> String {
     }
 }
 
-/// `stem.ext`, or `stem-2.ext`, `stem-3.ext` … when taken.
-fn unique_name(used: &mut HashSet<String>, stem: &str, ext: &str) -> String {
-    let mut name = format!("{stem}.{ext}");
-    let mut n = 2;
-    while used.contains(&name) {
-        name = format!("{stem}-{n}.{ext}");
-        n += 1;
+/// The file names given so far.
+#[derive(Default)]
+struct Names {
+    used: HashSet<String>,
+    /// The next suffix to try per stem: counting up from 2 at every name would be quadratic in
+    /// the demos of one player, server and map (a map change at every message).
+    next: HashMap<String, u64>,
+}
+
+impl Names {
+    /// `stem.ext`, or `stem-2.ext`, `stem-3.ext` … when taken.
+    fn unique(&mut self, stem: &str, ext: &str) -> String {
+        let mut name = format!("{stem}.{ext}");
+        if self.used.contains(&name) {
+            let n = self.next.entry(stem.to_string()).or_insert(2);
+            loop {
+                name = format!("{stem}-{n}.{ext}");
+                *n += 1;
+                if !self.used.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.used.insert(name.clone());
+        name
     }
-    used.insert(name.clone());
-    name
 }
 
 /// One line per demo and per skipped connection, as `demo` prints them.

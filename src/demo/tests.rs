@@ -24,10 +24,14 @@ fn file_parts_are_safe() {
 
 #[test]
 fn names_are_made_unique() {
-    let mut used = HashSet::new();
-    assert_eq!(unique_name(&mut used, "a", "dm_71"), "a.dm_71");
-    assert_eq!(unique_name(&mut used, "a", "dm_71"), "a-2.dm_71");
-    assert_eq!(unique_name(&mut used, "a", "dm_71"), "a-3.dm_71");
+    let mut used = Names::default();
+    assert_eq!(used.unique("a", "dm_71"), "a.dm_71");
+    assert_eq!(used.unique("a", "dm_71"), "a-2.dm_71");
+    // Another stem took the next suffix's name: it is skipped, not given twice.
+    assert_eq!(used.unique("a-3", "dm_71"), "a-3.dm_71");
+    assert_eq!(used.unique("a", "dm_71"), "a-4.dm_71");
+    assert_eq!(used.unique("a-3", "dm_71"), "a-3-2.dm_71");
+    assert_eq!(used.unique("b", "dm_68"), "b.dm_68");
 }
 
 #[test]
@@ -145,7 +149,7 @@ mod collector {
             single,
             conns: HashMap::new(),
             report: Report::default(),
-            used_names: HashSet::new(),
+            used_names: Names::default(),
             open_count: 0,
         }
     }
@@ -246,6 +250,22 @@ mod collector {
         let seqs: Vec<u32> = messages(&r.demos[0]).iter().map(|m| m.0).collect();
         assert_eq!(seqs, [1, 2, 4, 5, 6]);
         assert_eq!(r.demos[0].map, "q3dm17");
+    }
+
+    #[test]
+    fn a_connection_of_keyed_messages_is_skipped_with_its_addresses() {
+        let mut keyed = Record::new("quake3");
+        keyed.msg_type = "keyed".into();
+        let r = run(false, vec![(Direction::ToClient, keyed)]);
+        let s = &r.skipped[0];
+        assert_eq!(
+            (s.server.as_str(), s.client.as_str(), s.reason.as_str()),
+            (
+                "10.0.0.1:27960",
+                "10.0.0.2:5000",
+                "no gamestate captured (0 server messages decoded, 1 left keyed)"
+            )
+        );
     }
 
     #[test]
