@@ -122,7 +122,7 @@ fn input_errors_exit_1_and_usage_errors_exit_2() {
     assert_eq!(code, 1);
     assert_eq!(
         err,
-        "gamedissect: <stdin>: at byte 0: not a pcap or pcapng file (magic 74 68 69 73)\n"
+        "gamedissect: <stdin>: at byte 0: not a pcap, pcapng or Quake 3 demo file (magic 74 68 69 73)\n"
     );
     let (code, _, err) = run(&["dissect", "--protocol", "doom", "-"], Some(&mixed()));
     assert_eq!(code, 2);
@@ -355,7 +355,7 @@ fn stats_of_an_unreadable_file_prints_no_report() {
     assert_eq!((code, out.as_str()), (1, ""));
     assert_eq!(
         err,
-        "gamedissect: <stdin>: at byte 0: not a pcap or pcapng file (magic 74 68 69 73)\n"
+        "gamedissect: <stdin>: at byte 0: not a pcap, pcapng or Quake 3 demo file (magic 74 68 69 73)\n"
     );
     let full = mixed();
     let (code, out, err) = run(&["stats", "-"], Some(&full[..full.len() - 3]));

@@ -200,7 +200,7 @@ impl<R: BufRead> CaptureReader<R> {
             return Err(CaptureError {
                 offset: 0,
                 message: if n == 0 {
-                    "empty input, not a pcap or pcapng file".into()
+                    "empty input, not a pcap, pcapng or Quake 3 demo file".into()
                 } else {
                     format!("input ends after {n} bytes, too short for a capture file header")
                 },
@@ -267,7 +267,7 @@ impl<R: BufRead> CaptureReader<R> {
         Err(CaptureError {
             offset: 0,
             message: format!(
-                "not a pcap or pcapng file (magic {:02x} {:02x} {:02x} {:02x}){hint}",
+                "not a pcap, pcapng or Quake 3 demo file (magic {:02x} {:02x} {:02x} {:02x}){hint}",
                 magic[0], magic[1], magic[2], magic[3]
             ),
         })

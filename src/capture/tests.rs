@@ -99,12 +99,15 @@ fn bad_magic_and_short_headers() {
     assert_eq!(e.offset, 0);
     assert!(
         e.message
-            .starts_with("not a pcap or pcapng file (magic 68 65 6c 6c)")
+            .starts_with("not a pcap, pcapng or Quake 3 demo file (magic 68 65 6c 6c)")
     );
     let e = CaptureReader::new(&[0x1f, 0x8b, 8, 0][..]).err().unwrap();
     assert!(e.message.contains("gzip"));
     let e = CaptureReader::new(&[][..]).err().unwrap();
-    assert_eq!(e.message, "empty input, not a pcap or pcapng file");
+    assert_eq!(
+        e.message,
+        "empty input, not a pcap, pcapng or Quake 3 demo file"
+    );
     let e = CaptureReader::new(&[0xd4, 0xc3, 0xb2, 0xa1, 2, 0][..])
         .err()
         .unwrap();
