@@ -507,6 +507,8 @@ impl From<bool> for Detail {
 #[derive(Debug, PartialEq, Eq)]
 pub struct FieldMask {
     wanted: Box<[usize]>,
+    /// The names of the wanted fields, for [`TreeBuilder::keeps_under`].
+    names: Box<[&'static str]>,
 }
 
 impl FieldMask {
@@ -521,16 +523,29 @@ impl FieldMask {
             long.strip_prefix(short)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
         };
-        let mut wanted: Vec<usize> = all
+        let defs: Vec<&'static FieldDef> = all
             .into_iter()
             .filter(|def| names.iter().any(|n| related(def, n)))
-            .map(|def| std::ptr::from_ref::<FieldDef>(def) as usize)
+            .copied()
+            .collect();
+        let mut wanted: Vec<usize> = defs
+            .iter()
+            .map(|&def| std::ptr::from_ref::<FieldDef>(def) as usize)
             .collect();
         wanted.sort_unstable();
         wanted.dedup();
         FieldMask {
             wanted: wanted.into(),
+            names: defs.iter().map(|def| def.name).collect(),
         }
+    }
+
+    /// Whether a field named `group` or under it is wanted.
+    pub fn wants_under(&self, group: &str) -> bool {
+        self.names.iter().any(|n| {
+            n.strip_prefix(group)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
     }
 
     #[inline]
@@ -642,6 +657,12 @@ impl TreeBuilder {
     /// Whether fields are kept (see [`TreeBuilder::new`]).
     pub fn detail(&self) -> bool {
         !self.discard
+    }
+
+    /// Whether a field named as `group` or under it would be kept: decoders skip computing
+    /// values for a whole part of the tree (a Quake 3 entity's fields) nobody keeps.
+    pub fn keeps_under(&self, group: &'static FieldDef) -> bool {
+        !self.discard && self.mask.is_none_or(|m| m.wants_under(group.name))
     }
 
     /// Makes room for `additional` more nodes at the current level (a capacity hint: the tree
