@@ -7,8 +7,10 @@ use std::process::Command;
 use std::sync::Arc;
 
 use gamedissect::engine::Config;
-use gamedissect::filter::Filter;
-use gamedissect::run::{OutputFormat, render, stats_of};
+use gamedissect::engine::Engine;
+use gamedissect::filter::{Filter, field_mask};
+use gamedissect::run::{OutputFormat, render, run_capture, stats_of};
+use gamedissect::tree::Field;
 use testkit::dissect::{config_for, shipped_captures};
 
 const BIN: &str = env!("CARGO_BIN_EXE_gamedissect");
@@ -19,6 +21,19 @@ fn with_filter(cap: &Path, text: &str) -> Config {
     Config {
         filter: Some(Arc::new(filter)),
         ..config_for(cap)
+    }
+}
+
+/// `with_filter` with trees cut to the filter's fields, as `dissect -Y` builds them for the
+/// summary.
+fn with_filter_masked(cap: &Path, text: &str) -> Config {
+    let config = with_filter(cap, text);
+    let names = config.filter.as_ref().unwrap().field_names();
+    assert!(!names.is_empty(), "{text} reads no decoded field");
+    let mask = field_mask(&names, &gamedissect::protocols::all());
+    Config {
+        field_mask: Some(Box::leak(Box::new(mask))),
+        ..config
     }
 }
 
@@ -74,6 +89,12 @@ fn chat_commands_are_the_logged_chat_lines() {
     }
     let (summary, _) = render(&bytes, OutputFormat::Summary, with_filter(cap, filter));
     assert_eq!(frames_of(&summary), [738, 870, 1378]);
+    let (masked, _) = render(
+        &bytes,
+        OutputFormat::Summary,
+        with_filter_masked(cap, filter),
+    );
+    assert_eq!(masked, summary);
 }
 
 /// On every capture, `msg.type == T` and `expert.severity == error` select exactly the records
@@ -166,6 +187,12 @@ fn flightgear_property_ids_match_by_path() {
         |text: &str| frames_of(&render(&bytes, OutputFormat::Summary, with_filter(cap, text)).0);
     let by_number = select("flightgear.properties.property.id == 13003");
     assert_eq!(by_number, [10]);
+    let masked = render(
+        &bytes,
+        OutputFormat::Summary,
+        with_filter_masked(cap, "flightgear.properties.property.id == 13003"),
+    );
+    assert_eq!(frames_of(&masked.0), by_number);
     assert_eq!(
         select("flightgear.properties.property.id == \"instrumentation/transponder/mach-number\""),
         by_number
@@ -436,4 +463,110 @@ fn frame_lists_and_count() {
     assert_eq!(out.lines().count(), 3);
     let (code, _, err) = run(&["dissect", "--frames", "5,", Q3]);
     assert_eq!(code, 2, "{err}");
+}
+
+/// Each field's occurrences in a record, depth first: name, value and meaning.
+type Occurrences = Vec<(&'static str, String)>;
+
+fn occurrences(fields: &[Field], out: &mut Occurrences) {
+    for f in fields {
+        out.push((f.def.name, format!("{:?} {:?}", f.value, f.meaning)));
+        occurrences(&f.children, out);
+    }
+}
+
+/// Per record: its type, summary and notes as text, and its fields' occurrences.
+fn decode_all(bytes: &[u8], config: Config) -> Vec<(String, Occurrences)> {
+    let mut engine = Engine::new(gamedissect::protocols::all(), config);
+    let mut records = Vec::new();
+    run_capture(bytes, &mut engine, None, &mut |_| {}, &mut |_, r| {
+        let mut occ = Vec::new();
+        occurrences(&r.fields, &mut occ);
+        let head = format!("{} {} {:?}", r.msg_type, r.summary, r.notes);
+        records.push((head, occ));
+        Ok(())
+    });
+    records
+}
+
+/// Trees cut to one field (what `-Y` on that field or `-e` with it builds for summary or fields
+/// output) hold, on every shipped capture and for every field the capture has, the same
+/// occurrences of that field, with the same values and meanings, in the same order, as the full
+/// trees; the records' types, summaries and notes do not change. So no filter or column can tell
+/// the cut trees from the full ones.
+#[test]
+fn trees_cut_to_a_field_hold_all_of_it_on_every_capture() {
+    let registry = gamedissect::protocols::all();
+    for cap in shipped_captures() {
+        let bytes = fs::read(&cap).unwrap();
+        let full = decode_all(&bytes, config_for(&cap));
+        let mut names: Vec<&str> = full
+            .iter()
+            .flat_map(|(_, o)| o.iter().map(|x| x.0))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let mask = Box::leak(Box::new(field_mask(&[name], &registry)));
+            let cut = decode_all(
+                &bytes,
+                Config {
+                    field_mask: Some(mask),
+                    ..config_for(&cap)
+                },
+            );
+            assert_eq!(cut.len(), full.len(), "{} {name}", cap.display());
+            for (i, (c, f)) in cut.iter().zip(&full).enumerate() {
+                assert_eq!(c.0, f.0, "{} record {i} cut to {name}", cap.display());
+                let only = |o: &Occurrences| -> Occurrences {
+                    o.iter().filter(|x| x.0 == name).cloned().collect()
+                };
+                assert_eq!(
+                    only(&c.1),
+                    only(&f.1),
+                    "{} record {i}: {name}",
+                    cap.display()
+                );
+            }
+        }
+    }
+}
+
+/// The benchmark's question keeps a few nodes per message: the root, the server message group,
+/// the commands and their names.
+#[test]
+fn a_chat_filter_keeps_only_the_command_names_and_their_parents() {
+    let cap = Path::new(Q3);
+    let bytes = fs::read(cap).unwrap();
+    let config = with_filter_masked(cap, "quake3.svc.command.name == chat");
+    let full = decode_all(&bytes, config_for(cap));
+    let cut = decode_all(
+        &bytes,
+        Config {
+            filter: None,
+            ..config
+        },
+    );
+    let mut names: Vec<&str> = cut
+        .iter()
+        .flat_map(|(_, o)| o.iter().map(|x| x.0))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(
+        names,
+        [
+            "quake3",
+            "quake3.svc",
+            "quake3.svc.command",
+            "quake3.svc.command.name"
+        ]
+    );
+    let count = |r: &[(String, Occurrences)]| r.iter().map(|x| x.1.len()).sum::<usize>();
+    assert!(
+        count(&cut) * 10 < count(&full),
+        "{} of {}",
+        count(&cut),
+        count(&full)
+    );
 }

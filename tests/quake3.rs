@@ -362,7 +362,7 @@ fn mutated_real_flows_never_panic() {
                     frame: k as u64 + 1,
                     index_in_flow: k as u64,
                     role_source: RoleSource::Content,
-                    detail: true,
+                    detail: true.into(),
                 };
                 let mut out = Vec::new();
                 flow.decode(&d, &mut out);

@@ -59,6 +59,9 @@ pub struct Config {
     /// and the datagram's index in its flow (the report builds them for a bounded share of a
     /// long capture). `None`: for every datagram.
     pub detail_when: Option<fn(u64, u64) -> bool>,
+    /// With `detail`: trees keep only these fields (what a display filter reads, when the
+    /// output shows no tree), so decoders build far less.
+    pub field_mask: Option<&'static crate::tree::FieldMask>,
     /// Keep per-flow statistics (only `stats` prints them; without them memory stays flat however
     /// many flows a long capture has).
     pub flow_stats: bool,
@@ -115,6 +118,7 @@ impl Default for Config {
             message_stats: true,
             detail: true,
             detail_when: None,
+            field_mask: None,
             shard: None,
             filter: None,
         }

@@ -24,7 +24,7 @@ use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
 use crate::proto::{Datagram, Direction, Protocol, RoleSource};
 use crate::protocols::udp as udpf;
-use crate::tree::{Field, Note, NoteDef, Pos, Record, Value};
+use crate::tree::{Detail, Field, Note, NoteDef, Pos, Record, Value};
 
 use choice::{Decoder, choose};
 pub use config::{Config, DecodeAs, FrameRange, Shard};
@@ -368,11 +368,18 @@ impl Engine {
             frame: a.frame,
             index_in_flow,
             role_source: f.role_source,
-            detail: self.config.detail
-                && self
+            detail: match self.config.field_mask {
+                _ if !self.config.detail => Detail::None,
+                _ if !self
                     .config
                     .detail_when
-                    .is_none_or(|when| when(a.frame, index_in_flow)),
+                    .is_none_or(|when| when(a.frame, index_in_flow)) =>
+                {
+                    Detail::None
+                }
+                Some(mask) => Detail::Only(mask),
+                None => Detail::All,
+            },
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
         let measured = measure_state(f, &self.fresh_state);

@@ -40,6 +40,14 @@ impl Column {
         matches!(self.target, Target::Field(_))
     }
 
+    /// The registered field the column reads, if it reads one.
+    pub fn field_name(&self) -> Option<&'static str> {
+        match self.target {
+            Target::Field(def) => Some(def.name),
+            _ => None,
+        }
+    }
+
     /// Appends each occurrence's text to `out` (cleared first).
     pub fn texts(&self, meta: &Meta<'_>, rec: &Record, out: &mut Vec<String>) {
         out.clear();

@@ -27,7 +27,7 @@ use std::net::IpAddr;
 
 use crate::engine::Meta;
 use crate::proto::Protocol;
-use crate::tree::{FieldDef, Kind, NoteDef, Record};
+use crate::tree::{FieldDef, FieldMask, Kind, NoteDef, Record};
 
 /// A compiled display filter.
 #[derive(Debug)]
@@ -304,6 +304,13 @@ impl Filter {
         self.needs_tree
     }
 
+    /// The registered fields the filter reads (what its trees must keep).
+    pub fn field_names(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        self.expr.field_names(&mut out);
+        out
+    }
+
     /// The expression as given.
     pub fn text(&self) -> &str {
         &self.text
@@ -315,7 +322,26 @@ impl Filter {
     }
 }
 
+/// The trees to build when only `names` are read (a filter's fields, `-e` columns): the mask
+/// of those fields and their relatives by name among every registered field. A tree built with
+/// it holds every occurrence of each named field, with the same values, because the filter and
+/// the columns find fields by name at any depth and the builder hands a dropped group's kept
+/// descendants to the nearest kept level.
+pub fn field_mask(names: &[&str], registry: &[&'static dyn Protocol]) -> FieldMask {
+    let all = crate::reference::all_fields(registry);
+    FieldMask::new(names, all.iter().flat_map(|(_, _, fields)| fields))
+}
+
 impl Expr {
+    fn field_names(&self, out: &mut Vec<&'static str>) {
+        match self {
+            Expr::Or(v) | Expr::And(v) => v.iter().for_each(|e| e.field_names(out)),
+            Expr::Not(e) => e.field_names(out),
+            Expr::Test(Target::Field(def), _) => out.push(def.name),
+            Expr::Test(..) => {}
+        }
+    }
+
     fn needs_tree(&self) -> bool {
         match self {
             Expr::Or(v) | Expr::And(v) => v.iter().any(Expr::needs_tree),

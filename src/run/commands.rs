@@ -15,6 +15,7 @@ use crate::output::OutputFormat;
 use crate::parallel::{self, Tuning};
 use crate::protocols;
 use crate::reference;
+use crate::tree::FieldMask;
 
 /// Runs the command the settings describe and returns the process's exit code.
 pub fn run(settings: Settings) -> ExitCode {
@@ -125,13 +126,39 @@ fn needs_tree(config: &Config) -> bool {
     config.filter.as_ref().is_some_and(|f| f.needs_tree())
 }
 
+/// For output that shows no tree, the trees a filter and `-e` columns read: only their fields
+/// (see [`crate::filter::field_mask`]). Leaked as the fields spec is: one small mask per run.
+fn field_mask(config: &Config, columns: &[Column]) -> Option<&'static FieldMask> {
+    let mut names = config
+        .filter
+        .as_ref()
+        .map(|f| f.field_names())
+        .unwrap_or_default();
+    names.extend(columns.iter().filter_map(Column::field_name));
+    if names.is_empty() {
+        return None;
+    }
+    let mask = crate::filter::field_mask(&names, &protocols::all());
+    Some(Box::leak(Box::new(mask)))
+}
+
 fn dissect(args: Dissect) -> ExitCode {
     let Decode {
         input: file,
         config,
         quiet,
     } = args.decode;
+    let field_mask = match args.rendering.format {
+        _ if args.rendering.hex => None,
+        OutputFormat::Summary => field_mask(&config, &[]),
+        OutputFormat::Fields => field_mask(
+            &config,
+            args.rendering.fields.map_or(&[], |s| s.columns.as_slice()),
+        ),
+        OutputFormat::Tree | OutputFormat::Json => None,
+    };
     let config = Config {
+        field_mask,
         flow_stats: false,
         message_stats: false,
         // The summary's hex dumps show the decoders' extra buffers, which come with the trees.
@@ -255,6 +282,7 @@ fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode 
     } = decode;
     let config = Config {
         detail: needs_tree(&config),
+        field_mask: field_mask(&config, &[]),
         ..config
     };
     let input = match open_or_exit(&file) {

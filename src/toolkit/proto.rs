@@ -125,8 +125,9 @@ pub struct Datagram<'a> {
     pub index_in_flow: u64,
     pub role_source: RoleSource,
     /// Field trees are wanted (tree and JSON output). Without it a decoder still adds its
-    /// summary and notes; `TreeBuilder::new(detail)` discards fields for it.
-    pub detail: bool,
+    /// summary and notes; `TreeBuilder::new(detail)` discards fields for it, or keeps only a
+    /// display filter's fields ([`crate::tree::Detail::Only`]).
+    pub detail: crate::tree::Detail,
 }
 
 /// A stateless, cheap look at a datagram.

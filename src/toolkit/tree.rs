@@ -467,6 +467,101 @@ pub struct TreeBuilder {
     discard: bool,
     scratch: Field,
     discarded_depth: usize,
+    /// Only these fields are kept (see [`Detail::Only`]); the others are dropped as with
+    /// `discard`, an unwanted group's wanted descendants going to the nearest kept level.
+    mask: Option<&'static FieldMask>,
+    /// With a mask: open levels, kept or skipped.
+    levels: usize,
+    /// With a mask: bit `i` set when open level `i` (below 64) was skipped; deeper levels are
+    /// always kept, which a filter cannot tell apart (it finds fields by name at any depth).
+    skips: u64,
+    /// With a mask: the last field added or closed was dropped, so `last_mut` is the scratch.
+    last_skipped: bool,
+}
+
+/// Which fields a decoder's trees keep: none (summary and statistics), all (tree and JSON
+/// output), or only those a display filter or `-e` columns read, with their relatives by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    None,
+    All,
+    Only(&'static FieldMask),
+}
+
+impl Detail {
+    /// Whether trees are built at all (decoders skip work that only feeds trees without it).
+    pub fn on(self) -> bool {
+        self != Detail::None
+    }
+}
+
+impl From<bool> for Detail {
+    fn from(on: bool) -> Detail {
+        if on { Detail::All } else { Detail::None }
+    }
+}
+
+/// A set of registered fields a tree keeps, by definition address: the named fields, the
+/// fields whose names are dotted prefixes of them (their parents) and the fields named under
+/// them (their children, which a group's presence or value may stand for).
+#[derive(Debug, PartialEq, Eq)]
+pub struct FieldMask {
+    wanted: Box<[usize]>,
+    /// The names of the wanted fields, for [`TreeBuilder::keeps_under`].
+    names: Box<[&'static str]>,
+}
+
+impl FieldMask {
+    /// The mask for `names` over every field of `all`.
+    pub fn new<'a>(names: &[&str], all: impl IntoIterator<Item = &'a &'static FieldDef>) -> Self {
+        let related = |def: &FieldDef, n: &str| {
+            let (short, long) = if def.name.len() <= n.len() {
+                (def.name, n)
+            } else {
+                (n, def.name)
+            };
+            long.strip_prefix(short)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        };
+        let defs: Vec<&'static FieldDef> = all
+            .into_iter()
+            .filter(|def| names.iter().any(|n| related(def, n)))
+            .copied()
+            .collect();
+        let mut wanted: Vec<usize> = defs
+            .iter()
+            .map(|&def| std::ptr::from_ref::<FieldDef>(def) as usize)
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        FieldMask {
+            wanted: wanted.into(),
+            names: defs.iter().map(|def| def.name).collect(),
+        }
+    }
+
+    /// Whether a field named `group` or under it is wanted.
+    pub fn wants_under(&self, group: &str) -> bool {
+        self.names.iter().any(|n| {
+            n.strip_prefix(group)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+    }
+
+    #[inline]
+    pub fn wants(&self, def: &'static FieldDef) -> bool {
+        let addr = std::ptr::from_ref(def) as usize;
+        self.wanted.binary_search(&addr).is_ok()
+    }
+
+    /// How many registered fields the mask keeps.
+    pub fn len(&self) -> usize {
+        self.wanted.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.wanted.is_empty()
+    }
 }
 
 /// An empty builder that keeps fields: a placeholder for `std::mem::take`.
@@ -481,15 +576,38 @@ impl TreeBuilder {
     /// modes, which show only summaries, notes and counts) it discards fields and keeps notes,
     /// so decoders skip the cost of building trees nobody prints; the engine passes the flag in
     /// [`crate::proto::Datagram::detail`].
-    pub fn new(detail: bool) -> TreeBuilder {
+    /// With [`Detail::Only`] it keeps only the mask's fields.
+    pub fn new(detail: impl Into<Detail>) -> TreeBuilder {
+        let detail = detail.into();
         TreeBuilder {
             stack: Vec::new(),
             roots: Vec::new(),
             notes: Vec::new(),
-            discard: !detail,
+            discard: detail == Detail::None,
             scratch: Field::new(&DISCARDED, Value::None, Pos::default()),
             discarded_depth: 0,
+            mask: match detail {
+                Detail::Only(m) => Some(m),
+                _ => None,
+            },
+            levels: 0,
+            skips: 0,
+            last_skipped: false,
         }
+    }
+
+    /// Whether `def` is dropped by the mask (never without one).
+    #[inline]
+    fn masked_out(&self, def: &'static FieldDef) -> bool {
+        self.mask.is_some_and(|m| !m.wants(def))
+    }
+
+    fn scratch(&mut self) -> &mut Field {
+        if !self.scratch.children.is_empty() {
+            // Nothing a caller hung under a discarded node may pile up.
+            self.scratch.children.clear();
+        }
+        &mut self.scratch
     }
 
     fn siblings(&mut self) -> &mut Vec<Field> {
@@ -506,11 +624,14 @@ impl TreeBuilder {
     pub fn add(&mut self, def: &'static FieldDef, value: Value, pos: Pos) -> &mut Field {
         if self.discard {
             drop(value);
-            if !self.scratch.children.is_empty() {
-                // Nothing a caller hung under a discarded node may pile up.
-                self.scratch.children.clear();
+            return self.scratch();
+        }
+        if self.mask.is_some() {
+            self.last_skipped = self.masked_out(def);
+            if self.last_skipped {
+                drop(value);
+                return self.scratch();
             }
-            return &mut self.scratch;
         }
         self.push_leaf(Field::new(def, value, pos))
     }
@@ -519,9 +640,10 @@ impl TreeBuilder {
     /// converted (decoders add command lines and info strings on every message).
     #[inline]
     pub fn add_text(&mut self, def: &'static FieldDef, bytes: &[u8], pos: Pos) -> &mut Field {
-        if self.discard {
+        if self.discard || self.masked_out(def) {
             return self.add(def, Value::None, pos);
         }
+        self.last_skipped = false;
         self.push_leaf(Field::new(def, Value::text(bytes), pos))
     }
 
@@ -535,6 +657,12 @@ impl TreeBuilder {
     /// Whether fields are kept (see [`TreeBuilder::new`]).
     pub fn detail(&self) -> bool {
         !self.discard
+    }
+
+    /// Whether a field named as `group` or under it would be kept: decoders skip computing
+    /// values for a whole part of the tree (a Quake 3 entity's fields) nobody keeps.
+    pub fn keeps_under(&self, group: &'static FieldDef) -> bool {
+        !self.discard && self.mask.is_none_or(|m| m.wants_under(group.name))
     }
 
     /// Makes room for `additional` more nodes at the current level (a capacity hint: the tree
@@ -563,7 +691,37 @@ impl TreeBuilder {
             self.discarded_depth += 1;
             return;
         }
+        if self.mask.is_some() {
+            let level = self.levels;
+            self.levels += 1;
+            if level < 64 && self.masked_out(def) {
+                self.skips |= 1 << level;
+                return;
+            }
+            self.last_skipped = false;
+        }
         self.push_group(Field::new(def, value, pos));
+    }
+
+    /// With a mask, leaves the innermost level; whether it was a skipped group.
+    #[inline]
+    fn leave_skipped(&mut self) -> bool {
+        if self.mask.is_none() || self.levels == 0 {
+            return false;
+        }
+        self.levels -= 1;
+        let bit = 1u64.checked_shl(self.levels as u32).unwrap_or(0);
+        let skipped = self.skips & bit != 0;
+        self.skips &= !bit;
+        self.last_skipped = skipped;
+        skipped
+    }
+
+    /// With a mask, whether the innermost open level is a skipped group.
+    fn innermost_skipped(&self) -> bool {
+        self.mask.is_some()
+            && self.levels > 0
+            && self.skips & 1u64.checked_shl(self.levels as u32 - 1).unwrap_or(0) != 0
     }
 
     #[inline(never)]
@@ -573,6 +731,9 @@ impl TreeBuilder {
 
     /// Sets the meaning of the innermost open group.
     pub fn set_group_meaning(&mut self, meaning: impl Into<Box<str>>) {
+        if self.innermost_skipped() {
+            return;
+        }
         if let Some(top) = self.stack.last_mut() {
             top.meaning = Some(meaning.into());
         }
@@ -583,6 +744,9 @@ impl TreeBuilder {
     pub fn close(&mut self, end: usize) {
         if self.discard {
             self.discarded_depth = self.discarded_depth.saturating_sub(1);
+            return;
+        }
+        if self.leave_skipped() {
             return;
         }
         if let Some(mut top) = self.stack.pop() {
@@ -598,6 +762,9 @@ impl TreeBuilder {
             self.discarded_depth = self.discarded_depth.saturating_sub(1);
             return;
         }
+        if self.leave_skipped() {
+            return;
+        }
         if let Some(top) = self.stack.pop() {
             self.siblings().push(top);
         }
@@ -606,6 +773,8 @@ impl TreeBuilder {
     pub fn depth(&self) -> usize {
         if self.discard {
             self.discarded_depth
+        } else if self.mask.is_some() {
+            self.levels
         } else {
             self.stack.len()
         }
@@ -613,7 +782,7 @@ impl TreeBuilder {
 
     /// The last leaf or closed group added at the current level.
     pub fn last_mut(&mut self) -> Option<&mut Field> {
-        if self.discard {
+        if self.discard || (self.mask.is_some() && self.last_skipped) {
             return Some(&mut self.scratch);
         }
         self.siblings().last_mut()
@@ -636,7 +805,7 @@ impl TreeBuilder {
             record.notes.append(&mut self.notes);
             return;
         }
-        while !self.stack.is_empty() {
+        while !self.stack.is_empty() || self.levels > 0 {
             self.close(end);
         }
         record.fields.append(&mut self.roots);
@@ -653,6 +822,51 @@ mod tests {
     static LEAF: FieldDef = FieldDef::uint("test.group.leaf", "Leaf").repeated();
     static OTHER: FieldDef = FieldDef::uint("other.leaf", "Other");
     static RAN_OUT: NoteDef = NoteDef::error("expert.test.ran_out", "Test note");
+
+    /// A mask keeps the wanted leaf and its named parents; an unwanted group in between hands
+    /// the leaf to the nearest kept level, and what is said of dropped nodes goes nowhere.
+    #[test]
+    fn a_mask_keeps_wanted_fields_and_their_parents() {
+        static MID: FieldDef = FieldDef::group("other", "Unwanted group");
+        let mask: &'static FieldMask = Box::leak(Box::new(FieldMask::new(
+            &["test.group.leaf"],
+            &[&ROOT, &GROUP, &LEAF, &OTHER, &MID],
+        )));
+        assert_eq!(mask.len(), 3);
+        let mut b = TreeBuilder::new(Detail::Only(mask));
+        b.open(&ROOT, Value::None, Pos::bytes(0, 0));
+        b.add(&OTHER, Value::UInt(1), Pos::bytes(0, 1));
+        assert!(std::ptr::eq(b.last_mut().unwrap().def, &DISCARDED));
+        b.open(&MID, Value::None, Pos::bytes(1, 0));
+        b.set_group_meaning("lost");
+        b.add(&LEAF, Value::UInt(7), Pos::bytes(1, 2)).meaning = Some("seven".into());
+        assert_eq!(b.depth(), 2);
+        b.close(3);
+        b.open(&GROUP, Value::None, Pos::bytes(3, 0));
+        b.add(&LEAF, Value::UInt(8), Pos::bytes(3, 2));
+        let mut r = Record::new("test");
+        b.finish_into(5, &mut r);
+        assert_eq!(r.fields.len(), 1);
+        let root = &r.fields[0];
+        assert_eq!(
+            (root.def.name, root.pos.len, root.meaning.as_deref()),
+            ("test", 5, None)
+        );
+        let kids: Vec<_> = root
+            .children
+            .iter()
+            .map(|c| (c.def.name, &c.value))
+            .collect();
+        assert_eq!(
+            kids,
+            [
+                ("test.group.leaf", &Value::UInt(7)),
+                ("test.group", &Value::None)
+            ]
+        );
+        assert_eq!(root.children[0].meaning.as_deref(), Some("seven"));
+        assert_eq!(root.children[1].children[0].value, Value::UInt(8));
+    }
 
     #[test]
     fn builder_nests_and_sets_group_lengths() {

@@ -224,7 +224,7 @@ macro_rules! field_reads {
 }
 
 impl<'a> Dissector<'a> {
-    pub fn new(data: &'a [u8], detail: bool) -> Dissector<'a> {
+    pub fn new(data: &'a [u8], detail: impl Into<crate::tree::Detail>) -> Dissector<'a> {
         Dissector {
             cur: Cursor::new(data),
             tree: TreeBuilder::new(detail),

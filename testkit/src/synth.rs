@@ -381,7 +381,7 @@ pub fn drive_decoder(
                 frame: i as u64 + 1,
                 index_in_flow: i as u64,
                 role_source: RoleSource::Port,
-                detail: detail.unwrap_or(i % 3 != 0),
+                detail: detail.unwrap_or(i % 3 != 0).into(),
             },
             &mut records,
         );

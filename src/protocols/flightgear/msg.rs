@@ -113,7 +113,12 @@ struct Header<'a> {
 }
 
 /// Decodes one datagram into a record, updating the flow's aircraft table.
-pub fn decode(payload: &[u8], truncated: bool, detail: bool, flow: &mut Flow) -> Record {
+pub fn decode(
+    payload: &[u8],
+    truncated: bool,
+    detail: impl Into<crate::tree::Detail>,
+    flow: &mut Flow,
+) -> Record {
     let mut rec = Record::new("flightgear");
     let mut d = Dissector::new(payload, detail);
     d.tree

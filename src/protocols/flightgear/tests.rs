@@ -696,7 +696,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
                 frame: k as u64 + 1,
                 index_in_flow: k as u64,
                 role_source: RoleSource::Port,
-                detail: true,
+                detail: true.into(),
             };
             let mut out = Vec::new();
             flow.decode(&d, &mut out);

@@ -401,7 +401,7 @@ impl Flow {
             notes.push(Note::new(def, Some(&fields::DIRECTION), None, msg));
         }
         let trial = trials.into_iter().nth(idx).map(|t| {
-            if dg.detail && !t.detail {
+            if dg.detail.on() && !t.detail {
                 Trial::run(inp, to_server, (t.dialect, t.pos), true)
             } else {
                 t
@@ -430,7 +430,7 @@ impl Flow {
             let trials = if inp.bufs.is_empty() {
                 Vec::new()
             } else {
-                self.trials(inp, ts, dg.detail)
+                self.trials(inp, ts, dg.detail.on())
             };
             return (ts, None, trials, Vec::new());
         }
@@ -657,7 +657,7 @@ impl Flow {
         rec: &mut Record,
         wrapper_type: &'static str,
     ) {
-        let mut root = dg.detail.then(|| self.root(&t, dg, inp, r));
+        let mut root = dg.detail.on().then(|| self.root(&t, dg, inp, r));
         let mut first_name = None;
         let mut sums: Vec<String> = Vec::new();
         let dialect = t.dialect;
@@ -704,7 +704,7 @@ impl Flow {
 impl FlowDecoder for Flow {
     fn decode(&mut self, dg: &Datagram<'_>, out: &mut Vec<Record>) {
         let mut notes: Vec<Note> = Vec::new();
-        let (transport, wrapped) = self.unwrap(dg.payload, dg.detail);
+        let (transport, wrapped) = self.unwrap(dg.payload, dg.detail.on());
         let mut layer = self.layer(wrapped, dg.payload.len(), &mut notes);
         let whole = layer
             .fragment

@@ -44,7 +44,7 @@ fn dgram(payload: &[u8], dir: Direction, frame: u64) -> Datagram<'_> {
         frame,
         index_in_flow: frame,
         role_source: RoleSource::Port,
-        detail: true,
+        detail: true.into(),
     }
 }
 

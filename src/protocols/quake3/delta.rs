@@ -197,7 +197,7 @@ pub fn render_entity(
     source: u8,
     at: Pos,
 ) {
-    if !t.detail() {
+    if !t.keeps_under(&ENTITY) {
         return;
     }
     let mask = ch.map_or(0, |c| c.mask);
@@ -237,7 +237,7 @@ const ARRAY_NAMES: [&str; 4] = ["stats", "persistant", "ammo", "powerups"];
 
 /// Adds the non-zero fields of a player state under the open group.
 pub fn render_player(t: &mut TreeBuilder, ps: &PlayerState, ch: &Changes, source: u8, at: Pos) {
-    if !t.detail() {
+    if !t.keeps_under(&PS) {
         return;
     }
     let shown =
@@ -394,5 +394,30 @@ mod tests {
         assert_eq!(ps.arrays[3][0], 99999);
         assert_eq!(ch.mask & 0x1ff, 0x101);
         assert_eq!(d.pos(), w.pos);
+    }
+}
+
+#[cfg(test)]
+mod render_tests {
+    use super::*;
+
+    /// `render_entity` and `render_player` return early when their group is not kept, which
+    /// drops nothing only if every field they add is named under it.
+    #[test]
+    fn rendered_fields_are_named_under_their_group() {
+        let under = |group: &FieldDef, def: &FieldDef| {
+            def.name
+                .strip_prefix(group.name)
+                .is_some_and(|rest| rest.starts_with('.'))
+        };
+        for wf in &ENTITY_FIELDS {
+            assert!(under(&ENTITY, wf.def), "{}", wf.def.name);
+        }
+        assert!(under(&ENTITY, &ENT_CHANGED));
+        let arrays = ARRAY_DEFS.iter().flat_map(|&(a, b, c)| [a, b, c]);
+        for def in PLAYER_FIELDS.iter().map(|wf| wf.def).chain(arrays) {
+            assert!(under(&PS, def), "{}", def.name);
+        }
+        assert!(under(&PS, &PS_CHANGED));
     }
 }

@@ -20,7 +20,7 @@ use super::notes;
 use super::server::{Summary, push_uint};
 use super::ucmdkey::UcmdObs;
 use crate::proto::{Datagram, Direction, FlowDecoder};
-use crate::tree::{Field, NoteDef, Pos, Record, Severity, Source, TreeBuilder, Value};
+use crate::tree::{Detail, Field, NoteDef, Pos, Record, Severity, Source, TreeBuilder, Value};
 
 /// The flow-level state machine: everything is in [`State`].
 #[derive(Default)]
@@ -33,7 +33,7 @@ struct Sequenced<'p> {
     p: &'p [u8],
     to_server: bool,
     /// Field trees wanted: when not, values that cost an allocation are not built.
-    detail: bool,
+    detail: Detail,
     flavour: Flavour,
     h: Header,
     /// Where the fragment fields start (after the qport and the checksum).
@@ -272,7 +272,7 @@ impl Flow {
             Value::Enum(s.flavour as i64, s.flavour.name()),
             Pos::bytes(0, h.len),
         )
-        .meaning = s.detail.then(|| how.into());
+        .meaning = s.detail.on().then(|| how.into());
         o
     }
 
@@ -480,7 +480,7 @@ impl Flow {
             self.st.messages_recovered += 1;
             msg.key_source = Some("recovered pad");
         }
-        if s.detail {
+        if s.detail.on() {
             chosen_key = self.key_string_change(s, msg, chosen_key);
         }
         if s.flavour == Flavour::Legacy && self.st.xor_challenge().is_none() {
@@ -675,7 +675,7 @@ impl Flow {
         chosen_key: Option<Vec<u8>>,
         r: &mut Record,
     ) {
-        if msg.changed && s.detail {
+        if msg.changed && s.detail.on() {
             r.sources.push(Source {
                 name: Cow::Borrowed(match (msg.reassembled, s.flavour) {
                     _ if msg.still_keyed && msg.reassembled => "reassembled message, still keyed",
@@ -809,7 +809,7 @@ fn legacy_client(
     key: u8,
     candidates: &[&[u8]],
     loc: Loc,
-    detail: bool,
+    detail: Detail,
     sum: &mut Summary,
 ) -> Option<ClientParse> {
     let heading_len = sum.text.len();
@@ -821,7 +821,7 @@ fn legacy_client(
         let mut obs = Vec::new();
         st.parse_client(body, Some(cand), loc, &mut tree, sum, &mut cmds, &mut obs);
         if parsed_clean(&tree) {
-            let key = detail.then(|| cand.to_vec());
+            let key = detail.on().then(|| cand.to_vec());
             let text = if obs.is_empty() {
                 Vec::new()
             } else {
@@ -905,7 +905,7 @@ impl FlowDecoder for Flow {
             self.decode_netchan(d, r);
         }
         // (Without trees no field is shown; a root node would cost an allocation per message.)
-        if r.fields.is_empty() && d.detail {
+        if r.fields.is_empty() && d.detail.on() {
             r.fields.push(root_field(d.payload.len()));
         }
         if d.truncated && r.has_errors() {

@@ -16,7 +16,12 @@ use super::tables::{self, GameState, Pt, RefuseReason, Release};
 use super::tics::{clientcmd, keepalive, servertics, textcmd};
 
 /// Decodes one datagram under one release. What it learns goes to `st`.
-pub(crate) fn dissect(p: &[u8], rel: Release, st: &mut State, detail: bool) -> Record {
+pub(crate) fn dissect(
+    p: &[u8],
+    rel: Release,
+    st: &mut State,
+    detail: crate::tree::Detail,
+) -> Record {
     let mut rec = Record::new("srb2");
     let mut d = Dissector::new(p, detail);
     d.tree.open(&f::ROOT, Value::None, Pos::bytes(0, p.len()));

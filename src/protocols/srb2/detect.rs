@@ -5,7 +5,7 @@
 //! (STJr/SRB2 `src/doomdef.h` up to 2.2.6, `src/version.h` after), PACKETVERSION
 //! (`src/d_clisrv.h`), MODVERSION (51–56 for 2.2.10–2.2.15).
 
-use crate::tree::{Record, Severity};
+use crate::tree::{Detail, Record, Severity};
 
 use super::body::dissect;
 use super::state::State;
@@ -105,7 +105,7 @@ impl Detector {
         let hint = askinfo_family(p);
         for (i, &r) in CANDIDATES.iter().enumerate() {
             let mut st = learned.clone();
-            if explains(&dissect(p, r, &mut st, false)) {
+            if explains(&dissect(p, r, &mut st, Detail::None)) {
                 self.scores[i] += 1;
             }
             if hint == Some(r.is_2_1()) {
