@@ -282,10 +282,13 @@ fn tics_summary(
     numslots: u8,
     said: &[String],
 ) -> String {
-    let mut s = match numtics {
-        0 => "no tics".to_string(),
-        1 => format!("tic {start}"),
-        n => format!("tics {start}-{}", start.wrapping_add(n as u32 - 1)),
+    // Sized once for the head and the commands' words (it grew a realloc at a time).
+    let words: usize = said.iter().map(|w| w.len() + 2).sum();
+    let mut s = String::with_capacity(56 + words);
+    let _ = match numtics {
+        0 => write!(s, "no tics"),
+        1 => write!(s, "tic {start}"),
+        n => write!(s, "tics {start}-{}", start.wrapping_add(n as u32 - 1)),
     };
     if numtics > 0 {
         match new_from {
