@@ -232,8 +232,11 @@ fn magic_field(tree: &mut TreeBuilder, m: Magic) {
 
 fn version_field(tree: &mut TreeBuilder, v: u32) {
     let at = pos(field::VERSION);
-    let meaning = format!("{}.{}", v >> 16, v & 0xffff);
-    tree.add_meaning(&f::VERSION, Value::UInt(v as u64), at, meaning);
+    // The meaning is tree-only: summary mode formatted and dropped it on every packet.
+    if tree.detail() {
+        let meaning = format!("{}.{}", v >> 16, v & 0xffff);
+        tree.add_meaning(&f::VERSION, Value::UInt(v as u64), at, meaning);
+    }
     if v != PROTO_VER {
         tree.expert(
             &notes::BAD_VERSION,

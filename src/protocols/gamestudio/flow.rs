@@ -6,6 +6,7 @@
 //! reading fits, and build the record from the reading shown.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::net::SocketAddr;
 
 use crate::proto::{Datagram, Direction, FlowDecoder};
@@ -679,6 +680,9 @@ impl Flow {
             rec.fields.push(root);
         }
         let summary = &mut rec.summary;
+        // Sized once: growing it piece by piece was a realloc per message shown.
+        let words: usize = sums.iter().take(4).map(|s| s.len() + 2).sum();
+        summary.reserve(dialect.label().len() + 24 + words);
         summary.push_str(dialect.label());
         summary.push(' ');
         summary.push_str(dir_short(r.to_server));
@@ -691,7 +695,7 @@ impl Flow {
             summary.push_str(&s);
         }
         if n > 4 {
-            summary.push_str(&format!(" (+{} more)", n - 4));
+            let _ = write!(summary, " (+{} more)", n - 4);
         }
         rec.msg_type = Cow::Borrowed(match first_name {
             Some(n) => n,

@@ -961,7 +961,8 @@ impl<'a> P<'a> {
             saw_sync: false,
             saw_local: false,
             fills: 0,
-            line: String::new(),
+            // Room for a typical line, so that its words do not grow it a realloc at a time.
+            line: String::with_capacity(64),
         }
     }
 

@@ -2,6 +2,8 @@
 //! the join handshake, server info and ping (STJr/SRB2 `src/d_clisrv.h` packet structs, 2.2.14+
 //! `src/netcode/protocol.h`; written by `src/d_clisrv.c`).
 
+use std::fmt::Write as _;
+
 use crate::tree::{FieldDef, Pos, Record, Value};
 use crate::wire::{Dissector, Step, Stop};
 
@@ -9,7 +11,9 @@ use super::checksum;
 use super::fields as f;
 use super::files::{file_entry, fileack, fragment, morefiles, requestfile};
 use super::notes;
-use super::prim::{enum_u8, fixed, flag_names, gametype_name, group, mean, netvar, text};
+use super::prim::{
+    enum_u8, fixed, flag_names, gametype_name, group, mean, mean_with, netvar, text,
+};
 use super::resynch::{resynchend, resynching};
 use super::state::{MAX_PLAYERS, State};
 use super::tables::{self, GameState, Pt, RefuseReason, Release};
@@ -63,9 +67,11 @@ fn packet(
         }
         Err(Stop) => "[malformed]".to_string(),
     };
-    let mut s = pt.label().to_string();
+    // One allocation for the line: it was the label's String, grown by each piece.
+    let mut s = String::with_capacity(pt.label().len() + 5 + tail.len());
+    s.push_str(pt.label());
     if ack != 0 {
-        s.push_str(&format!(" #{ack}"));
+        let _ = write!(s, " #{ack}");
     }
     if !tail.is_empty() {
         s.push(' ');
@@ -473,9 +479,18 @@ fn playerinfo(d: &mut Dissector<'_>, rel: Release, st: &mut State) -> Step<Strin
         // 2.1.25 carries the node in byte 0 and the record index is the player number;
         // 2.2 carries the player number itself.
         st.set_name(if rel.is_2_1() { i } else { n }, name);
-        listed.push(format!("{} ({score} pts, {secs} s)", text(name)));
+        listed.push((name, score, secs));
     }
-    Ok(format!("{} players: {}", listed.len(), listed.join(", ")))
+    // The line written in one String: it was a String per player, then their join.
+    let mut s = format!("{} players: ", listed.len());
+    for (k, (name, score, secs)) in listed.into_iter().enumerate() {
+        if k > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&String::from_utf8_lossy(name));
+        let _ = write!(s, " ({score} pts, {secs} s)");
+    }
+    Ok(s)
 }
 
 /// One used PT_PLAYERINFO record: number, name, address, team, skin, data bits, score, time.
@@ -487,15 +502,27 @@ fn player_record<'a>(d: &mut Dissector<'a>, rel: Release) -> Step<(u8, &'a [u8],
     let name = fixed(d, &f::PI_NAME, 22)?;
     let at = d.pos();
     let a = d.cur.array::<4>().map_err(|e| d.short(&f::PI_ADDRESS, e))?;
-    d.add(
-        &f::PI_ADDRESS,
-        Value::Str(format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]).into()),
-        at,
-        4,
-    );
+    // The address and the data meaning are tree-only text, 32 times per packet.
+    let detail = d.tree.detail();
+    let addr = if detail {
+        Value::Str(format!("{}.{}.{}.{}", a[0], a[1], a[2], a[3]).into())
+    } else {
+        Value::None
+    };
+    d.add(&f::PI_ADDRESS, addr, at, 4);
     d.u8(&f::PI_TEAM)?;
     d.u8(&f::PI_SKIN)?;
     let data = d.u8(&f::PI_DATA)?;
+    if detail {
+        data_meaning(d, rel, data);
+    }
+    let score = d.u32_le(&f::PI_SCORE)?;
+    let secs = d.u16_le(&f::PI_TIME)?;
+    Ok((n, name, score, secs))
+}
+
+/// The meaning of a PT_PLAYERINFO `data` byte: 2.1.25's colour, then the flag bits.
+fn data_meaning(d: &mut Dissector<'_>, rel: Release, data: u8) {
     let mut m = Vec::new();
     if rel.is_2_1() {
         m.push(format!("colour {}", data & 0x1f));
@@ -509,30 +536,35 @@ fn player_record<'a>(d: &mut Dissector<'a>, rel: Release) -> Step<(u8, &'a [u8],
     if !m.is_empty() {
         mean(d, m.join(" "));
     }
-    let score = d.u32_le(&f::PI_SCORE)?;
-    let secs = d.u16_le(&f::PI_TIME)?;
-    Ok((n, name, score, secs))
 }
 
 /// PT_PING (`pingtable`): u32 milliseconds per player, 32 in 2.1.25, 33 in 2.2 with the
 /// server's maxping last.
 fn ping(d: &mut Dissector<'_>, rel: Release, st: &State) -> Step<String> {
-    let mut listed = Vec::new();
+    // Entries written into one line, ", " between them (a String each, then a join, before).
+    let mut s = String::new();
+    let sep = |s: &mut String| {
+        if !s.is_empty() {
+            s.push_str(", ");
+        }
+    };
     for i in 0..MAX_PLAYERS as u8 {
         let ms = d.u32_le(&f::PING_ENTRY)?;
         if let Some(n) = st.name(i) {
-            let n = n.to_string();
-            mean(d, n.clone());
-            listed.push(format!("{n} {ms} ms"));
+            mean_with(d, || n);
+            sep(&mut s);
+            let _ = write!(s, "{n} {ms} ms");
         } else if ms != 0 {
-            listed.push(format!("player {i} {ms} ms"));
+            sep(&mut s);
+            let _ = write!(s, "player {i} {ms} ms");
         }
     }
     if !rel.is_2_1() {
         let m = d.u32_le(&f::PING_MAXPING)?;
         if m != 0 {
-            listed.push(format!("maxping {m}"));
+            sep(&mut s);
+            let _ = write!(s, "maxping {m}");
         }
     }
-    Ok(listed.join(", "))
+    Ok(s)
 }

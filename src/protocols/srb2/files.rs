@@ -15,9 +15,11 @@ use super::tables::{Release, WillSend, WillSend214};
 pub(crate) fn file_entry(d: &mut Dissector<'_>, rel: Release) -> Step<String> {
     group(d, &f::FILE, Value::None, |d| {
         let status = d.u8(&f::FILE_STATUS)?;
-        let m = status_meaning(rel, status);
-        if !m.is_empty() {
-            mean(d, m);
+        if d.tree.detail() {
+            let m = status_meaning(rel, status);
+            if !m.is_empty() {
+                mean(d, m);
+            }
         }
         if rel.0 >= 210 {
             d.u8(&f::FILE_FOLDER)?;

@@ -16,7 +16,7 @@ pub(crate) fn strn<'a>(d: &mut Dissector<'a>, def: &'static FieldDef, n: usize) 
     let at = d.pos();
     let (s, terminated) = d.cur.cstring(n);
     let len = d.pos() - at;
-    d.tree.add(def, Value::text(s), Pos::bytes(at, len));
+    d.tree.add_text(def, s, Pos::bytes(at, len));
     if !terminated && s.len() < n {
         d.tree.expert(
             &notes::STRN_CUT_OFF,
@@ -38,12 +38,16 @@ pub(crate) fn fixed<'a>(d: &mut Dissector<'a>, def: &'static FieldDef, n: usize)
     let at = d.pos();
     let raw = d.cur.bytes(n).map_err(|e| d.short(def, e))?;
     let s = raw.split(|&b| b == 0).next().unwrap_or_default();
-    d.tree.add(def, Value::text(s), Pos::bytes(at, n));
+    d.tree.add_text(def, s, Pos::bytes(at, n));
     Ok(s)
 }
 
-/// Sets the meaning of the field just added.
+/// Sets the meaning of the field just added (nothing when fields are discarded: the summary
+/// and stats modes never show a meaning).
 pub(crate) fn mean(d: &mut Dissector<'_>, m: impl Into<Box<str>>) {
+    if !d.tree.detail() {
+        return;
+    }
     if let Some(x) = d.tree.last_mut() {
         x.meaning = Some(m.into());
     }
@@ -52,6 +56,14 @@ pub(crate) fn mean(d: &mut Dissector<'_>, m: impl Into<Box<str>>) {
 /// Adds a value learned from the flow (not on the wire) at a zero-length position.
 pub(crate) fn derived(d: &mut Dissector<'_>, def: &'static FieldDef, v: Value, at: usize) {
     d.tree.add(def, v, Pos::bytes(at, 0));
+}
+
+/// Sets the meaning of the field just added to what `m` builds, only when fields are kept:
+/// for meanings that cost an allocation to build on every message.
+pub(crate) fn mean_with<M: Into<Box<str>>>(d: &mut Dissector<'_>, m: impl FnOnce() -> M) {
+    if d.tree.detail() {
+        mean(d, m());
+    }
 }
 
 /// Reads a u8 shown with the name `name` gives it (empty when it has none).

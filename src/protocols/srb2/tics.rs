@@ -1,11 +1,13 @@
 //! The per-tic traffic: ticcmds, PT_CLIENTCMD and its variants, PT_SERVERTICS, PT_TEXTCMD.
 
+use std::fmt::Write as _;
+
 use crate::tree::{Pos, Value};
 use crate::wire::{Dissector, Step, Stop};
 
 use super::fields as f;
 use super::notes;
-use super::prim::{derived, group, mean};
+use super::prim::{derived, group, mean, mean_with};
 use super::state::{MAX_PLAYERS, State};
 use super::tables::Release;
 use super::xd;
@@ -50,7 +52,9 @@ pub(crate) fn ticcmd(
     let at = d.pos();
     let value = slot.map_or(Value::None, |s| Value::UInt(s as u64));
     group(d, &f::CMD, value, |d| {
-        if let Some(s) = slot
+        // The name is a tree-only value: summary mode would build and drop it per ticcmd.
+        if d.tree.detail()
+            && let Some(s) = slot
             && let Some(n) = st.name(s)
         {
             d.tree.set_group_meaning(n.to_string());
@@ -64,9 +68,8 @@ pub(crate) fn ticcmd(
         }
         d.i16_le(&f::CMD_AIMING)?;
         let b = d.u16_le(&f::CMD_BUTTONS)?;
-        let m = buttons_meaning(rel, b);
-        if !m.is_empty() {
-            mean(d, m);
+        if b != 0 {
+            mean_with(d, || buttons_meaning(rel, b));
         }
         if rel.ticcmd_size() == 9 {
             d.u8(&f::CMD_LATENCY)?;
@@ -81,16 +84,29 @@ pub(crate) fn clientcmd(d: &mut Dissector<'_>, rel: Release, st: &State, n: usiz
     let t = d.u8(&f::CLIENT_TIC)?;
     let r = d.u8(&f::RESENDFROM)?;
     d.i16_le(&f::CONSISTANCY)?;
+    // Written in place: this runs on every client command, the bulk of a session.
     let mut s = format!("tic {t} resend from {r}");
     for i in 0..n {
         let who = st.client_players[i];
         let (fw, sd, b) = ticcmd(d, rel, who, st)?;
-        let name = who
-            .map(|p| st.who(p))
-            .unwrap_or_else(|| format!("cmd{}", i + 1));
-        s.push_str(&format!(" {name}: fwd {fw} side {sd}"));
+        // As `State::who`, without its String.
+        match who {
+            Some(p) => match st.name(p) {
+                Some(n) => {
+                    s.push(' ');
+                    s.push_str(n);
+                }
+                None => {
+                    let _ = write!(s, " player {p}");
+                }
+            },
+            None => {
+                let _ = write!(s, " cmd{}", i + 1);
+            }
+        }
+        let _ = write!(s, ": fwd {fw} side {sd}");
         if b != 0 {
-            s.push_str(&format!(" btn {b:#06x}"));
+            let _ = write!(s, " btn {b:#06x}");
         }
     }
     Ok(s)
@@ -247,7 +263,9 @@ fn player_buffer(
                 format!("player {pl} is not below MAXPLAYERS ({MAX_PLAYERS})"),
             );
         }
-        if let Some(n) = st.name(pl) {
+        if d.tree.detail()
+            && let Some(n) = st.name(pl)
+        {
             let n = n.to_string();
             mean(d, n.clone());
             derived(d, &f::TEXTBUF_PLAYER_NAME, Value::Str(n.into()), at);
@@ -264,22 +282,27 @@ fn tics_summary(
     numslots: u8,
     said: &[String],
 ) -> String {
-    let mut s = match numtics {
-        0 => "no tics".to_string(),
-        1 => format!("tic {start}"),
-        n => format!("tics {start}-{}", start.wrapping_add(n as u32 - 1)),
+    // Sized once for the head and the commands' words (it grew a realloc at a time).
+    let words: usize = said.iter().map(|w| w.len() + 2).sum();
+    let mut s = String::with_capacity(56 + words);
+    let _ = match numtics {
+        0 => write!(s, "no tics"),
+        1 => write!(s, "tic {start}"),
+        n => write!(s, "tics {start}-{}", start.wrapping_add(n as u32 - 1)),
     };
     if numtics > 0 {
         match new_from {
             None => s.push_str(" (all repeats)"),
-            Some(t) if t != start => s.push_str(&format!(" (new from {t})")),
+            Some(t) if t != start => {
+                let _ = write!(s, " (new from {t})");
+            }
             _ => {}
         }
     }
-    s.push_str(&format!(" slots {numslots}"));
-    if !said.is_empty() {
-        s.push_str(" | ");
-        s.push_str(&said.join("; "));
+    let _ = write!(s, " slots {numslots}");
+    for (i, w) in said.iter().enumerate() {
+        s.push_str(if i == 0 { " | " } else { "; " });
+        s.push_str(w);
     }
     s
 }
@@ -295,7 +318,8 @@ pub(crate) fn textcmd(
     let at = d.pos();
     let mut said = Vec::new();
     group(d, &f::TEXTBUF, Value::None, |d| {
-        if let Some(p) = player
+        if d.tree.detail()
+            && let Some(p) = player
             && let Some(n) = st.name(p)
         {
             let n = n.to_string();

@@ -8,7 +8,7 @@ use crate::wire::{Cursor, Dissector, Step, Stop};
 
 use super::fields as f;
 use super::notes;
-use super::prim::{enum_u8, flag_names, gametype_name, mean, netvar, strn, text};
+use super::prim::{enum_u8, flag_names, gametype_name, mean, mean_with, netvar, strn, text};
 use super::state::State;
 use super::tables::{self, KickMsg, Release, Xd};
 
@@ -219,7 +219,7 @@ fn weapon_pref(d: &mut Dissector<'_>, c: &Cmd<'_>) -> Step<String> {
     ];
     let p = d.u8(&f::XD_PREFS)?;
     let known = if c.rel.is_2_1() { &PREFS[..2] } else { PREFS };
-    mean(d, flag_names(p as u32, known).join(" "));
+    mean_with(d, || flag_names(p as u32, known).join(" "));
     Ok(format!("{} weaponpref {p:#04x}", c.by()))
 }
 
@@ -263,8 +263,9 @@ fn say(d: &mut Dissector<'_>, c: &Cmd<'_>) -> Step<String> {
     };
     mean(d, tm.clone());
     let flags = d.u8(&f::XD_SAY_FLAGS)?;
-    let names = flag_names(flags as u32, &[(1, "HU_SERVER_SAY"), (2, "HU_CSAY")]);
-    mean(d, names.join(" "));
+    mean_with(d, || {
+        flag_names(flags as u32, &[(1, "HU_SERVER_SAY"), (2, "HU_CSAY")]).join(" ")
+    });
     let msg = d.cstring(&f::XD_SAY_MESSAGE, 256)?;
     let speaker = if flags & 1 != 0 {
         "SERVER".to_string()
