@@ -73,6 +73,18 @@ fn warn_skipped(file: &str) -> impl FnMut(&CaptureError) + Send + 'static {
     move |e: &CaptureError| eprintln!("gamedissect: {name}: {e}")
 }
 
+/// What every whole-capture command (`events`, `tracks`, `demo`, `report`) starts from: the
+/// opened input, its length for the progress bar, and the printer of skipped records.
+type Opened<W> = (Input, Option<u64>, W);
+
+fn open_decode(
+    decode: &Decode,
+) -> Result<Opened<impl FnMut(&CaptureError) + Send + 'static>, ExitCode> {
+    let input = open_or_exit(&decode.input)?;
+    let len = progress_total(&input, decode.quiet);
+    Ok((input, len, warn_skipped(&decode.input)))
+}
+
 fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
     // A signal ended the input wherever it was: a cut record there is our doing, not the file's.
     if let Some(code) = live::stopped_exit_code() {
@@ -322,12 +334,10 @@ fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode 
 }
 
 fn events(decode: Decode, format: crate::events::EventFormat, kinds: Vec<String>) -> ExitCode {
-    let input = match open_or_exit(&decode.input) {
-        Ok(x) => x,
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
-    let len = progress_total(&input, decode.quiet);
-    let mut warn = warn_skipped(&decode.input);
     let out = io::stdout().lock();
     let outcome =
         crate::events::run::events(input, len, decode.config, kinds, format, out, &mut warn);
@@ -335,12 +345,10 @@ fn events(decode: Decode, format: crate::events::EventFormat, kinds: Vec<String>
 }
 
 fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
-    let input = match open_or_exit(&decode.input) {
-        Ok(x) => x,
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
-    let len = progress_total(&input, decode.quiet);
-    let mut warn = warn_skipped(&decode.input);
     let out = io::stdout().lock();
     let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);
     finish_outcome(&decode.input, outcome)
@@ -348,12 +356,10 @@ fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
 
 fn demo(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCode {
     use crate::demo::Target;
-    let input = match open_or_exit(&decode.input) {
-        Ok(x) => x,
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
-    let len = progress_total(&input, decode.quiet);
-    let mut warn = warn_skipped(&decode.input);
     if let Some(d) = &dir
         && let Err(e) = std::fs::create_dir_all(d)
     {
@@ -372,12 +378,10 @@ fn demo(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCo
 }
 
 fn report(decode: Decode, output: &str) -> ExitCode {
-    let input = match open_or_exit(&decode.input) {
-        Ok(x) => x,
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
-    let len = progress_total(&input, decode.quiet);
-    let mut warn = warn_skipped(&decode.input);
     let outcome = crate::report::command(input, len, &decode, output, &mut warn);
     finish_outcome(&decode.input, outcome)
 }
