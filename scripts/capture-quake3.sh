@@ -2,7 +2,7 @@
 # Make golden packet captures of Quake III Arena (OpenArena / ioquake3) traffic
 # on loopback, for gamedissect's Quake III dissector tests.
 #
-# Usage:  bash scripts/capture-quake3.sh [legacy|ioq3|busy|all]     (default: all)
+# Usage:  bash scripts/capture-quake3.sh [legacy|ioq3|busy|busy-ioq3|all]  (default: all)
 #
 #   legacy -> captures/quake3-openarena-legacy.pcap + .log
 #             Debian's openarena / openarena-server as packaged: the wrappers run
@@ -18,9 +18,11 @@
 #             jumps, switches weapons and fires all the time, a chat line about
 #             every 12 s (12 fixed texts), one rename (userinfo change), a
 #             map change ("map oa_dm2" on the server console) halfway through
-#             and an rcon "status". The client sends
-#             at most 30 packets/s (cl_maxpackets 30, cl_lanForcePackets 0), as
-#             on the internet, so moves carry several usercmds.
+#             and an rcon "status". The client sends at most 30 packets/s
+#             (cl_maxpackets 30, cl_lanForcePackets 0), as on the internet, so
+#             moves carry several usercmds.
+#   busy-ioq3 -> captures/quake3-ioq3-busy.pcap + .log   (not part of "all")
+#             the same session with "+set com_protocol 72", as "ioq3".
 #
 # What happens in each capture (all on 127.0.0.1, UDP port 27960):
 #   tcpdump -i lo -U (filter "udp port 27960") -> dedicated server on oa_dm1
@@ -320,19 +322,20 @@ busy_say() {
     wait_for "$WORK/server.log" "say: $who: $text" 10 || die "chat line $1 not seen by the server"
 }
 
+# run_busy NAME [extra engine args for server and client...]
 run_busy() {
-    local name=openarena-busy
+    local name=$1; shift
     local pcap="$CAPDIR/quake3-$name.pcap" outlog="$CAPDIR/quake3-$name.log"
     PLAYER=BusyPlayer
     BOTS=(Angelyss Sarge Major)
 
     open_work
-    log "=== capture $name (busy legacy session) -> $pcap"
+    log "=== capture $name (busy session; ${*:-packaged defaults}) -> $pcap"
     rm -f "$pcap" "$outlog"
     start_tcpdump "$pcap"
-    start_server
+    start_server "$@"
     queries "before the client connects"
-    start_client +set cl_lanForcePackets 0 +set cl_yawspeed 180 +set cl_pitchspeed 90
+    start_client +set cl_lanForcePackets 0 +set cl_yawspeed 180 +set cl_pitchspeed 90 "$@"
     sleep 2
 
     local i who=$PLAYER
@@ -369,11 +372,12 @@ check_prereqs
 case "${1:-all}" in
     legacy) run_capture openarena-legacy legacy ;;
     ioq3)   run_capture ioq3-protocol ioq3 +set com_protocol 72 ;;
-    busy)   run_busy ;;
+    busy)   run_busy openarena-busy ;;
+    busy-ioq3) run_busy ioq3-busy +set com_protocol 72 ;;
     all)
         run_capture openarena-legacy legacy
         run_capture ioq3-protocol ioq3 +set com_protocol 72
         ;;
-    *) die "usage: $0 [legacy|ioq3|busy|all]" ;;
+    *) die "usage: $0 [legacy|ioq3|busy|busy-ioq3|all]" ;;
 esac
 log "done"
