@@ -53,7 +53,7 @@ fn worked_example_field_by_field() {
     let p = msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     assert!(p.used_cpos);
-    assert_eq!(p.names, vec!["SVC_UPDATE2"]);
+    assert_eq!((p.first_name, p.messages), (Some("SVC_UPDATE2"), 1));
     let r = rec_of(p);
     assert_eq!(
         r.find("gamestudio.msg.cmd").unwrap().value,
@@ -179,6 +179,14 @@ fn entity_offsets() {
     assert_eq!(msgs::entity_member(2), None);
     assert_eq!(msgs::entity_member(-4), None);
     assert_eq!(msgs::entity_member(4000), None);
+    // The summary's shortcut knows the same offsets.
+    for o in -8..700 {
+        assert_eq!(
+            msgs::names_member(o),
+            msgs::entity_member(o).is_some(),
+            "{o}"
+        );
+    }
 }
 
 #[test]
@@ -222,7 +230,7 @@ fn client_and_server_tables_differ() {
         PosMode::Packed,
         true,
     );
-    assert_eq!(p.names, vec!["SVC_CREATE"]);
+    assert_eq!((p.first_name, p.messages), (Some("SVC_CREATE"), 1));
     let p = msgs::parse(
         &[0x03, 7, 0, 9, 0],
         0,
@@ -682,7 +690,7 @@ fn join_with_session_name() {
         true,
     );
     assert!(p.clean);
-    assert_eq!(p.names, vec!["CLS_JOIN", "CLS_PING"]);
+    assert_eq!((p.first_name, p.messages), (Some("CLS_JOIN"), 2));
     let r = rec_of(p);
     assert_eq!(
         r.find("gamestudio.msg.session_name").unwrap().value,
