@@ -614,7 +614,12 @@ impl Frame<'_> {
             self.ahead("DFRAME signature", 8)?;
             self.d.u64_le(&f::DP8_SIGNATURE)?;
         }
-        self.say(format_args!("DP8 DATA seq {seq} nrcv {nrcv}"));
+        // `DP8 DATA seq {seq} nrcv {nrcv}` by hand: it is on every data frame.
+        self.say(format_args!("DP8 DATA seq "));
+        let s = &mut self.u.summary;
+        s.push_str(itoa::Buffer::new().format(seq));
+        s.push_str(" nrcv ");
+        s.push_str(itoa::Buffer::new().format(nrcv));
         self.u.msg_type = "DP8 DATA";
         if ctl & Dp8Control::KEEPALIVE.0 != 0 && self.d.cur.remaining() == 4 {
             // Keep-alive (version ≥ 1.5): dwSessID, no payload.

@@ -83,12 +83,63 @@ pub(super) struct Flow {
     forced_pos: Option<PosMode>,
     framing: Framing,
     /// The content-decided server end and why.
-    server: Option<(SocketAddr, String)>,
-    dialect: Option<(Dialect, String)>,
-    pos: Option<(PosMode, String)>,
+    server: Option<(SocketAddr, Why)>,
+    dialect: Option<(Dialect, Why)>,
+    pos: Option<(PosMode, Why)>,
     reassembly: Reassembly,
     /// Datagrams with messages read while something was still open.
     open_datagrams: u32,
+}
+
+/// Why a flow decided what it did, kept as facts and written out only where shown (trees,
+/// `stats`, the deciding record's note): a flow decides up to three things, and flows of a few
+/// datagrams paid a formatted string for each.
+#[derive(Debug, Clone, Copy)]
+enum Why {
+    /// Frame `frame` `parses`, e.g. "parses only as A5".
+    Parsed { frame: u64, parses: &'static str },
+    /// The A5 svc_info sync constant.
+    Sync { frame: u64 },
+    /// The server end, from a frame that parses in one direction only (`way`).
+    Server {
+        frame: u64,
+        server: SocketAddr,
+        way: &'static str,
+    },
+    /// Settled after [`SETTLE_AFTER`] open datagrams, on `then` (what the records showed).
+    Settled { frame: u64, then: Then },
+}
+
+/// What a flow settles on (see [`Why::Settled`]).
+#[derive(Debug, Clone, Copy)]
+enum Then {
+    /// The reading shown while open ("A6+", "packed").
+    Shown(&'static str),
+    /// The plumbing's direction, found by `how`.
+    Plumbing(&'static str),
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Why::Parsed { frame, parses } => write!(f, "frame {frame} {parses}"),
+            Why::Sync { frame } => write!(f, "svc_info sync constant 0x11191218 in frame {frame}"),
+            Why::Server { frame, server, way } => write!(
+                f,
+                "content: server is {server} (frame {frame} parses only as {way})"
+            ),
+            Why::Settled { frame, then } => {
+                write!(
+                    f,
+                    "settled at frame {frame}: {SETTLE_AFTER} datagrams fit more than one reading; "
+                )?;
+                match then {
+                    Then::Shown(what) => write!(f, "{what} from here on"),
+                    Then::Plumbing(how) => write!(f, "the plumbing's ({how}) from here on"),
+                }
+            }
+        }
+    }
 }
 
 /// Datagrams with messages a flow reads under every open reading (both dialects, both CPosition
@@ -107,6 +158,9 @@ struct Layer {
     fragment: Option<Fragment>,
     /// Gamestudio message buffers: (offset, length) in `Input::payload`.
     bufs: Vec<(usize, usize)>,
+    /// The one buffer of a raw datagram or a reassembled message, in place of `bufs` (which
+    /// would be an allocation per datagram).
+    one: Option<(usize, usize)>,
 }
 
 /// The bytes the message layer reads.
@@ -323,7 +377,7 @@ impl Flow {
     fn layer(&mut self, wrapped: Option<Unwrapped>, len: usize, notes: &mut Vec<Note>) -> Layer {
         let Some(u) = wrapped else {
             return Layer {
-                bufs: vec![(0, len)],
+                one: Some((0, len)),
                 ..Layer::default()
             };
         };
@@ -339,6 +393,7 @@ impl Flow {
             msg_type: u.msg_type,
             fragment: u.fragment,
             bufs: u.payloads,
+            one: None,
         }
     }
 }
@@ -409,17 +464,17 @@ impl Flow {
         if self.open_datagrams <= SETTLE_AFTER {
             return;
         }
-        let why = format!(
-            "settled at frame {}: {SETTLE_AFTER} datagrams fit more than one reading",
-            dg.frame
-        );
+        let settled = |then| Why::Settled {
+            frame: dg.frame,
+            then,
+        };
         let mut what = Vec::new();
         if self.forced_dialect.is_none() && self.dialect.is_none() {
-            self.dialect = Some((Dialect::A6, format!("{why}; A6+ from here on")));
+            self.dialect = Some((Dialect::A6, settled(Then::Shown("A6+"))));
             what.push("dialect A6+");
         }
         if self.forced_pos.is_none() && self.pos.is_none() {
-            self.pos = Some((PosMode::Packed, format!("{why}; packed from here on")));
+            self.pos = Some((PosMode::Packed, settled(Then::Shown("packed"))));
             what.push("CPosition packed");
         }
         if self.server.is_none() {
@@ -429,10 +484,7 @@ impl Flow {
                 dg.src
             };
             let how = dg.role_source.as_str();
-            self.server = Some((
-                server,
-                format!("{why}; the plumbing's ({how}) from here on"),
-            ));
+            self.server = Some((server, settled(Then::Plumbing(how))));
             what.push("direction as the plumbing has it");
         }
         if matches!(self.framing, Framing::Undecided { .. }) {
@@ -516,15 +568,16 @@ impl Flow {
         } else {
             "server → client"
         };
-        let why = format!(
-            "content: server is {server} (frame {} parses only as {way})",
-            dg.frame
-        );
+        let why = Why::Server {
+            frame: dg.frame,
+            server,
+            way,
+        };
         let reversed = (ts != given).then(|| {
             format!(
-                "direction reversed from the plumbing's guess ({}): {}",
+                "direction reversed from the plumbing's guess ({}): server is {server} (frame {} parses only as {way})",
                 dg.role_source.as_str(),
-                why.trim_start_matches("content: ")
+                dg.frame
             )
         });
         self.server = Some((server, why));
@@ -565,19 +618,18 @@ impl Flow {
         let local = trials
             .iter()
             .any(|t| t.dialect == Dialect::A6 && t.clean() && t.saw_local());
+        let parsed = |parses| Why::Parsed { frame, parses };
         let (d, why) = if sync {
-            (
-                Dialect::A5,
-                format!("svc_info sync constant 0x11191218 in frame {frame}"),
-            )
+            (Dialect::A5, Why::Sync { frame })
         } else if a5 && !a6 {
-            (Dialect::A5, format!("frame {frame} parses only as A5"))
+            (Dialect::A5, parsed("parses only as A5"))
         } else if a6 && !a5 {
-            let extra = if local { " (SVC_LOCAL)" } else { "" };
-            (
-                Dialect::A6,
-                format!("frame {frame} parses only as A6+{extra}"),
-            )
+            let parses = if local {
+                "parses only as A6+ (SVC_LOCAL)"
+            } else {
+                "parses only as A6+"
+            };
+            (Dialect::A6, parsed(parses))
         } else if a5 && a6 {
             return (first_clean, "undecided: parses as A5 and A6+; shown as A6+");
         } else {
@@ -622,13 +674,19 @@ impl Flow {
                 .any(|x| x.pos == m && x.clean())
         };
         let (packed, fixed) = (fits(PosMode::Packed), fits(PosMode::Fixed));
-        let (m, how) = match (packed, fixed) {
-            (true, false) => (PosMode::Packed, "3-byte packed"),
-            (false, true) => (PosMode::Fixed, "4-byte Fixed"),
+        let (m, parses) = match (packed, fixed) {
+            (true, false) => (
+                PosMode::Packed,
+                "parses exactly only with 3-byte packed CPosition",
+            ),
+            (false, true) => (
+                PosMode::Fixed,
+                "parses exactly only with 4-byte Fixed CPosition",
+            ),
             (true, true) => return "undecided: both readings fit; shown packed",
             (false, false) => return "undecided: neither reading fits; shown packed",
         };
-        let why = format!("frame {frame} parses exactly only with {how} CPosition");
+        let why = Why::Parsed { frame, parses };
         let msg = format!("CPosition encoding decided for this flow: {why}");
         notes.push(Note::new(
             &notes::POS_DECIDED,
@@ -646,7 +704,7 @@ impl Flow {
     fn dialect_basis(&self, r: &Reading) -> String {
         match (&self.forced_dialect, &self.dialect) {
             (Some(_), _) => "forced by --gamestudio-dialect".into(),
-            (None, Some((_, why))) => why.clone(),
+            (None, Some((_, why))) => why.to_string(),
             (None, None) => r.dialect_open.into(),
         }
     }
@@ -654,14 +712,14 @@ impl Flow {
     fn pos_basis(&self, r: &Reading) -> String {
         match (&self.forced_pos, &self.pos) {
             (Some(_), _) => "forced by --gamestudio-pos".into(),
-            (None, Some((_, why))) => why.clone(),
+            (None, Some((_, why))) => why.to_string(),
             (None, None) => r.pos_open.into(),
         }
     }
 
     fn direction_basis(&self, dg: &Datagram<'_>) -> String {
         match &self.server {
-            Some((_, why)) => why.clone(),
+            Some((_, why)) => why.to_string(),
             None => format!("plumbing: {}", dg.role_source.as_str()),
         }
     }
@@ -773,11 +831,14 @@ impl FlowDecoder for Flow {
             .fragment
             .and_then(|fr| self.reassembly.add(dg.src, fr, dg.payload, &mut notes));
         if let Some(w) = &whole {
-            layer.bufs = vec![(0, w.len())];
+            layer.one = Some((0, w.len()));
         }
         let inp = Input {
             payload: whole.as_deref().unwrap_or(dg.payload),
-            bufs: &layer.bufs,
+            bufs: match &layer.one {
+                Some(one) => std::slice::from_ref(one),
+                None => &layer.bufs,
+            },
             source: u8::from(whole.is_some()),
         };
         let mut reading = self.learn(dg, &inp, &mut notes);
