@@ -29,7 +29,7 @@ pub struct Fragment {
 pub struct Unwrapped {
     pub tree: TreeBuilder,
     /// Gamestudio message buffers: (offset in the UDP payload, length).
-    pub payloads: Vec<(usize, usize)>,
+    pub payloads: Payloads,
     pub summary: String,
     /// The frame kind, for `stats`.
     pub msg_type: &'static str,
@@ -38,6 +38,43 @@ pub struct Unwrapped {
     pub fragment: Option<Fragment>,
     /// A CONNECTED_SIGNED frame was seen: the session signs its frames from now on.
     pub signing: bool,
+}
+
+/// Buffers as (offset, length). Nearly every datagram has one, kept inline; a `Vec` only for
+/// coalesced frames with more (it was an allocation per datagram).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Payloads {
+    one: Option<(usize, usize)>,
+    more: Vec<(usize, usize)>,
+}
+
+impl Payloads {
+    pub fn one(b: (usize, usize)) -> Payloads {
+        Payloads {
+            one: Some(b),
+            more: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, b: (usize, usize)) {
+        if self.one.is_none() && self.more.is_empty() {
+            self.one = Some(b);
+            return;
+        }
+        self.more.extend(self.one.take());
+        self.more.push(b);
+    }
+}
+
+impl std::ops::Deref for Payloads {
+    type Target = [(usize, usize)];
+
+    fn deref(&self) -> &[(usize, usize)] {
+        match &self.one {
+            Some(b) => std::slice::from_ref(b),
+            None => &self.more,
+        }
+    }
 }
 
 crate::open_enum! {

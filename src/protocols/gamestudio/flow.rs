@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use crate::proto::{Datagram, Direction, FlowDecoder};
 use crate::tree::{Field, Note, Pos, Record, Source, Value};
 
-use super::dplay::{self, Fragment, Unwrapped};
+use super::dplay::{self, Fragment, Payloads, Unwrapped};
 use super::msgs::{self, Dialect, Fit, PosMode, Words};
 use super::reassembly::Reassembly;
 use super::{fields, has_sync, notes, parse_somehow, payload_bufs};
@@ -157,10 +157,7 @@ struct Layer {
     msg_type: &'static str,
     fragment: Option<Fragment>,
     /// Gamestudio message buffers: (offset, length) in `Input::payload`.
-    bufs: Vec<(usize, usize)>,
-    /// The one buffer of a raw datagram or a reassembled message, in place of `bufs` (which
-    /// would be an allocation per datagram).
-    one: Option<(usize, usize)>,
+    bufs: Payloads,
 }
 
 /// The bytes the message layer reads.
@@ -377,7 +374,7 @@ impl Flow {
     fn layer(&mut self, wrapped: Option<Unwrapped>, len: usize, notes: &mut Vec<Note>) -> Layer {
         let Some(u) = wrapped else {
             return Layer {
-                one: Some((0, len)),
+                bufs: Payloads::one((0, len)),
                 ..Layer::default()
             };
         };
@@ -393,7 +390,6 @@ impl Flow {
             msg_type: u.msg_type,
             fragment: u.fragment,
             bufs: u.payloads,
-            one: None,
         }
     }
 }
@@ -831,14 +827,11 @@ impl FlowDecoder for Flow {
             .fragment
             .and_then(|fr| self.reassembly.add(dg.src, fr, dg.payload, &mut notes));
         if let Some(w) = &whole {
-            layer.one = Some((0, w.len()));
+            layer.bufs = Payloads::one((0, w.len()));
         }
         let inp = Input {
             payload: whole.as_deref().unwrap_or(dg.payload),
-            bufs: match &layer.one {
-                Some(one) => std::slice::from_ref(one),
-                None => &layer.bufs,
-            },
+            bufs: &layer.bufs,
             source: u8::from(whole.is_some()),
         };
         let mut reading = self.learn(dg, &inp, &mut notes);

@@ -579,7 +579,7 @@ fn dplay8_coalesced_offsets() {
     p.extend_from_slice(&[0x12, 1, 0, 2, 0, 0, 0, 0, 0x07]);
     let u = dplay::dp8(&p, false, true);
     assert!(u.ok);
-    assert_eq!(u.payloads, vec![(8, 5), (16, 1)]);
+    assert_eq!(u.payloads[..], [(8, 5), (16, 1)]);
 }
 
 /// xorshift64*
@@ -727,7 +727,7 @@ fn dplay8_sack_masks_and_errors() {
     p.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0, 0x07]);
     let u = dplay::dp8(&p, false, true);
     assert!(u.ok);
-    assert_eq!(u.payloads, vec![(12, 1)]);
+    assert_eq!(u.payloads[..], [(12, 1)]);
     // A split message (NEW_MSG without END_MSG) is a fragment, not decoded.
     let u = dplay::dp8(&[0x13, 0, 0, 0, 0x07], false, true);
     assert!(u.ok && u.payloads.is_empty());
@@ -749,7 +749,7 @@ fn dplay4_player_and_system() {
     p.extend_from_slice(&[0x07, 1, 2, 3, 4]);
     assert!(dplay::is_dp4(&p) && !dplay::is_dp4_system(&p));
     let u = dplay::dp4_with(&p, true, true);
-    assert_eq!(u.payloads, vec![(28, 5)]);
+    assert_eq!(u.payloads[..], [(28, 5)]);
     let mut r = Record::new("gamestudio");
     u.tree.finish_into(p.len(), &mut r);
     assert_eq!(
