@@ -4,7 +4,7 @@
 //! flow. A reader thread reads the input once, in blocks, and hands every block to each of `n`
 //! shard threads. Every shard runs a whole [`Engine`] over the whole capture (capture reading,
 //! link layers, reassembly and the flow table are cheap and deterministic), but decodes and
-//! renders only the flows it owns ([`Shard`]: flow number modulo `n`). Each shard writes its
+//! renders only the flows it owns ([`Shard`]: the least loaded shard when the flow began). Each shard writes its
 //! rendered records into batches tagged with frame numbers; this thread merges the batches back
 //! into frame order and writes them.
 //!
