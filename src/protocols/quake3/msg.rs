@@ -172,13 +172,10 @@ impl<'a> BitReader<'a> {
                 u64::from_le_bytes(a)
             }
             None => {
-                let mut v = 0u64;
-                for k in 0..8 {
-                    if let Some(&b) = self.data.get(byte + k) {
-                        v |= (b as u64) << (8 * k);
-                    }
-                }
-                v
+                let tail = self.data.get(byte..).unwrap_or(&[]);
+                let mut a = [0u8; 8];
+                a[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
+                u64::from_le_bytes(a)
             }
         };
         v >> (self.pos & 7)
@@ -270,13 +267,17 @@ impl<'a> BitReader<'a> {
     #[inline]
     pub fn bits(&mut self, n: i32) -> R<i64> {
         let m = n.unsigned_abs().min(32);
-        // Away from the end (nearly every read) no symbol can run past it: 7 + 4 × 11 = 51
-        // bits at most, of the 57 the window holds. That saves a bounds test per symbol.
-        let Some(mut w) = self.window() else {
-            return self.bits_near_end(n);
+        let r = m % 8;
+        // Away from the end (most reads) no symbol can run past it: 7 + 4 × 11 = 51 bits at
+        // most, of the 57 the window holds. That saves a bounds test per symbol. Near the end
+        // (the last 8 bytes: a fair share of short client messages) the same holds when the
+        // message has room for the longest codes.
+        let mut w = match self.window() {
+            Some(w) => w,
+            None if self.bits_left() >= (r + 11 * (m / 8)) as usize => self.peek(),
+            None => return self.bits_near_end(n),
         };
         let lookup = &self.table.lookup;
-        let r = m % 8;
         let mut v = w & ((1u64 << r) - 1);
         w >>= r;
         let mut used = r as usize;
