@@ -172,10 +172,13 @@ impl<'a> BitReader<'a> {
                 u64::from_le_bytes(a)
             }
             None => {
+                // Under 8 bytes: a byte loop (a copy of a length not known here is a call).
                 let tail = self.data.get(byte..).unwrap_or(&[]);
-                let mut a = [0u8; 8];
-                a[..tail.len().min(8)].copy_from_slice(&tail[..tail.len().min(8)]);
-                u64::from_le_bytes(a)
+                let mut v = 0u64;
+                for (k, &b) in tail.iter().take(8).enumerate() {
+                    v |= (b as u64) << (8 * k);
+                }
+                v
             }
         };
         v >> (self.pos & 7)
