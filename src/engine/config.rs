@@ -75,8 +75,9 @@ pub struct Config {
     pub filter: Option<Arc<Filter>>,
 }
 
-/// One of `count` engines that read the same capture side by side, each decoding the flows whose
-/// number modulo `count` is `index`. Every shard still tracks every flow, so flow numbers,
+/// One of `count` engines that read the same capture side by side, each decoding the flows given
+/// to it (`index`): a new flow goes to the shard whose flows carried the fewest datagrams lately,
+/// which every shard computes alike. Every shard still tracks every flow, so flow numbers,
 /// eviction and frame numbers agree between shards and with an unsharded run; records of the
 /// flows a shard does not own are simply never made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,12 +93,6 @@ impl Config {
             Some(s) => self.max_state / s.count.max(1) as usize,
             None => self.max_state,
         }
-    }
-}
-
-impl Shard {
-    pub fn owns(&self, flow: u64) -> bool {
-        flow % self.count == self.index
     }
 }
 

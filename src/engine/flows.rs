@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 
 use super::choice::Decoder;
@@ -17,10 +18,19 @@ pub const PROBE_ATTEMPTS: u8 = 8;
 /// Capture time between two sweeps for idle flows.
 const SWEEP_EVERY_SECS: i64 = 60;
 
+/// Datagrams between two halvings of the shards' recent load (see [`FlowTable::load`]).
+const LOAD_HALF_LIFE: u32 = 4096;
+
+/// What a new flow adds to its shard's load at once, in datagrams: a burst of new flows, before
+/// any carries much, is spread between the shards instead of going to one.
+const NEW_FLOW_LOAD: u64 = 8;
+
 /// One conversation between two endpoints.
 pub(super) struct Flow {
     /// Flow number, in order of first appearance.
     pub id: u64,
+    /// The shard that decodes it (0 when the engine is not sharded).
+    pub owner: u64,
     pub decoder: Option<Decoder>,
     pub server: SocketAddr,
     pub role_source: RoleSource,
@@ -59,9 +69,44 @@ impl Flow {
     }
 }
 
+/// The shard a new flow goes to: the one whose flows carried the fewest datagrams lately, the
+/// first of equals.
+fn least_loaded(load: &mut Vec<u64>, count: u64) -> u64 {
+    if load.len() as u64 != count {
+        *load = vec![0; count as usize];
+    }
+    let mut best = 0;
+    for (i, &l) in load.iter().enumerate() {
+        if l < load[best] {
+            best = i;
+        }
+    }
+    load[best] += NEW_FLOW_LOAD;
+    best as u64
+}
+
 /// Both directions of a conversation: the lower endpoint first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct FlowKey(SocketAddr, SocketAddr);
+
+/// Two IPv4 endpoints are one 96-bit number, hashed in one step; the derived hash fed the
+/// hasher each enum tag, address and port apart (a quarter of the flow lookup).
+impl Hash for FlowKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match (self.0, self.1) {
+            (SocketAddr::V4(a), SocketAddr::V4(b)) => h.write_u128(
+                u128::from(a.ip().to_bits()) << 64
+                    | u128::from(a.port()) << 48
+                    | u128::from(b.ip().to_bits()) << 16
+                    | u128::from(b.port()),
+            ),
+            (a, b) => {
+                a.hash(h);
+                b.hash(h);
+            }
+        }
+    }
+}
 
 impl FlowKey {
     fn of(a: SocketAddr, b: SocketAddr) -> FlowKey {
@@ -83,6 +128,14 @@ pub(super) struct FlowTable {
     next_id: u64,
     /// Capture time (seconds) of the last idle sweep.
     last_sweep: i64,
+    /// Per shard, the datagrams of its flows lately (halved every [`LOAD_HALF_LIFE`]
+    /// datagrams); empty when the engine is not sharded. A new flow goes to the shard with the
+    /// least: every shard sees every datagram, so they all make the same choice. (Flow number
+    /// modulo the shard count, the earlier rule, put every game flow of the Quake 3 benchmark on
+    /// one shard: each copy of the session opened its flows in the same order.)
+    load: Vec<u64>,
+    /// Datagrams since the last halving.
+    load_ticks: u32,
 }
 
 impl FlowTable {
@@ -92,6 +145,8 @@ impl FlowTable {
             state_total: 0,
             next_id: 0,
             last_sweep: i64::MIN,
+            load: Vec::new(),
+            load_ticks: 0,
         }
     }
 
@@ -116,16 +171,20 @@ impl FlowTable {
         }
         let table_len = self.map.len();
         // One hash and probe per datagram: the entry finds the flow or makes it.
-        match self.map.entry(key) {
+        let f = match self.map.entry(key) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
                 let id = self.next_id;
                 self.next_id += 1;
-                let owned = config.shard.is_none_or(|s| s.owns(id));
+                let owner = config
+                    .shard
+                    .map_or(0, |s| least_loaded(&mut self.load, s.count));
+                let owned = config.shard.is_none_or(|s| s.index == owner);
                 let listed = config.flow_stats && owned;
                 let stats = stats.flow_opened(id, (src, dst), time, listed, table_len);
                 e.insert(Flow {
                     id,
+                    owner,
                     decoder: None,
                     server: dst,
                     role_source: RoleSource::FirstSender,
@@ -143,7 +202,16 @@ impl FlowTable {
                     },
                 })
             }
+        };
+        if let Some(l) = self.load.get_mut(f.owner as usize) {
+            *l += 1;
+            self.load_ticks += 1;
+            if self.load_ticks == LOAD_HALF_LIFE {
+                self.load_ticks = 0;
+                self.load.iter_mut().for_each(|l| *l /= 2);
+            }
         }
+        f
     }
 
     /// Forgets every flow (at the end of the capture), handing its facts to the statistics.
@@ -236,7 +304,44 @@ impl FlowTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Shard;
     use std::hash::BuildHasher;
+
+    /// Flows go to the shard that carried the least lately, a new flow counting as a few
+    /// datagrams; every shard computes the same owners, whichever it is.
+    #[test]
+    fn new_flows_go_to_the_least_loaded_shard() {
+        let owners = |index: u64| {
+            let config = Config {
+                shard: Some(Shard { index, count: 2 }),
+                ..Config::default()
+            };
+            let (mut table, mut stats) = (FlowTable::new(), Stats::default());
+            let server: SocketAddr = "10.0.0.1:27960".parse().unwrap();
+            let client = |n: u16| SocketAddr::from(([10, 0, 0, 2], n));
+            let mut dgram = |n: u16, times: u32| {
+                let mut owner = 0;
+                for _ in 0..times {
+                    let f = table.flow(
+                        (client(n), server),
+                        Timestamp::default(),
+                        &config,
+                        &mut stats,
+                    );
+                    owner = f.owner;
+                }
+                owner
+            };
+            // A busy flow, then a burst of new ones: the busy shard gets one only once the
+            // others' new-flow weight (8 each) passes its 100 datagrams.
+            let mut got = vec![dgram(1, 100)];
+            got.extend((2..16).map(|n| dgram(n, 1)));
+            got
+        };
+        let expected = [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1];
+        assert_eq!(owners(0), expected);
+        assert_eq!(owners(1), expected);
+    }
 
     /// Keys crafted so that all 60,000 share the low 20 bits of the unseeded FxHash spread over
     /// the seeded table: they land in many of the 17-bit bucket indexes (the table's size at

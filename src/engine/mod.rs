@@ -343,7 +343,7 @@ impl Engine {
             .flows
             .flow((u.src, u.dst), a.time, &self.config, &mut self.stats);
         // Another shard decodes this flow; this one only keeps the flow's clock for eviction.
-        if self.config.shard.is_some_and(|s| !s.owns(f.id)) {
+        if self.config.shard.is_some_and(|s| s.index != f.owner) {
             f.last_seen = a.time;
             return Ok(());
         }

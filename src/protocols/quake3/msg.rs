@@ -126,6 +126,15 @@ impl<'a, 't> BitDissector<'a, 't> {
     }
 }
 
+/// The `m`-bit value `v` as `MSG_ReadBits` returns it: sign-extended when `n` is negative.
+#[inline(always)]
+fn signed(v: u64, n: i32, m: u32) -> i64 {
+    if n < 0 && m > 0 && m < 64 && (v >> (m - 1)) & 1 == 1 {
+        return (v as i64) - (1i64 << m);
+    }
+    v as i64
+}
+
 pub struct BitReader<'a> {
     data: &'a [u8],
     pos: usize,
@@ -163,11 +172,11 @@ impl<'a> BitReader<'a> {
                 u64::from_le_bytes(a)
             }
             None => {
+                // Under 8 bytes: a byte loop (a copy of a length not known here is a call).
+                let tail = self.data.get(byte..).unwrap_or(&[]);
                 let mut v = 0u64;
-                for k in 0..8 {
-                    if let Some(&b) = self.data.get(byte + k) {
-                        v |= (b as u64) << (8 * k);
-                    }
+                for (k, &b) in tail.iter().take(8).enumerate() {
+                    v |= (b as u64) << (8 * k);
                 }
                 v
             }
@@ -229,15 +238,74 @@ impl<'a> BitReader<'a> {
     /// One Huffman-coded symbol from the static tree.
     #[inline]
     pub fn symbol(&mut self) -> R<u8> {
+        if let Some(w) = self.window() {
+            let e = self.table.lookup[(w as usize) & ((1 << MAX_CODE_BITS) - 1)];
+            self.pos += (e >> 9) as usize;
+            let sym = e & 0x1ff;
+            return if sym == NYT {
+                Err(Bad::Nyt)
+            } else {
+                Ok(sym as u8)
+            };
+        }
         let mut pos = self.pos;
         let (sym, _) = self.symbol_at(self.peek(), &mut pos)?;
         self.pos = pos;
         Ok(sym as u8)
     }
 
+    /// The 64 bits from the current byte on, when the message has them: every read of at most
+    /// 57 bits from here needs no end-of-message check.
+    #[inline(always)]
+    fn window(&self) -> Option<u64> {
+        let byte = self.pos >> 3;
+        let s = self.data.get(byte..byte + 8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(s);
+        Some(u64::from_le_bytes(a) >> (self.pos & 7))
+    }
+
     /// An n-bit field (`MSG_ReadBits`); negative `n` = signed. The raw low bits and up to four
     /// Huffman symbols are all decoded from one 57-bit window (7 + 3 × 11 + 11 bits at most).
+    #[inline]
     pub fn bits(&mut self, n: i32) -> R<i64> {
+        let m = n.unsigned_abs().min(32);
+        let r = m % 8;
+        // Away from the end (most reads) no symbol can run past it: 7 + 4 × 11 = 51 bits at
+        // most, of the 57 the window holds. That saves a bounds test per symbol. Near the end
+        // (the last 8 bytes: a fair share of short client messages) the same holds when the
+        // message has room for the longest codes.
+        let mut w = match self.window() {
+            Some(w) => w,
+            None if self.bits_left() >= (r + 11 * (m / 8)) as usize => self.peek(),
+            None => return self.bits_near_end(n),
+        };
+        let lookup = &self.table.lookup;
+        let mut v = w & ((1u64 << r) - 1);
+        w >>= r;
+        let mut used = r as usize;
+        let mut shift = r;
+        while shift < m {
+            let e = lookup[(w as usize) & ((1 << MAX_CODE_BITS) - 1)];
+            let len = (e >> 9) as usize;
+            let sym = e & 0x1ff;
+            used += len;
+            if sym == NYT {
+                self.pos += used;
+                return Err(Bad::Nyt);
+            }
+            w >>= len;
+            v |= (sym as u64) << shift;
+            shift += 8;
+        }
+        self.pos += used;
+        Ok(signed(v, n, m))
+    }
+
+    /// [`BitReader::bits`] where the message may end within the field.
+    #[cold]
+    #[inline(never)]
+    fn bits_near_end(&mut self, n: i32) -> R<i64> {
         let m = n.unsigned_abs().min(32);
         let r = m % 8;
         let mut w = self.peek();
@@ -259,10 +327,7 @@ impl<'a> BitReader<'a> {
             shift += 8;
         }
         self.pos = pos;
-        if n < 0 && m > 0 && m < 64 && (v >> (m - 1)) & 1 == 1 {
-            return Ok((v as i64) - (1i64 << m));
-        }
-        Ok(v as i64)
+        Ok(signed(v, n, m))
     }
     pub fn byte(&mut self) -> R<u8> {
         self.symbol()
@@ -290,8 +355,40 @@ impl<'a> BitReader<'a> {
     /// rest consumed up to the NUL as ioquake3 does (`MSG_ReadString`). Bytes are kept as sent.
     pub fn string(&mut self, max: usize, out: &mut Vec<u8>) -> R<()> {
         out.clear();
+        // Room for a short string at once (pushing into an empty vector grew it a byte at a
+        // time: a sixtieth of a Quake 3 summary run).
+        out.reserve(max.min(self.bits_left() / 2).min(64));
+        let lookup = &self.table.lookup;
         loop {
-            // Five symbols of at most 11 bits fit in one 57-bit window.
+            // Five symbols of at most 11 bits fit in one 57-bit window; away from the end no
+            // symbol can run past it.
+            let Some(mut w) = self.window() else {
+                return self.string_near_end(max, out);
+            };
+            for _ in 0..5 {
+                let e = lookup[(w as usize) & ((1 << MAX_CODE_BITS) - 1)];
+                let len = (e >> 9) as usize;
+                let c = e & 0x1ff;
+                self.pos += len;
+                if c == NYT {
+                    return Err(Bad::Nyt);
+                }
+                if c == 0 {
+                    return Ok(());
+                }
+                w >>= len;
+                if out.len() < max {
+                    out.push(c as u8);
+                }
+            }
+        }
+    }
+
+    /// The rest of [`BitReader::string`] where the message may end within it.
+    #[cold]
+    #[inline(never)]
+    fn string_near_end(&mut self, max: usize, out: &mut Vec<u8>) -> R<()> {
+        loop {
             let mut w = self.peek();
             let mut pos = self.pos;
             for _ in 0..5 {

@@ -125,18 +125,31 @@ impl Reassembly {
 
 /// The XOR transform shared by `SV_Netchan_Decode` and `CL_Netchan_Decode` over `body` (payload index 0 = `body[0]`), from `start`.
 pub fn xor(body: &mut [u8], start: usize, mut key: u8, string: &[u8]) {
-    let mut j = 0usize;
-    for (i, b) in body.iter_mut().enumerate().skip(start) {
-        if j >= string.len() || string[j] == 0 {
-            j = 0;
+    // ioquake3 goes back to index 0 whenever the next byte is a NUL or past the end, and index
+    // 0 is used even when it is the NUL: the string is used as this cycle, over and over. An
+    // empty string adds nothing to the key.
+    let end = string
+        .iter()
+        .skip(1)
+        .position(|&c| c == 0)
+        .map_or(string.len(), |p| p + 1);
+    let cycle = &string[..end];
+    let Some(rest) = body.get_mut(start..) else {
+        return;
+    };
+    if cycle.is_empty() {
+        rest.iter_mut().for_each(|b| *b ^= key);
+        return;
+    }
+    // One chunk per turn of the cycle, zipped, so the loop has no index checks.
+    let mut i = start;
+    for chunk in rest.chunks_mut(cycle.len()) {
+        for (b, &c) in chunk.iter_mut().zip(cycle) {
+            let c = if c > 127 || c == b'%' { b'.' } else { c };
+            key ^= ((c as u32) << (i & 1)) as u8;
+            *b ^= key;
+            i += 1;
         }
-        let mut c = string.get(j).copied().unwrap_or(0);
-        if c > 127 || c == b'%' {
-            c = b'.';
-        }
-        key ^= ((c as u32) << (i & 1)) as u8;
-        j += 1;
-        *b ^= key;
     }
 }
 
@@ -144,6 +157,51 @@ pub fn xor(body: &mut [u8], start: usize, mut key: u8, string: &[u8]) {
 mod tests {
     use super::super::msg::tests::hex;
     use super::*;
+
+    /// `SV_Netchan_Decode`'s loop as ioquake3 writes it (index reset at the NUL or the end),
+    /// against the cycled form `xor` uses.
+    fn xor_as_written(body: &mut [u8], start: usize, mut key: u8, string: &[u8]) {
+        let mut j = 0usize;
+        for (i, b) in body.iter_mut().enumerate().skip(start) {
+            if j >= string.len() || string[j] == 0 {
+                j = 0;
+            }
+            let mut c = string.get(j).copied().unwrap_or(0);
+            if c > 127 || c == b'%' {
+                c = b'.';
+            }
+            key ^= ((c as u32) << (i & 1)) as u8;
+            j += 1;
+            *b ^= key;
+        }
+    }
+
+    #[test]
+    fn xor_cycles_the_string_as_ioquake3_does() {
+        let strings: [&[u8]; 7] = [
+            b"",
+            b"\0",
+            b"\0abc",
+            b"a",
+            b"cs 20 \"100%\"\xe9\0tail",
+            b"print \"hello\"\n",
+            &[0x80, b'%', 0xff, b'x', 0x7f],
+        ];
+        let body: Vec<u8> = (0..=255u8).cycle().take(300).collect();
+        let mut checked = 0;
+        for string in strings {
+            for start in [0, 1, 4, 12, 299, 300, 301] {
+                for key in [0u8, 0x82, 0xff] {
+                    let (mut a, mut b) = (body.clone(), body.clone());
+                    xor(&mut a, start, key, string);
+                    xor_as_written(&mut b, start, key, string);
+                    assert_eq!(a, b, "string {string:?}, start {start}, key {key}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 147);
+    }
 
     #[test]
     fn checksum_vectors() {
