@@ -356,12 +356,15 @@ pub fn config_from(
                     "--decode-as {rule:?}: {ports:?} is not a port or port range"
                 ))
             })?;
-        let protocol = protocols::index_of(registry, proto.trim()).ok_or_else(|| {
-            UsageError(format!(
-                "--decode-as {rule:?}: unknown protocol {proto:?} (known: {})",
-                protocol_names(registry)
-            ))
-        })?;
+        let protocol = match proto.trim() {
+            "udp" => None,
+            name => Some(protocols::index_of(registry, name).ok_or_else(|| {
+                UsageError(format!(
+                    "--decode-as {rule:?}: unknown protocol {proto:?} (known: {})",
+                    protocol_names(registry)
+                ))
+            })?),
+        };
         cfg.decode_as.push(DecodeAs {
             lo: range.first as u16,
             hi: range.last as u16,
