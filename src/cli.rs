@@ -333,6 +333,37 @@ fn protocol_names(registry: &[&'static dyn Protocol]) -> String {
     names.join(", ")
 }
 
+/// One `--decode-as PORT[-PORT]=PROTO` rule (`PROTO` a registered name, or `udp`: none).
+fn decode_as_rule(rule: &str, registry: &[&'static dyn Protocol]) -> Result<DecodeAs, UsageError> {
+    let (ports, proto) = rule.split_once('=').ok_or_else(|| {
+        UsageError(format!(
+            "--decode-as {rule:?}: expected PORT=PROTO or PORT-PORT=PROTO"
+        ))
+    })?;
+    let range = parse_range(ports)
+        .ok()
+        .filter(|r| r.last <= 65_535)
+        .ok_or_else(|| {
+            UsageError(format!(
+                "--decode-as {rule:?}: {ports:?} is not a port or port range"
+            ))
+        })?;
+    let protocol = match proto.trim() {
+        "udp" => None,
+        name => Some(protocols::index_of(registry, name).ok_or_else(|| {
+            UsageError(format!(
+                "--decode-as {rule:?}: unknown protocol {proto:?} (known: {})",
+                protocol_names(registry)
+            ))
+        })?),
+    };
+    Ok(DecodeAs {
+        lo: range.first as u16,
+        hi: range.last as u16,
+        protocol,
+    })
+}
+
 /// Turns the decoding options into an engine configuration.
 pub fn config_from(
     args: &DecodeArgs,
@@ -343,30 +374,7 @@ pub fn config_from(
         ..Config::default()
     };
     for rule in &args.decode_as {
-        let (ports, proto) = rule.split_once('=').ok_or_else(|| {
-            UsageError(format!(
-                "--decode-as {rule:?}: expected PORT=PROTO or PORT-PORT=PROTO"
-            ))
-        })?;
-        let range = parse_range(ports)
-            .ok()
-            .filter(|r| r.last <= 65_535)
-            .ok_or_else(|| {
-                UsageError(format!(
-                    "--decode-as {rule:?}: {ports:?} is not a port or port range"
-                ))
-            })?;
-        let protocol = protocols::index_of(registry, proto.trim()).ok_or_else(|| {
-            UsageError(format!(
-                "--decode-as {rule:?}: unknown protocol {proto:?} (known: {})",
-                protocol_names(registry)
-            ))
-        })?;
-        cfg.decode_as.push(DecodeAs {
-            lo: range.first as u16,
-            hi: range.last as u16,
-            protocol,
-        });
+        cfg.decode_as.push(decode_as_rule(rule, registry)?);
     }
     for p in &args.protocol {
         if p != "udp" && protocols::index_of(registry, p).is_none() {

@@ -140,6 +140,29 @@ fn quake3_resent_commands_are_one_event_and_rcon_hides_the_password() {
     assert_eq!(map[0]["details"]["client"], "2");
 }
 
+/// The maps of the `Server: NAME` lines of a server log, in order.
+fn logged_maps(path: &str) -> Vec<String> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("Server: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn quake3_map_change_is_a_map_event() {
+    // The busy captures change map mid-session: the second gamestate repeats the last command
+    // sequence, so only its new sv_serverid tells it from a resent gamestate.
+    for name in ["openarena-busy", "ioq3-busy"] {
+        let ev = events(&format!("captures/quake3-{name}.pcap"), &["map"]);
+        let maps: Vec<String> = ev.iter().map(|e| s(&e["text"])).collect();
+        let logged = logged_maps(&format!("captures/quake3-{name}.log"));
+        assert_eq!(logged, ["oa_dm1", "oa_dm2"], "{name}");
+        assert_eq!(maps, logged, "{name}");
+    }
+}
+
 #[test]
 fn kind_and_frame_selection_and_csv() {
     let bytes = fs::read("captures/quake3-openarena-legacy.pcap").unwrap();

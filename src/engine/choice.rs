@@ -103,24 +103,24 @@ pub(super) fn choose(
         src_port: src.port(),
         dst_port: dst.port(),
     };
-    by_rule(protocols, config, ends, &input)
-        .or_else(|| {
-            config
-                .heuristics
-                .then(|| by_content(protocols, ends, &input))
-                .flatten()
-        })
+    if let Some(ruled) = by_rule(protocols, config, ends, &input) {
+        return ruled;
+    }
+    config
+        .heuristics
+        .then(|| by_content(protocols, ends, &input))
+        .flatten()
         .or_else(|| by_port(protocols, ends))
 }
 
-/// A `--decode-as` rule for either port; the destination's port makes it the server unless the
-/// probe recognises the sender.
+/// A `--decode-as` rule for either port (`Some(None)`: the rule says plain UDP); the
+/// destination's port makes it the server unless the probe recognises the sender.
 fn by_rule(
     protocols: &[&'static dyn Protocol],
     config: &Config,
     ends: Ends,
     input: &ProbeInput<'_>,
-) -> Option<Choice> {
+) -> Option<Option<Choice>> {
     let rule = config.decode_as.iter().find(|rule| {
         let hit = |p: u16| (rule.lo..=rule.hi).contains(&p);
         hit(ends.dst.port()) || hit(ends.src.port())
@@ -130,9 +130,12 @@ fn by_rule(
     } else {
         ends.src
     };
-    let sender = protocols[rule.protocol].probe(input).sender;
+    let Some(protocol) = rule.protocol else {
+        return Some(None);
+    };
+    let sender = protocols[protocol].probe(input).sender;
     let roles = ends.server_by_sender(sender, (server, RoleSource::Port));
-    Some(ends.choice(rule.protocol, ChosenBy::DecodeAs, roles))
+    Some(Some(ends.choice(protocol, ChosenBy::DecodeAs, roles)))
 }
 
 /// The surest probe; among equally sure ones the protocol whose server port matches, then the

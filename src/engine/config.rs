@@ -11,7 +11,9 @@ use crate::proto::Prefs;
 pub struct DecodeAs {
     pub lo: u16,
     pub hi: u16,
-    pub protocol: usize,
+    /// Index into the protocol registry; `None` (`--decode-as PORT=udp`): no game decoder for
+    /// these ports, whatever the probes say (tshark's Decode As "(none)").
+    pub protocol: Option<usize>,
 }
 
 /// Inclusive frame-number range to report.

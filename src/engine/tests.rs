@@ -236,7 +236,7 @@ fn decode_as_beats_probes_and_no_heuristics_disables_them() {
         decode_as: vec![DecodeAs {
             lo: 5030,
             hi: 5030,
-            protocol: 1,
+            protocol: Some(1),
         }],
         ..Config::default()
     };
@@ -260,6 +260,27 @@ fn decode_as_beats_probes_and_no_heuristics_disables_them() {
     );
     assert_eq!(seen[0].protocol, "udp");
     assert_eq!(seen[1].protocol, "echo");
+}
+
+#[test]
+fn decode_as_udp_keeps_a_port_from_every_decoder() {
+    let config = Config {
+        decode_as: vec![DecodeAs {
+            lo: 7777,
+            hi: 7777,
+            protocol: None,
+        }],
+        ..Config::default()
+    };
+    let (seen, _) = run(
+        config,
+        &[
+            (0, dgram("10.0.0.1:3", "10.0.0.2:7777", b"ECHO"), None),
+            (1, dgram("10.0.0.1:4", "10.0.0.2:8888", b"ECHO"), None),
+        ],
+    );
+    // The probe and the well-known port both say echo; the rule says plain UDP.
+    assert_eq!((seen[0].protocol, seen[1].protocol), ("udp", "echo"));
 }
 
 #[test]

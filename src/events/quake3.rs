@@ -153,6 +153,11 @@ pub(crate) struct State {
     vote: Option<String>,
     /// The map of the last gamestate (`mapname` of CS_SERVERINFO).
     map: Option<String>,
+    /// The last gamestate handled, as (command sequence, `sv_serverid` of CS_SYSTEMINFO): a
+    /// gamestate sent again repeats both, a new map's carries a new server id with the same
+    /// sequence (the commands since do not reset it: ioquake3 code/server/sv_client.c
+    /// `SV_SendClientGameState` writes `client->reliableSequence`).
+    gamestate: Option<(Option<i64>, Option<String>)>,
 }
 
 impl State {
@@ -240,10 +245,14 @@ impl State {
 
     fn gamestate(&mut self, at: &At, gs: &Field, out: &mut Vec<Event>) {
         let seq = child_int(gs, "quake3.svc.gamestate.command_sequence");
-        if seq.is_some() && seq <= self.server_seq {
+        let identity = (seq, server_id(gs));
+        if self.gamestate.as_ref() == Some(&identity) {
             return; // the same gamestate sent again
         }
-        self.server_seq = seq;
+        self.gamestate = Some(identity);
+        if seq > self.server_seq {
+            self.server_seq = seq;
+        }
         self.client_num = child_int(gs, "quake3.svc.gamestate.client_num");
         self.obituaries.clear();
         let mut map = None;
@@ -528,6 +537,15 @@ fn info_of(info: &str, key: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// `sv_serverid` of a gamestate's CS_SYSTEMINFO (configstring 1): new at every map load
+/// (ioquake3 code/server/sv_init.c `SV_SpawnServer` sets it from the level's start time).
+fn server_id(gs: &Field) -> Option<String> {
+    children(gs, "quake3.svc.gamestate.configstring")
+        .filter(|cs| child_int(cs, "quake3.svc.gamestate.configstring.index") == Some(1))
+        .find_map(|cs| child_text(cs, "quake3.svc.gamestate.configstring.value"))
+        .and_then(|v| info_of(&v, "sv_serverid"))
 }
 
 /// The name in a player configstring (`n\Name\t\0…`), `None` for an empty slot.
