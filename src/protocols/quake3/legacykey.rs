@@ -533,8 +533,10 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         frames: frame_lengths(),
     };
     let witnesses = wrap_witnesses(&g.msgs);
-    // A seed that repeats a command word is a whole key string: tried on whole messages first.
-    let words: Vec<&Cand> = beam
+    // A seed that repeats a command word is a whole key string: tried on whole messages first
+    // (with the challenge byte known: 256 of each would spend the credit on trials).
+    let known = if challenge.is_some() { beam.len() } else { 0 };
+    let words: Vec<&Cand> = beam[..known]
         .iter()
         .filter(|c| c.0.len() >= SEED_PAD.min(longest))
         .collect();
@@ -632,20 +634,23 @@ fn wrapped(
     (credit, work): (&mut u64, &mut u64),
 ) -> Option<Cand> {
     let longest = witnesses.last()?.keyed_len(w.start);
-    let mut tried: Vec<Vec<u8>> = Vec::new();
+    let mut tried: Vec<(u8, Vec<u8>)> = Vec::new();
     for (pad, seed) in beam {
         let cb = seed.or(challenge)?;
         let Some(text) = text_of(pad, cb, w.start) else {
             continue;
         };
         // Text shorter than a command word says nothing yet; an empty string is a seed.
-        if text.len() < 2 || tried.contains(&text) {
+        let key = (cb, text);
+        if key.1.len() < 2 || tried.contains(&key) {
             continue;
         }
+        let (cb, text) = &key;
+        let cb = *cb;
         if *credit < TRIAL * witnesses.len() as u64 {
             return None;
         }
-        let whole = pad_of(cb, &text, w.start, longest);
+        let whole = pad_of(cb, text, w.start, longest);
         let mut ran = 0;
         let ok = witnesses.iter().all(|m| {
             ran += 1;
@@ -656,7 +661,7 @@ fn wrapped(
         if ok {
             return Some((whole, Some(cb)));
         }
-        tried.push(text);
+        tried.push(key);
     }
     None
 }
