@@ -360,20 +360,23 @@ fn openarena_legacy_from_the_wild() {
     assert!(total.counted > 5000, "{}", total.counted);
     check_common(&cases, &total);
     // With 20 % lost the server command `cp "` (4 characters, the key of 420 client messages)
-    // was never captured: its pad is recovered; 79 messages decode exactly (76 before the
-    // recovery). The rest: usercmd values whose key is not known, and server messages keyed
-    // with chat lines sent in client messages that stayed keyed.
+    // was never captured: its pad is recovered; 105 messages decode exactly (79 before key
+    // strings were tried whole, 76 before the recovery). The rest: usercmd values whose key is
+    // not known, and server messages keyed with chat lines sent in client messages that stayed
+    // keyed.
     let (_, twenty) = cases
         .iter()
         .find(|(n, _)| n == "20 % of frames lost")
         .expect("the 20 % case");
-    assert_eq!((twenty.exact, twenty.counted), (79, 1045));
-    // De-keyed (exact or with usercmd values still keyed): 407 of them (307 before candidates
-    // sharing a prefix were checked once); over all cases 3,790 (2,672 before; 3,202 while
-    // candidates still grew where no message ends and server pads were searched for with the
-    // challenge byte unknown).
-    assert_eq!(twenty.dekeyed, 407);
-    assert_eq!(total.dekeyed, 3790);
+    assert_eq!((twenty.exact, twenty.counted), (105, 1045));
+    // De-keyed (exact or with usercmd values still keyed): 696 of them (407 before candidate
+    // texts were tried as whole key strings and checks charged per trial parse run, 307 before
+    // candidates sharing a prefix were checked once); over all cases 5,185 (3,790 before;
+    // 2,672 before the prefix sharing).
+    assert_eq!(twenty.dekeyed, 696);
+    assert_eq!(total.dekeyed, 5185);
+    // Exact over all cases: 1,792 (1,328 before); the cut at 40 % and 50 % 93 and 90 (0).
+    assert_eq!(total.exact, 1792);
 }
 
 #[test]
@@ -417,13 +420,15 @@ fn stats_count_decoded_and_keyed_messages() {
     assert_eq!(f["challenge"], "110895342");
     let (cut, _) = subset(&p, |i| i >= 800);
     let f = facts(&cut);
-    // Without the handshake the client messages de-key with pads recovered from themselves;
-    // the server messages stay keyed (their key strings, client commands sent before the cut,
-    // are long texts the recovery does not find), and no usercmd key is recovered (the client
-    // does not turn).
+    // Without the handshake the client messages de-key with pads recovered from themselves
+    // (372 of them; 186 before key strings were tried whole); of the server messages, those
+    // keyed with `disconnect` (a command word: its pad is tried whole) and those de-keyed
+    // through the other direction, 90; the rest stay keyed (their key strings, chat lines sent
+    // before their pads were found, are long texts the recovery does not find), and no usercmd
+    // key is recovered (the client does not turn).
     assert_eq!(
         f["game messages"],
-        "186 decoded (186 with usercmd values still keyed), 672 left keyed (key not captured)"
+        "462 decoded (372 with usercmd values still keyed), 396 left keyed (key not captured)"
     );
     // The challenge byte the recovery found is the low byte of the real challenge
     // (110895342 = 0x069c_27ee).
@@ -431,7 +436,7 @@ fn stats_count_decoded_and_keyed_messages() {
         f["xor keys"],
         "challenge byte 0xee recovered from the keyed messages; key strings from the captured commands"
     );
-    assert!(f["xor pads"].starts_with("186 messages de-keyed with a pad"));
+    assert!(f["xor pads"].starts_with("461 messages de-keyed with a pad"));
 }
 
 /// The usercmd key of each move in a decode: frame → (key, "recovered from N" when
@@ -564,6 +569,9 @@ fn legacy_keys_say_how_they_were_known() {
             }
             if let Some(n) = get("quake3.netchan.xor_recovered_from") {
                 assert!(n.parse::<usize>().unwrap() >= 4, "{n}");
+                if get("quake3.svc.reliable_ack").is_some() {
+                    *t.entry("server pad".into()).or_default() += 1;
+                }
             }
         });
         assert!(err.is_none());
@@ -575,6 +583,9 @@ fn legacy_keys_say_how_they_were_known() {
     assert_eq!(t.get("key string shown"), Some(&11));
     let (cut, _) = subset(&p, |i| i >= 800);
     let t = tally(&cut);
-    assert_eq!(t.get("recovered pad"), Some(&186));
+    assert_eq!(t.get("recovered pad"), Some(&461));
+    // Of them, server messages: the 28 keyed with `disconnect`, whose pad the command word
+    // gives whole (none before).
+    assert_eq!(t.get("server pad"), Some(&28));
     assert_eq!(t.get("handshake"), None);
 }
