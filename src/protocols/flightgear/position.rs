@@ -197,6 +197,11 @@ fn derived(d: &mut Dissector<'_>, ecef: [f64; 3], orient: [f64; 3], facts: &mut 
     let g = geo::ecef_to_geodetic(ecef[0], ecef[1], ecef[2]);
     let (lat, lon) = (g.lat.to_degrees(), g.lon.to_degrees());
     let ft = g.alt * geo::FT_PER_M;
+    if !d.tree.detail() {
+        // The summary line shows the heading only.
+        let hdg = geo::heading_deg(orient, g.lon, g.lat);
+        return note_facts(facts, lat, lon, ft, hdg);
+    }
     let (hdg, pitch, roll) = geo::attitude_deg(orient, g.lon, g.lat);
     let t = &mut d.tree;
     let at = pos(field::ALL_POSITION);
@@ -212,6 +217,11 @@ fn derived(d: &mut Dissector<'_>, ecef: [f64; 3], orient: [f64; 3], facts: &mut 
     t.add(&f::PITCH, Value::F64(round_to(pitch, 100.0)), at);
     t.add(&f::ROLL, Value::F64(round_to(roll, 100.0)), at);
     t.close_as_is();
+    note_facts(facts, lat, lon, ft, hdg);
+}
+
+/// What the summary line shows of the derived position, when it is a number.
+fn note_facts(facts: &mut Facts<'_>, lat: f64, lon: f64, ft: f64, hdg: f64) {
     if lat.is_finite() && lon.is_finite() && ft.is_finite() {
         facts.geo = Some((lat, lon, ft));
     }
