@@ -664,6 +664,33 @@ impl Rng {
     }
 }
 
+/// Decodes `d` without trees in `bare` (summary mode, with its shortcuts over plain
+/// elements): the same summaries, types and notes as `with` (decoded with trees).
+fn same_without_trees(
+    bare: &mut dyn crate::proto::FlowDecoder,
+    d: &crate::proto::Datagram<'_>,
+    with: &[Record],
+) {
+    let mut without = Vec::new();
+    bare.decode(
+        &crate::proto::Datagram {
+            detail: false.into(),
+            ..*d
+        },
+        &mut without,
+    );
+    assert_eq!(without.len(), with.len());
+    for (a, b) in with.iter().zip(&without) {
+        assert_eq!(
+            (&a.summary, &a.msg_type, &a.notes),
+            (&b.summary, &b.msg_type, &b.notes),
+            "{:02x?}",
+            d.payload
+        );
+        assert!(b.fields.is_empty());
+    }
+}
+
 #[test]
 fn property_no_panic_on_random_and_mutated_payloads() {
     use crate::proto::{Datagram, Direction, RoleSource};
@@ -686,6 +713,8 @@ fn property_no_panic_on_random_and_mutated_payloads() {
     let mut total = 0;
     for flow_no in 0..2000 {
         let mut flow = PROTOCOL.new_flow(&Prefs::default());
+        // The same datagrams without trees: the same summaries and notes.
+        let mut bare = PROTOCOL.new_flow(&Prefs::default());
         for k in 0..11 {
             let payload: Vec<u8> = match rng.below(4) {
                 0 => (0..rng.below(1300)).map(|_| rng.next() as u8).collect(),
@@ -747,6 +776,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
             let mut out = Vec::new();
             flow.decode(&d, &mut out);
             assert!(!out.is_empty());
+            same_without_trees(bare.as_mut(), &d, &out);
             total += 1;
         }
         let _ = flow.describe();
