@@ -442,7 +442,9 @@ pub(super) fn quote(s: &str) -> String {
 
 /// The one-line summary; tells the flow what this message said about its aircraft.
 fn summary(flow: &mut Flow, hdr: &Header<'_>, id: MsgId, body_len: usize, facts: &Facts) -> String {
-    let mut s = String::new();
+    // Room for a position line with its coordinates (`GDPAIRA c172p 37.6189N 122.3750W 0 ft
+    // hdg 280`): growing it piece by piece reallocated it three times a message.
+    let mut s = String::with_capacity(96);
     if hdr.magic == Some(Magic::SFGF) {
         s.push_str("[relay] ");
     }
@@ -479,7 +481,8 @@ fn summary(flow: &mut Flow, hdr: &Header<'_>, id: MsgId, body_len: usize, facts:
 }
 
 fn position_summary(s: &mut String, model: &str, facts: &Facts) {
-    let _ = write!(s, " {}", model_short(model));
+    s.push(' ');
+    s.push_str(model_short(model));
     if let Some((lat, lon, ft)) = facts.geo {
         let ns = if lat < 0.0 { 'S' } else { 'N' };
         let ew = if lon < 0.0 { 'W' } else { 'E' };

@@ -546,6 +546,12 @@ fn bool_block(d: &mut Dissector<'_>, e: Elem, after: &mut After) -> Step<usize> 
             "bit 31 of a bool block is set; it is never used",
         );
     }
+    if !d.tree.detail() {
+        // The bits are only tree items: counted (for the item bound), not built.
+        return Ok((0..31u32)
+            .filter(|i| props::lookup(id + i).is_some())
+            .count());
+    }
     let mut n = 0;
     for i in 0..31u32 {
         let Some(def) = props::lookup(id + i) else {
