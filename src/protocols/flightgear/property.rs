@@ -324,7 +324,7 @@ fn v2_string<'a>(
     }
     item.value_pos = Pos::bytes(e.at + 4, len);
     if e.id == ID_CHAT {
-        facts.chat = Some(String::from_utf8_lossy(text));
+        facts.chat = Some(super::msg::lossy(text));
     }
     Ok(())
 }
