@@ -29,7 +29,7 @@ pub struct Fragment {
 pub struct Unwrapped {
     pub tree: TreeBuilder,
     /// Gamestudio message buffers: (offset in the UDP payload, length).
-    pub payloads: Vec<(usize, usize)>,
+    pub payloads: Payloads,
     pub summary: String,
     /// The frame kind, for `stats`.
     pub msg_type: &'static str,
@@ -38,6 +38,43 @@ pub struct Unwrapped {
     pub fragment: Option<Fragment>,
     /// A CONNECTED_SIGNED frame was seen: the session signs its frames from now on.
     pub signing: bool,
+}
+
+/// Buffers as (offset, length). Nearly every datagram has one, kept inline; a `Vec` only for
+/// coalesced frames with more (it was an allocation per datagram).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Payloads {
+    one: Option<(usize, usize)>,
+    more: Vec<(usize, usize)>,
+}
+
+impl Payloads {
+    pub fn one(b: (usize, usize)) -> Payloads {
+        Payloads {
+            one: Some(b),
+            more: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, b: (usize, usize)) {
+        if self.one.is_none() && self.more.is_empty() {
+            self.one = Some(b);
+            return;
+        }
+        self.more.extend(self.one.take());
+        self.more.push(b);
+    }
+}
+
+impl std::ops::Deref for Payloads {
+    type Target = [(usize, usize)];
+
+    fn deref(&self) -> &[(usize, usize)] {
+        match &self.one {
+            Some(b) => std::slice::from_ref(b),
+            None => &self.more,
+        }
+    }
 }
 
 crate::open_enum! {
@@ -355,6 +392,19 @@ pub fn not_dp4(p: &[u8], detail: bool) -> Unwrapped {
     fr.finish(Err(Stop))
 }
 
+/// Bytes reserved for a record's summary line when the wrapper starts it: room for the
+/// wrapper's part and a typical line of messages, so that neither grows it.
+pub const SUMMARY_ROOM: usize = 256;
+
+/// `v` as `{v:#010x}` writes it.
+fn push_hex32(s: &mut String, v: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    s.push_str("0x");
+    for i in (0..8).rev() {
+        s.push(char::from(HEX[(v >> (i * 4)) as usize & 0xf]));
+    }
+}
+
 /// One wrapper frame being decoded.
 struct Frame<'a> {
     d: Dissector<'a>,
@@ -372,6 +422,16 @@ impl<'a> Frame<'a> {
                 ..Unwrapped::default()
             },
         }
+    }
+
+    /// Sets the wrapper's summary, in one buffer sized for the whole summary line of the
+    /// record, which it becomes (the flow puts the messages after it).
+    fn say(&mut self, args: std::fmt::Arguments<'_>) {
+        use std::fmt::Write as _;
+        let s = &mut self.u.summary;
+        s.clear();
+        s.reserve(SUMMARY_ROOM);
+        let _ = s.write_fmt(args);
     }
 
     fn finish(mut self, r: Step<()>) -> Unwrapped {
@@ -499,7 +559,7 @@ impl Frame<'_> {
                     Some(Pos::bytes(1, 1)),
                     format!("unknown CFRAME opcode {:#04x}", op.0),
                 );
-                self.u.summary = format!("DP8 CFRAME opcode {:#04x}", op.0);
+                self.say(format_args!("DP8 CFRAME opcode {:#04x}", op.0));
                 Ok(())
             }
         }
@@ -514,7 +574,7 @@ impl Frame<'_> {
         self.d.u8_at(&f::DP8_NSEQ, field::SACK_NSEQ)?;
         self.d.u8_at(&f::DP8_NRCV, field::SACK_NRCV)?;
         self.d.u32_le_at(&f::DP8_TIMESTAMP, field::SACK_TIMESTAMP)?;
-        self.u.summary = format!("DP8 SACK next-seq {nseq} next-recv {nrcv}");
+        self.say(format_args!("DP8 SACK next-seq {nseq} next-recv {nrcv}"));
         self.masks(flags, SACK_MASK_BITS, "SACK mask")?;
         // A signature that is not all there is not looked for.
         if signed && self.d.cur.remaining() >= 8 {
@@ -539,10 +599,10 @@ impl Frame<'_> {
             self.d.u64_le_at(&f::DP8_SIGNATURE, field::DISCONNECT_SIG)?;
         }
         self.rest(&f::DP8_DATA);
-        self.u.summary = format!(
+        self.say(format_args!(
             "DP8 {} session {sid:#010x} version {ver:#x}",
             op.name_or("")
-        );
+        ));
         Ok(())
     }
 
@@ -569,7 +629,15 @@ impl Frame<'_> {
 
     /// DFRAME (2.2.2): bCommand bControl bSeq bNRcv, masks, signature, payload.
     fn dframe(&mut self, cmd: u8, signed: bool) -> Step<()> {
-        self.u.summary = "DP8 malformed DFRAME".into();
+        let r = self.dframe_body(cmd, signed);
+        if r.is_err() && self.u.summary.is_empty() {
+            self.say(format_args!("DP8 malformed DFRAME"));
+        }
+        r
+    }
+
+    /// A DFRAME; the summary is set once the header is read.
+    fn dframe_body(&mut self, cmd: u8, signed: bool) -> Step<()> {
         self.d.add(&f::DP8_COMMAND, Value::UInt(cmd as u64), 0, 1);
         self.meaning(|| flag_names(cmd, Dp8Command::ALL.iter().map(|&(c, n)| (c.0, n))));
         let h = self.take("DFRAME header", field::DFRAME_HEAD)?;
@@ -583,12 +651,17 @@ impl Frame<'_> {
             self.ahead("DFRAME signature", 8)?;
             self.d.u64_le(&f::DP8_SIGNATURE)?;
         }
-        self.u.summary = format!("DP8 DATA seq {seq} nrcv {nrcv}");
+        // `DP8 DATA seq {seq} nrcv {nrcv}` by hand: it is on every data frame.
+        self.say(format_args!("DP8 DATA seq "));
+        let s = &mut self.u.summary;
+        s.push_str(itoa::Buffer::new().format(seq));
+        s.push_str(" nrcv ");
+        s.push_str(itoa::Buffer::new().format(nrcv));
         self.u.msg_type = "DP8 DATA";
         if ctl & Dp8Control::KEEPALIVE.0 != 0 && self.d.cur.remaining() == 4 {
             // Keep-alive (version ≥ 1.5): dwSessID, no payload.
             let sid = self.d.u32_le(&f::DP8_SESSION)?;
-            self.u.summary = format!("DP8 KEEPALIVE seq {seq} session {sid:#010x}");
+            self.say(format_args!("DP8 KEEPALIVE seq {seq} session {sid:#010x}"));
             self.u.msg_type = "DP8 KEEPALIVE";
             return Ok(());
         }
@@ -611,7 +684,7 @@ impl Frame<'_> {
             self.u.msg_type = "DP8 ACK";
         } else if cmd & user != 0 {
             self.bytes_at(&f::DP8_CORE, start, len);
-            self.u.summary = format!("DP8 DATA seq {seq} core message {len} bytes");
+            self.say(format_args!("DP8 DATA seq {seq} core message {len} bytes"));
             self.u.msg_type = "DP8 core";
         } else if cmd & whole != whole {
             self.bytes_at(&f::DP8_FRAGMENT, start, len);
@@ -621,7 +694,7 @@ impl Frame<'_> {
                 len,
                 seq,
             });
-            self.u.summary = format!("DP8 DATA seq {seq} fragment {len} bytes");
+            self.say(format_args!("DP8 DATA seq {seq} fragment {len} bytes"));
             self.u.msg_type = "DP8 fragment";
         } else {
             self.u.payloads.push((start, len));
@@ -660,7 +733,9 @@ impl Frame<'_> {
                 data_at = data_at.div_ceil(4) * 4;
             }
         }
-        self.u.summary = format!("DP8 DATA seq {seq} nrcv {nrcv} coalesced ×{n}");
+        self.say(format_args!(
+            "DP8 DATA seq {seq} nrcv {nrcv} coalesced ×{n}"
+        ));
         let len = self.len();
         if data_at < len {
             self.d.tree.expert(
@@ -729,7 +804,7 @@ impl Frame<'_> {
         let id = self
             .d
             .u16_le_at(&f::DP8_ENUM_PAYLOAD, field::ENUM_PAYLOAD)?;
-        self.u.summary = format!("DP8 {name} payload {id:#06x}");
+        self.say(format_args!("DP8 {name} payload {id:#06x}"));
         if cmd == EnumCommand::QUERY {
             self.u.msg_type = "DP8 ENUM_QUERY";
             self.enum_query()
@@ -832,7 +907,7 @@ impl Frame<'_> {
         }
         let body = field::DP4_HEAD.end;
         if !ids {
-            self.u.summary = "DP4 player message (no ids)".into();
+            self.say(format_args!("DP4 player message (no ids)"));
             self.u.msg_type = "DP4 player";
             if len > body {
                 self.u.payloads.push((body, len - body));
@@ -846,7 +921,11 @@ impl Frame<'_> {
         }
         let from = self.d.u32_le_at(&f::DP4_ID_FROM, field::ID_FROM)?;
         let to = self.d.u32_le_at(&f::DP4_ID_TO, field::ID_TO)?;
-        self.u.summary = format!("DP4 {from:#010x}→{to:#010x}");
+        // `DP4 {from:#010x}→{to:#010x}` by hand: it is on every player message.
+        self.say(format_args!("DP4 "));
+        push_hex32(&mut self.u.summary, from);
+        self.u.summary.push('→');
+        push_hex32(&mut self.u.summary, to);
         self.u.msg_type = "DP4 player";
         if len > field::ID_TO.end {
             self.u
@@ -918,10 +997,10 @@ impl Frame<'_> {
             self.d.u32_le_at(&f::DP4_ENUM_FLAGS, field::ENUM_FLAGS)?;
         }
         self.rest(&f::DP4_BODY);
-        self.u.summary = format!(
+        self.say(format_args!(
             "DP4 {} v{ver}",
             if name.is_empty() { "system" } else { name }
-        );
+        ));
         self.u.msg_type = "DP4 system";
         Ok(())
     }

@@ -12,10 +12,10 @@ use std::net::SocketAddr;
 use crate::proto::{Datagram, Direction, FlowDecoder};
 use crate::tree::{Field, Note, Pos, Record, Source, Value};
 
-use super::dplay::{self, Fragment, Unwrapped};
-use super::msgs::{self, Dialect, Parsed, PosMode};
+use super::dplay::{self, Fragment, Payloads, Unwrapped};
+use super::msgs::{self, Dialect, Fit, PosMode, Words};
 use super::reassembly::Reassembly;
-use super::{clean_roles, fields, has_sync, notes, payload_roles};
+use super::{fields, has_sync, notes, parse_somehow, payload_bufs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Transport {
@@ -83,12 +83,63 @@ pub(super) struct Flow {
     forced_pos: Option<PosMode>,
     framing: Framing,
     /// The content-decided server end and why.
-    server: Option<(SocketAddr, String)>,
-    dialect: Option<(Dialect, String)>,
-    pos: Option<(PosMode, String)>,
+    server: Option<(SocketAddr, Why)>,
+    dialect: Option<(Dialect, Why)>,
+    pos: Option<(PosMode, Why)>,
     reassembly: Reassembly,
     /// Datagrams with messages read while something was still open.
     open_datagrams: u32,
+}
+
+/// Why a flow decided what it did, kept as facts and written out only where shown (trees,
+/// `stats`, the deciding record's note): a flow decides up to three things, and flows of a few
+/// datagrams paid a formatted string for each.
+#[derive(Debug, Clone, Copy)]
+enum Why {
+    /// Frame `frame` `parses`, e.g. "parses only as A5".
+    Parsed { frame: u64, parses: &'static str },
+    /// The A5 svc_info sync constant.
+    Sync { frame: u64 },
+    /// The server end, from a frame that parses in one direction only (`way`).
+    Server {
+        frame: u64,
+        server: SocketAddr,
+        way: &'static str,
+    },
+    /// Settled after [`SETTLE_AFTER`] open datagrams, on `then` (what the records showed).
+    Settled { frame: u64, then: Then },
+}
+
+/// What a flow settles on (see [`Why::Settled`]).
+#[derive(Debug, Clone, Copy)]
+enum Then {
+    /// The reading shown while open ("A6+", "packed").
+    Shown(&'static str),
+    /// The plumbing's direction, found by `how`.
+    Plumbing(&'static str),
+}
+
+impl std::fmt::Display for Why {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Why::Parsed { frame, parses } => write!(f, "frame {frame} {parses}"),
+            Why::Sync { frame } => write!(f, "svc_info sync constant 0x11191218 in frame {frame}"),
+            Why::Server { frame, server, way } => write!(
+                f,
+                "content: server is {server} (frame {frame} parses only as {way})"
+            ),
+            Why::Settled { frame, then } => {
+                write!(
+                    f,
+                    "settled at frame {frame}: {SETTLE_AFTER} datagrams fit more than one reading; "
+                )?;
+                match then {
+                    Then::Shown(what) => write!(f, "{what} from here on"),
+                    Then::Plumbing(how) => write!(f, "the plumbing's ({how}) from here on"),
+                }
+            }
+        }
+    }
 }
 
 /// Datagrams with messages a flow reads under every open reading (both dialects, both CPosition
@@ -106,7 +157,7 @@ struct Layer {
     msg_type: &'static str,
     fragment: Option<Fragment>,
     /// Gamestudio message buffers: (offset, length) in `Input::payload`.
-    bufs: Vec<(usize, usize)>,
+    bufs: Payloads,
 }
 
 /// The bytes the message layer reads.
@@ -118,43 +169,89 @@ struct Input<'a> {
     source: u8,
 }
 
-/// One full hypothesis over all message buffers of a datagram.
+/// One full hypothesis over all message buffers of a datagram, and what its trial parse found.
+#[derive(Debug, Clone, Copy)]
 struct Trial {
     dialect: Dialect,
     pos: PosMode,
-    parsed: Vec<Parsed>,
-    /// The parses kept their field trees.
-    detail: bool,
+    /// None: not tried, because it is the only reading left (the flow has decided everything
+    /// the trials decide); the record's own parse reads it.
+    fit: Option<Fit>,
 }
 
 impl Trial {
-    fn run(inp: &Input<'_>, to_server: bool, (d, p): (Dialect, PosMode), detail: bool) -> Trial {
-        let parsed = inp
-            .bufs
+    fn bufs<'a>(inp: &'a Input<'_>) -> impl Iterator<Item = (usize, &'a [u8])> + 'a {
+        inp.bufs
             .iter()
-            .map(|&(o, n)| {
-                let b = inp.payload.get(o..o.saturating_add(n)).unwrap_or(&[]);
-                msgs::parse(b, o, to_server, d, p, detail)
-            })
-            .collect();
+            .map(|&(o, n)| (o, inp.payload.get(o..o.saturating_add(n)).unwrap_or(&[])))
+    }
+
+    /// A trial parse of one reading. Every buffer is read (as the record's parse will be), so
+    /// that the flags are those of the full parse.
+    fn check(inp: &Input<'_>, to_server: bool, (d, p): (Dialect, PosMode)) -> Trial {
+        let mut fit = Fit {
+            clean: true,
+            ..Fit::default()
+        };
+        for (_, b) in Trial::bufs(inp) {
+            let f = msgs::check(b, to_server, d, p);
+            fit.clean &= f.clean;
+            fit.used_cpos |= f.used_cpos;
+            fit.saw_sync |= f.saw_sync;
+            fit.saw_local |= f.saw_local;
+        }
         Trial {
             dialect: d,
             pos: p,
-            parsed,
-            detail,
+            fit: Some(fit),
         }
     }
+
+    fn fit(&self) -> Fit {
+        self.fit.unwrap_or_default()
+    }
     fn clean(&self) -> bool {
-        self.parsed.iter().all(|p| p.clean)
+        self.fit().clean
     }
     fn used_cpos(&self) -> bool {
-        self.parsed.iter().any(|p| p.used_cpos)
+        self.fit().used_cpos
     }
     fn saw_sync(&self) -> bool {
-        self.parsed.iter().any(|p| p.saw_sync)
+        self.fit().saw_sync
     }
     fn saw_local(&self) -> bool {
-        self.parsed.iter().any(|p| p.saw_local)
+        self.fit().saw_local
+    }
+}
+
+/// The trials of one direction, in preference order (at most the four readings), kept inline:
+/// every datagram has them.
+#[derive(Clone, Copy)]
+struct Trials {
+    items: [Option<Trial>; 4],
+}
+
+impl Trials {
+    const NONE: Trials = Trials { items: [None; 4] };
+
+    fn iter(&self) -> impl Iterator<Item = &Trial> + Clone {
+        self.items.iter().map_while(Option::as_ref)
+    }
+    fn get(&self, i: usize) -> Option<Trial> {
+        self.items.get(i).copied().flatten()
+    }
+    fn is_empty(&self) -> bool {
+        self.items[0].is_none()
+    }
+}
+
+impl FromIterator<Trial> for Trials {
+    fn from_iter<I: IntoIterator<Item = Trial>>(iter: I) -> Trials {
+        let mut t = Trials::NONE;
+        for (slot, trial) in t.items.iter_mut().zip(iter) {
+            *slot = Some(trial);
+        }
+        t
     }
 }
 
@@ -224,12 +321,13 @@ impl Flow {
             self.framing = Framing::Dp8 { signed };
             return (Transport::Dp8, Some(dplay::dp8(p, signed, detail)));
         }
-        let raw = clean_roles(&[p]);
+        let raw = parse_somehow(&[p]);
         let u = dplay::dp8(p, signed, detail);
-        let dp8 = p.first().is_some_and(|b| b & 0x01 != 0 || b & 0x80 != 0)
-            && u.ok
-            && payload_roles(p, &u.payloads, usize::MAX) != (false, false);
-        match (raw != (false, false), dp8) {
+        let dp8 = p.first().is_some_and(|b| b & 0x01 != 0 || b & 0x80 != 0) && u.ok && {
+            let bufs = payload_bufs(p, &u.payloads);
+            !bufs.is_empty() && parse_somehow(&bufs)
+        };
+        match (raw, dp8) {
             (true, false) => {
                 self.framing = Framing::Raw;
                 (Transport::Raw, None)
@@ -257,10 +355,7 @@ impl Flow {
         let ids = match self.framing {
             Framing::Dp4 { ids: Some(v) } => v,
             _ => {
-                let fits = |at: usize| {
-                    p.get(at..)
-                        .is_some_and(|b| clean_roles(&[b]) != (false, false))
-                };
+                let fits = |at: usize| p.get(at..).is_some_and(|b| parse_somehow(&[b]));
                 let learned = match (fits(28), fits(20)) {
                     (true, false) => Some(true),
                     (false, true) => Some(false),
@@ -279,7 +374,7 @@ impl Flow {
     fn layer(&mut self, wrapped: Option<Unwrapped>, len: usize, notes: &mut Vec<Note>) -> Layer {
         let Some(u) = wrapped else {
             return Layer {
-                bufs: vec![(0, len)],
+                bufs: Payloads::one((0, len)),
                 ..Layer::default()
             };
         };
@@ -322,12 +417,22 @@ impl Flow {
         out.into_iter().take(n)
     }
 
-    /// All hypotheses for one direction, in preference order. Trees are kept (with `detail`)
-    /// only when there is a single hypothesis: that one is shown.
-    fn trials(&self, inp: &Input<'_>, to_server: bool, detail: bool) -> Vec<Trial> {
-        let detail = detail && self.hypotheses().count() == 1;
+    /// All hypotheses for one direction, in preference order, each a trial parse. `shown`: the
+    /// direction is known, so a single hypothesis is the one shown, and it is not tried: the
+    /// record's parse reads it.
+    fn trials(&self, inp: &Input<'_>, to_server: bool, shown: bool) -> Trials {
+        if shown && self.hypotheses().count() == 1 {
+            return self
+                .hypotheses()
+                .map(|(dialect, pos)| Trial {
+                    dialect,
+                    pos,
+                    fit: None,
+                })
+                .collect();
+        }
         self.hypotheses()
-            .map(|h| Trial::run(inp, to_server, h, detail))
+            .map(|h| Trial::check(inp, to_server, h))
             .collect()
     }
 
@@ -355,17 +460,17 @@ impl Flow {
         if self.open_datagrams <= SETTLE_AFTER {
             return;
         }
-        let why = format!(
-            "settled at frame {}: {SETTLE_AFTER} datagrams fit more than one reading",
-            dg.frame
-        );
+        let settled = |then| Why::Settled {
+            frame: dg.frame,
+            then,
+        };
         let mut what = Vec::new();
         if self.forced_dialect.is_none() && self.dialect.is_none() {
-            self.dialect = Some((Dialect::A6, format!("{why}; A6+ from here on")));
+            self.dialect = Some((Dialect::A6, settled(Then::Shown("A6+"))));
             what.push("dialect A6+");
         }
         if self.forced_pos.is_none() && self.pos.is_none() {
-            self.pos = Some((PosMode::Packed, format!("{why}; packed from here on")));
+            self.pos = Some((PosMode::Packed, settled(Then::Shown("packed"))));
             what.push("CPosition packed");
         }
         if self.server.is_none() {
@@ -375,10 +480,7 @@ impl Flow {
                 dg.src
             };
             let how = dg.role_source.as_str();
-            self.server = Some((
-                server,
-                format!("{why}; the plumbing's ({how}) from here on"),
-            ));
+            self.server = Some((server, settled(Then::Plumbing(how))));
             what.push("direction as the plumbing has it");
         }
         if matches!(self.framing, Framing::Undecided { .. }) {
@@ -401,13 +503,7 @@ impl Flow {
             let def = &notes::DIRECTION_REVERSED;
             notes.push(Note::new(def, Some(&fields::DIRECTION), None, msg));
         }
-        let trial = trials.into_iter().nth(idx).map(|t| {
-            if dg.detail.on() && !t.detail {
-                Trial::run(inp, to_server, (t.dialect, t.pos), true)
-            } else {
-                t
-            }
-        });
+        let trial = trials.get(idx);
         Reading {
             to_server,
             trial,
@@ -424,19 +520,19 @@ impl Flow {
         &mut self,
         dg: &Datagram<'_>,
         inp: &Input<'_>,
-    ) -> (bool, Option<String>, Vec<Trial>, Vec<Trial>) {
+    ) -> (bool, Option<String>, Trials, Trials) {
         let given = dg.direction == Direction::ToServer;
         if let Some((server, _)) = &self.server {
             let ts = dg.dst == *server;
             let trials = if inp.bufs.is_empty() {
-                Vec::new()
+                Trials::NONE
             } else {
-                self.trials(inp, ts, dg.detail.on())
+                self.trials(inp, ts, true)
             };
-            return (ts, None, trials, Vec::new());
+            return (ts, None, trials, Trials::NONE);
         }
         if inp.bufs.is_empty() {
-            return (given, None, Vec::new(), Vec::new());
+            return (given, None, Trials::NONE, Trials::NONE);
         }
         let here = self.trials(inp, given, false);
         let there = self.trials(inp, !given, false);
@@ -455,7 +551,11 @@ impl Flow {
             _ => None,
         };
         let Some(ts) = pick else {
-            let other = if self.undecided() { there } else { Vec::new() };
+            let other = if self.undecided() {
+                there
+            } else {
+                Trials::NONE
+            };
             return (given, None, here, other);
         };
         let server = if ts { dg.dst } else { dg.src };
@@ -464,15 +564,16 @@ impl Flow {
         } else {
             "server → client"
         };
-        let why = format!(
-            "content: server is {server} (frame {} parses only as {way})",
-            dg.frame
-        );
+        let why = Why::Server {
+            frame: dg.frame,
+            server,
+            way,
+        };
         let reversed = (ts != given).then(|| {
             format!(
-                "direction reversed from the plumbing's guess ({}): {}",
+                "direction reversed from the plumbing's guess ({}): server is {server} (frame {} parses only as {way})",
                 dg.role_source.as_str(),
-                why.trim_start_matches("content: ")
+                dg.frame
             )
         });
         self.server = Some((server, why));
@@ -480,7 +581,7 @@ impl Flow {
             ts,
             reversed,
             if ts == given { here } else { there },
-            Vec::new(),
+            Trials::NONE,
         )
     }
 
@@ -491,8 +592,8 @@ impl Flow {
     /// how the dialect is shown.
     fn decide_dialect(
         &mut self,
-        trials: &[Trial],
-        other: &[Trial],
+        trials: &Trials,
+        other: &Trials,
         frame: u64,
         notes: &mut Vec<Note>,
     ) -> (usize, &'static str) {
@@ -503,7 +604,7 @@ impl Flow {
         let clean_in = |d: Dialect| {
             trials
                 .iter()
-                .chain(other)
+                .chain(other.iter())
                 .any(|t| t.dialect == d && t.clean())
         };
         let (a5, a6) = (clean_in(Dialect::A5), clean_in(Dialect::A6));
@@ -513,19 +614,18 @@ impl Flow {
         let local = trials
             .iter()
             .any(|t| t.dialect == Dialect::A6 && t.clean() && t.saw_local());
+        let parsed = |parses| Why::Parsed { frame, parses };
         let (d, why) = if sync {
-            (
-                Dialect::A5,
-                format!("svc_info sync constant 0x11191218 in frame {frame}"),
-            )
+            (Dialect::A5, Why::Sync { frame })
         } else if a5 && !a6 {
-            (Dialect::A5, format!("frame {frame} parses only as A5"))
+            (Dialect::A5, parsed("parses only as A5"))
         } else if a6 && !a5 {
-            let extra = if local { " (SVC_LOCAL)" } else { "" };
-            (
-                Dialect::A6,
-                format!("frame {frame} parses only as A6+{extra}"),
-            )
+            let parses = if local {
+                "parses only as A6+ (SVC_LOCAL)"
+            } else {
+                "parses only as A6+"
+            };
+            (Dialect::A6, parsed(parses))
         } else if a5 && a6 {
             return (first_clean, "undecided: parses as A5 and A6+; shown as A6+");
         } else {
@@ -549,8 +649,8 @@ impl Flow {
     /// Fixed CPositions). Returns, while open, how the encoding is shown.
     fn decide_pos(
         &mut self,
-        trials: &[Trial],
-        other: &[Trial],
+        trials: &Trials,
+        other: &Trials,
         idx: usize,
         frame: u64,
         notes: &mut Vec<Note>,
@@ -565,18 +665,24 @@ impl Flow {
         let fits = |m: PosMode| {
             trials
                 .iter()
-                .chain(other)
+                .chain(other.iter())
                 .filter(|x| !dialect_known || x.dialect == t.dialect)
                 .any(|x| x.pos == m && x.clean())
         };
         let (packed, fixed) = (fits(PosMode::Packed), fits(PosMode::Fixed));
-        let (m, how) = match (packed, fixed) {
-            (true, false) => (PosMode::Packed, "3-byte packed"),
-            (false, true) => (PosMode::Fixed, "4-byte Fixed"),
+        let (m, parses) = match (packed, fixed) {
+            (true, false) => (
+                PosMode::Packed,
+                "parses exactly only with 3-byte packed CPosition",
+            ),
+            (false, true) => (
+                PosMode::Fixed,
+                "parses exactly only with 4-byte Fixed CPosition",
+            ),
             (true, true) => return "undecided: both readings fit; shown packed",
             (false, false) => return "undecided: neither reading fits; shown packed",
         };
-        let why = format!("frame {frame} parses exactly only with {how} CPosition");
+        let why = Why::Parsed { frame, parses };
         let msg = format!("CPosition encoding decided for this flow: {why}");
         notes.push(Note::new(
             &notes::POS_DECIDED,
@@ -594,7 +700,7 @@ impl Flow {
     fn dialect_basis(&self, r: &Reading) -> String {
         match (&self.forced_dialect, &self.dialect) {
             (Some(_), _) => "forced by --gamestudio-dialect".into(),
-            (None, Some((_, why))) => why.clone(),
+            (None, Some((_, why))) => why.to_string(),
             (None, None) => r.dialect_open.into(),
         }
     }
@@ -602,20 +708,27 @@ impl Flow {
     fn pos_basis(&self, r: &Reading) -> String {
         match (&self.forced_pos, &self.pos) {
             (Some(_), _) => "forced by --gamestudio-pos".into(),
-            (None, Some((_, why))) => why.clone(),
+            (None, Some((_, why))) => why.to_string(),
             (None, None) => r.pos_open.into(),
         }
     }
 
     fn direction_basis(&self, dg: &Datagram<'_>) -> String {
         match &self.server {
-            Some((_, why)) => why.clone(),
+            Some((_, why)) => why.to_string(),
             None => format!("plumbing: {}", dg.role_source.as_str()),
         }
     }
 
     /// The `gamestudio` root with the flow's decisions and their bases (its messages follow).
-    fn root(&self, t: &Trial, dg: &Datagram<'_>, inp: &Input<'_>, r: &Reading) -> Field {
+    /// `used_cpos`: the messages read a CPosition.
+    fn root(
+        &self,
+        (t, used_cpos): (&Trial, bool),
+        dg: &Datagram<'_>,
+        inp: &Input<'_>,
+        r: &Reading,
+    ) -> Field {
         let (first, last) = match (inp.bufs.first(), inp.bufs.last()) {
             (Some(&f), Some(&l)) => (f, l),
             _ => ((0, inp.payload.len()), (0, inp.payload.len())),
@@ -642,14 +755,16 @@ impl Flow {
             text(self.direction_basis(dg)),
             at,
         ));
-        if t.used_cpos() {
+        if used_cpos {
             c.push(Field::new(&fields::POS_MODE, t.pos.value(), at));
             c.push(Field::new(&fields::POS_BASIS, text(self.pos_basis(r)), at));
         }
         root
     }
 
-    /// The messages of the reading shown: tree, notes, summary and type.
+    /// Parses the messages under the reading shown, the one full parse of the datagram, and
+    /// builds the record from it: tree, notes, type, and the summary after the wrapper's part
+    /// already in `rec.summary`.
     fn show(
         &self,
         t: Trial,
@@ -658,45 +773,43 @@ impl Flow {
         rec: &mut Record,
         wrapper_type: &'static str,
     ) {
-        let mut root = dg.detail.on().then(|| self.root(&t, dg, inp, r));
-        let mut first_name = None;
-        let mut sums: Vec<String> = Vec::new();
-        let dialect = t.dialect;
-        for p in t.parsed {
-            if let Some(root) = &mut root {
-                root.children.extend(p.fields);
-            }
+        let detail = dg.detail.on();
+        let mut text = std::mem::take(&mut rec.summary);
+        // Sized once: growing it piece by piece was a realloc per message shown.
+        text.reserve(128);
+        text.push_str(t.dialect.label());
+        text.push(' ');
+        text.push_str(dir_short(r.to_server));
+        let mut words = Words { text, count: 0 };
+        let mut children = Vec::new();
+        let (mut first_name, mut used_cpos) = (None, false);
+        let how = (r.to_server, t.dialect, t.pos);
+        for (o, b) in Trial::bufs(inp) {
+            let p = msgs::parse_with(b, o, how, detail, &mut words);
+            children.extend(p.fields);
             for mut n in p.notes {
                 n.pos = n.pos.map(|ps| ps.in_source(inp.source));
                 rec.notes.push(n);
             }
-            first_name = first_name.or(p.names.first().copied());
-            sums.extend(p.summaries);
+            first_name = first_name.or(p.first_name);
+            used_cpos |= p.used_cpos;
         }
-        if let Some(mut root) = root {
+        if detail {
+            let mut root = self.root((&t, used_cpos), dg, inp, r);
+            root.children.append(&mut children);
             if inp.source != 0 {
                 into_source(&mut root, inp.source);
             }
             rec.fields.push(root);
         }
-        let summary = &mut rec.summary;
-        // Sized once: growing it piece by piece was a realloc per message shown.
-        let words: usize = sums.iter().take(4).map(|s| s.len() + 2).sum();
-        summary.reserve(dialect.label().len() + 24 + words);
-        summary.push_str(dialect.label());
-        summary.push(' ');
-        summary.push_str(dir_short(r.to_server));
-        if sums.is_empty() {
+        let mut summary = words.text;
+        if words.count == 0 {
             summary.push_str(" (no messages)");
         }
-        let n = sums.len();
-        for (i, s) in sums.into_iter().take(4).enumerate() {
-            summary.push_str(if i == 0 { " " } else { "; " });
-            summary.push_str(&s);
+        if words.count > msgs::SHOWN {
+            let _ = write!(summary, " (+{} more)", words.count - msgs::SHOWN);
         }
-        if n > 4 {
-            let _ = write!(summary, " (+{} more)", n - 4);
-        }
+        rec.summary = summary;
         rec.msg_type = Cow::Borrowed(match first_name {
             Some(n) => n,
             None if !wrapper_type.is_empty() => wrapper_type,
@@ -714,7 +827,7 @@ impl FlowDecoder for Flow {
             .fragment
             .and_then(|fr| self.reassembly.add(dg.src, fr, dg.payload, &mut notes));
         if let Some(w) = &whole {
-            layer.bufs = vec![(0, w.len())];
+            layer.bufs = Payloads::one((0, w.len()));
         }
         let inp = Input {
             payload: whole.as_deref().unwrap_or(dg.payload),
@@ -728,7 +841,10 @@ impl FlowDecoder for Flow {
         match reading.trial.take() {
             Some(t) => {
                 if !layer.summary.is_empty() {
-                    rec.summary = format!("[{}] ", layer.summary);
+                    let mut s = std::mem::take(&mut layer.summary);
+                    s.insert(0, '[');
+                    s.push_str("] ");
+                    rec.summary = s;
                 }
                 self.show(t, (dg, &inp), &reading, &mut rec, layer.msg_type);
             }

@@ -61,7 +61,17 @@ pub const PROBE_BYTES: usize = 256;
 /// spending at most `budget` bytes over all the buffers (`usize::MAX`: the decoder's own test,
 /// which reads everything).
 fn roles_within(bufs: &[&[u8]], budget: usize) -> (bool, bool) {
-    let reads = |to_server: bool, d: Dialect, p: PosMode| {
+    (
+        reads_within(bufs, true, budget),
+        reads_within(bufs, false, budget),
+    )
+}
+
+/// Whether buffers parse cleanly in one direction under some dialect and CPosition reading,
+/// each reading spending at most `budget` bytes over all the buffers. Stops at the first
+/// reading that fits.
+fn reads_within(bufs: &[&[u8]], to_server: bool, budget: usize) -> bool {
+    let reads = |d: Dialect, p: PosMode| {
         let mut left = budget;
         bufs.iter().all(|b| {
             let ok = !b.is_empty() && msgs::parses_within(b, to_server, d, p, left) == Some(true);
@@ -69,32 +79,35 @@ fn roles_within(bufs: &[&[u8]], budget: usize) -> (bool, bool) {
             ok
         })
     };
-    let way = |to_server: bool| {
-        [Dialect::A6, Dialect::A5].into_iter().any(|d| {
-            [PosMode::Packed, PosMode::Fixed]
-                .into_iter()
-                .any(|p| reads(to_server, d, p))
-        })
-    };
-    (way(true), way(false))
+    [Dialect::A6, Dialect::A5].into_iter().any(|d| {
+        [PosMode::Packed, PosMode::Fixed]
+            .into_iter()
+            .any(|p| reads(d, p))
+    })
 }
 
-/// Which directions buffers parse cleanly in, read whole (the decoder's framing decisions).
-fn clean_roles(bufs: &[&[u8]]) -> (bool, bool) {
-    roles_within(bufs, usize::MAX)
+/// Whether buffers, read whole, parse cleanly in some direction (the decoder's framing
+/// decisions, which do not need to know which).
+fn parse_somehow(bufs: &[&[u8]]) -> bool {
+    reads_within(bufs, true, usize::MAX) || reads_within(bufs, false, usize::MAX)
 }
 
 /// Which directions the Gamestudio buffers of a DirectPlay frame parse cleanly in, within
 /// `budget` bytes; neither when there are none.
 fn payload_roles(p: &[u8], payloads: &[(usize, usize)], budget: usize) -> (bool, bool) {
-    let bufs: Vec<&[u8]> = payloads
-        .iter()
-        .filter_map(|&(o, n)| p.get(o..o + n))
-        .collect();
+    let bufs = payload_bufs(p, payloads);
     if bufs.is_empty() {
         return (false, false);
     }
     roles_within(&bufs, budget)
+}
+
+/// The Gamestudio buffers of a DirectPlay frame.
+fn payload_bufs<'a>(p: &'a [u8], payloads: &[(usize, usize)]) -> Vec<&'a [u8]> {
+    payloads
+        .iter()
+        .filter_map(|&(o, n)| p.get(o..o + n))
+        .collect()
 }
 
 fn role_of(clean: (bool, bool)) -> Option<Role> {

@@ -7,8 +7,11 @@
 //! (manual.conitec.net/prog_cserver.htm, PC-new) where the wire shows them. All multi-byte
 //! values are little-endian (see docs/protocols/gamestudio.md, "Byte order").
 
-use crate::tree::{Field, FieldDef, Note, Value};
-use crate::wire::{Dissector, Step};
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use crate::tree::{Field, FieldDef, Note, NoteDef, Pos, Value};
+use crate::wire::{Dissector, Step, Stop};
 
 use super::fields as f;
 use super::notes;
@@ -65,8 +68,54 @@ pub struct Parsed {
     pub saw_sync: bool,
     /// An A6+ SVC_LOCAL was decoded.
     pub saw_local: bool,
-    pub names: Vec<&'static str>,
-    pub summaries: Vec<String>,
+    /// The first message's command name (fill bytes are not messages).
+    pub first_name: Option<&'static str>,
+    /// How many messages were read, fill bytes not counted.
+    pub messages: usize,
+}
+
+/// How many message summaries a record's summary line shows; the rest are counted.
+pub const SHOWN: usize = 4;
+
+/// The summary words of a datagram's messages, written while they are parsed: the first
+/// [`SHOWN`] summaries (each after `" "` or `"; "`) appended to `text` (which may hold the
+/// start of the record's summary line already), and how many there are in all. A message past
+/// the shown ones is parsed without formatting anything.
+#[derive(Debug, Default)]
+pub struct Words {
+    pub text: String,
+    pub count: usize,
+}
+
+impl Words {
+    fn showing(&self) -> bool {
+        self.count < SHOWN
+    }
+
+    /// Starts the next summary when it is shown; whether it is.
+    fn start(&mut self) -> bool {
+        if !self.showing() {
+            return false;
+        }
+        if self.count == 0 {
+            self.text.push(' ');
+        } else {
+            self.text.push_str("; ");
+        }
+        true
+    }
+}
+
+/// What a trial parse of one reading learns, without fields, notes or summaries: the flags the
+/// flow decides on. Learning parses every datagram of a flow under up to eight readings, so a
+/// trial parse builds nothing; only the reading shown is parsed again in full ([`parse`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fit {
+    /// Every byte was consumed by known messages without a short read.
+    pub clean: bool,
+    pub used_cpos: bool,
+    pub saw_sync: bool,
+    pub saw_local: bool,
 }
 
 crate::open_enum! {
@@ -301,6 +350,18 @@ fn wire_order(
 /// The A6+ ENTITY member at a byte offset: the lite-C `atypes.h` ENTITY struct of A7/A8
 /// (GitHub VoroneTZ/Gex4 and MohammadJamali/Fun-3D-Gamestudio-Project), all members 4 bytes.
 pub fn entity_member(offset: i64) -> Option<String> {
+    let mut s = String::new();
+    push_entity_member(&mut s, offset).then_some(s)
+}
+
+/// Whether [`entity_member`] names the offset: HEAD, skill1..skill100 and TAIL are 142
+/// members of 4 bytes.
+pub fn names_member(offset: i64) -> bool {
+    (0..142 * 4).contains(&offset) && offset % 4 == 0
+}
+
+/// Appends [`entity_member`] to `out`; false (nothing appended) when the offset names none.
+fn push_entity_member(out: &mut String, offset: i64) -> bool {
     const HEAD: [&str; 37] = [
         "link.index",
         "link.next",
@@ -342,17 +403,27 @@ pub fn entity_member(offset: i64) -> Option<String> {
     ];
     const TAIL: [&str; 5] = ["pose", "material", "u", "v", "group"];
     if offset < 0 || offset % 4 != 0 {
-        return None;
+        return false;
     }
     let i = (offset / 4) as usize;
-    if let Some(n) = HEAD.get(i) {
-        return Some((*n).to_string());
-    }
-    if (37..137).contains(&i) {
-        return Some(format!("skill{}", i - 36));
-    }
-    TAIL.get(i.checked_sub(137)?).map(|n| (*n).to_string())
+    let name = if let Some(n) = HEAD.get(i) {
+        n
+    } else if (37..137).contains(&i) {
+        out.push_str("skill");
+        out.push_str(itoa::Buffer::new().format(i - 36));
+        return true;
+    } else {
+        match i.checked_sub(137).and_then(|t| TAIL.get(t)) {
+            Some(n) => n,
+            None => return false,
+        }
+    };
+    out.push_str(name);
+    true
 }
+
+/// The longest String read (bytes, with its NUL).
+const STRING_MAX: usize = 4096;
 
 /// The state of one parse: the dissector plus what the flow wants to learn from it.
 struct P<'a> {
@@ -363,8 +434,13 @@ struct P<'a> {
     saw_sync: bool,
     saw_local: bool,
     fills: usize,
-    /// The current message's summary line: its name, then each word after a space.
-    line: String,
+    /// The summaries written so far (this buffer's and earlier buffers' of the datagram).
+    words: Words,
+    /// The current message's summary is shown: its words go into `words.text`.
+    showing: bool,
+    /// A trial parse ([`check`]): no summary words, no notes, nothing allocated; reads stop at
+    /// the first contradiction as in a full parse, so the flags come out the same.
+    quiet: bool,
 }
 
 /// `v` with at most 3 decimals, trailing zeros dropped (`{v:.3}` trimmed). Written through
@@ -399,49 +475,54 @@ fn fmt_num_into(out: &mut String, v: f64) {
     }
 }
 
-/// A number as [`fmt_num`] writes it, for the summary's `format_args!`: written through one
-/// reused buffer, so that a summary word costs no allocation (each word and number was its own
-/// `String`, a fifth of GameStudio's summary mode in `malloc`, `realloc` and `free`).
-struct Num(f64);
-
-impl std::fmt::Display for Num {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        thread_local! {
-            static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-        }
-        SCRATCH.with_borrow_mut(|s| {
-            s.clear();
-            fmt_num_into(s, self.0);
-            f.write_str(s)
-        })
+/// `v` in lower-case hexadecimal without leading zeros (as `{v:x}` writes it).
+fn push_hex(out: &mut String, v: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
+    for i in (0..digits).rev() {
+        out.push(char::from(HEX[(v >> (i * 4)) as usize & 0xf]));
     }
 }
 
 /// Three numbers as `x,y,z`.
-struct Xyz([f64; 3]);
-
-impl std::fmt::Display for Xyz {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let [x, y, z] = self.0;
-        write!(f, "{},{},{}", Num(x), Num(y), Num(z))
-    }
+fn push_xyz(out: &mut String, [x, y, z]: [f64; 3]) {
+    fmt_num_into(out, x);
+    out.push(',');
+    fmt_num_into(out, y);
+    out.push(',');
+    fmt_num_into(out, z);
 }
 
 /// The data types (A5 manual p.12; the same on the `prog_cserver` page).
 impl<'a> P<'a> {
     fn short(&mut self, def: &'static FieldDef) -> Step<i16> {
+        if self.quiet {
+            return self.d.cur.i16_le().map_err(|_| Stop);
+        }
         self.d.i16_le(def)
     }
     fn long(&mut self, def: &'static FieldDef) -> Step<i32> {
+        if self.quiet {
+            return self.d.cur.i32_le().map_err(|_| Stop);
+        }
         self.d.i32_le(def)
     }
     fn dword(&mut self, def: &'static FieldDef) -> Step<u32> {
+        if self.quiet {
+            return self.d.cur.u32_le().map_err(|_| Stop);
+        }
         self.d.u32_le(def)
     }
     fn byte(&mut self, def: &'static FieldDef) -> Step<u8> {
+        if self.quiet {
+            return self.d.cur.u8().map_err(|_| Stop);
+        }
         self.d.u8(def)
     }
     fn float(&mut self, def: &'static FieldDef) -> Step<f32> {
+        if self.quiet {
+            return self.d.cur.f32_le().map_err(|_| Stop);
+        }
         self.d.f32_le(def)
     }
     /// The raw bytes of a value the decoder converts, with where they start.
@@ -449,8 +530,23 @@ impl<'a> P<'a> {
         let at = self.d.pos();
         match self.d.cur.array::<N>() {
             Ok(a) => Ok((at, a)),
+            Err(_) if self.quiet => Err(Stop),
             Err(e) => Err(self.d.short(def, e)),
         }
+    }
+    /// Stops the parse at a value that cannot be right, with a located note (none in a trial
+    /// parse, which would only throw it away).
+    fn stop(
+        &mut self,
+        note: &'static NoteDef,
+        def: &'static FieldDef,
+        at: (usize, usize),
+        msg: impl FnOnce() -> String,
+    ) -> Stop {
+        if self.quiet {
+            return Stop;
+        }
+        self.d.fail(note, def, at, msg())
     }
     /// Adds a converted value whose meaning shows the raw number (built only for trees).
     fn converted(&mut self, def: &'static FieldDef, v: f64, (at, n): (usize, usize), raw: i64) {
@@ -509,9 +605,28 @@ impl<'a> P<'a> {
         self.converted(def, v, (at, 2), raw.into());
         Ok(v)
     }
-    fn string(&mut self, def: &'static FieldDef) -> Step<String> {
-        let s = self.d.cstring(def, 4096)?;
-        Ok(String::from_utf8_lossy(s).into_owned())
+    /// A String: borrowed from the datagram when it is UTF-8 (as it nearly always is).
+    fn string(&mut self, def: &'static FieldDef) -> Step<Cow<'a, str>> {
+        if self.quiet {
+            return match self.d.cur.cstring(STRING_MAX) {
+                (_, true) => Ok(Cow::Borrowed("")),
+                (_, false) => Err(Stop),
+            };
+        }
+        // As `Dissector::cstring`, but the text is converted only when the tree keeps it.
+        let at = self.d.pos();
+        let (s, terminated) = self.d.cur.cstring(STRING_MAX);
+        let len = self.d.pos() - at;
+        self.d.tree.add_text(def, s, Pos::bytes(at, len));
+        if !terminated {
+            let msg = format!("{} has no terminating NUL within {} bytes", def.label, len);
+            let note = &crate::wire::NO_TERMINATOR;
+            self.d
+                .tree
+                .expert(note, Some(def), Some(Pos::bytes(at, len)), msg);
+            return Err(Stop);
+        }
+        Ok(String::from_utf8_lossy(s))
     }
     fn vec3(
         &mut self,
@@ -533,11 +648,58 @@ impl<'a> P<'a> {
         self.d.close();
         Ok(out)
     }
-    /// Appends a word to the message's summary line.
-    fn w(&mut self, word: std::fmt::Arguments<'_>) {
-        use std::fmt::Write as _;
-        self.line.push(' ');
-        let _ = self.line.write_fmt(word);
+    /// The summary line, while the current message's summary is shown.
+    fn line(&mut self) -> Option<&mut String> {
+        self.showing.then_some(&mut self.words.text)
+    }
+    /// Appends a word to the message's summary line. The words are written by hand, not through
+    /// the formatter: they are on every record, and the formatter's machinery was a tenth of
+    /// GameStudio's summary mode.
+    fn w(&mut self, word: &str) {
+        if let Some(l) = self.line() {
+            l.push(' ');
+            l.push_str(word);
+        }
+    }
+    /// Appends ` label ` and returns the line for the value, while the summary is shown.
+    fn labelled(&mut self, label: &str) -> Option<&mut String> {
+        let l = self.line()?;
+        l.push(' ');
+        l.push_str(label);
+        l.push(' ');
+        Some(l)
+    }
+    /// Appends ` label value` for an integer.
+    fn w_int(&mut self, label: &str, v: impl itoa::Integer) {
+        if let Some(l) = self.labelled(label) {
+            l.push_str(itoa::Buffer::new().format(v));
+        }
+    }
+    /// Appends ` label 0x…` (as `{v:#x}` writes it).
+    fn w_hex(&mut self, label: &str, v: u64) {
+        if let Some(l) = self.labelled(label) {
+            l.push_str("0x");
+            push_hex(l, v);
+        }
+    }
+    /// Appends ` label value` for a number ([`fmt_num`]).
+    fn w_num(&mut self, label: &str, v: f64) {
+        if let Some(l) = self.labelled(label) {
+            fmt_num_into(l, v);
+        }
+    }
+    /// Appends ` label x,y,z`.
+    fn w_xyz(&mut self, label: &str, v: [f64; 3]) {
+        if let Some(l) = self.labelled(label) {
+            push_xyz(l, v);
+        }
+    }
+    /// Appends a word the formatter writes (rare messages).
+    fn w_fmt(&mut self, word: std::fmt::Arguments<'_>) {
+        if let Some(l) = self.line() {
+            l.push(' ');
+            let _ = l.write_fmt(word);
+        }
     }
 }
 
@@ -565,7 +727,7 @@ impl P<'_> {
                     self.dword(&f::PLAYER_DPID)?;
                 }
                 let n = self.string(&f::LEVEL_NAME)?;
-                self.w(format_args!("{n}"));
+                self.w(&n);
                 Ok(())
             }
             Cls::VAR => self.var(),
@@ -581,18 +743,21 @@ impl P<'_> {
             Svc::CREATE => {
                 let e = self.short(&f::ENTITY)?;
                 let id = self.short(&f::IDENTIFIER)?;
-                self.w(format_args!("ent {e} id {id}"));
+                self.w_int("ent", e);
+                self.w_int("id", id);
             }
             Svc::REMOVE => {
                 let e = self.short(&f::ENTITY)?;
-                self.w(format_args!("ent {e}"));
+                self.w_int("ent", e);
             }
             Svc::ENTSOUND => {
                 let e = self.short(&f::ENTITY)?;
                 let s = self.short(&f::SOUND_INDEX)?;
                 let v = self.scale(&f::VOLUME, 2000.0)?;
                 self.long(&f::SOUND_HANDLE)?;
-                self.w(format_args!("ent {e} sound {s} vol {}", Num(v)));
+                self.w_int("ent", e);
+                self.w_int("sound", s);
+                self.w_num("vol", v);
             }
             Svc::EFFECT => {
                 let a = self.short(&f::ACTION_INDEX)?;
@@ -603,7 +768,9 @@ impl P<'_> {
                     Self::packed,
                 )?;
                 self.vec3(&f::VEL, [&f::VEL_X, &f::VEL_Y, &f::VEL_Z], Self::fixed)?;
-                self.w(format_args!("action {a} ×{n} at {}", Xyz(s)));
+                self.w_int("action", a);
+                self.w_fmt(format_args!("×{n}"));
+                self.w_xyz("at", s);
             }
             Svc::INFO => self.svc_info()?,
             Svc::VAR => self.var()?,
@@ -613,7 +780,8 @@ impl P<'_> {
                 let e = self.short(&f::ENTITY)?;
                 let func = self.short(&f::FUNCTION_INDEX)?;
                 self.saw_local = true;
-                self.w(format_args!("ent {e} func {func}"));
+                self.w_int("ent", e);
+                self.w_int("func", func);
             }
             // SVC_FILL has no arguments.
             _ => {}
@@ -626,12 +794,12 @@ impl P<'_> {
             self.dword(&f::PLAYER_DPID)?;
         }
         let n = self.string(&f::PLAYER_NAME)?;
-        self.w(format_args!("\"{n}\""));
+        self.w_fmt(format_args!("\"{n}\""));
         // PC-new adds String Session_Name. Client command bytes are all below 0x10, so
         // printable text right after the name can only be that.
         if self.dialect == Dialect::A6 && self.d.cur.peek_u8().is_some_and(|b| b >= 0x20) {
             let s = self.string(&f::SESSION_NAME)?;
-            self.w(format_args!("session \"{s}\""));
+            self.w_fmt(format_args!("session \"{s}\""));
         }
         Ok(())
     }
@@ -658,14 +826,16 @@ impl P<'_> {
             self.short(&f::ACTION_INDEX)?;
         }
         let id = self.short(&f::IDENTIFIER)?;
-        self.w(format_args!("{n} at {} id {id}", Xyz(s)));
+        self.w(&n);
+        self.w_xyz("at", s);
+        self.w_int("id", id);
         Ok(())
     }
 
     fn cls_remove(&mut self) -> Step<()> {
         if self.dialect == Dialect::A5 {
             let v = self.dword(&f::ENTITY_DPID)?;
-            self.w(format_args!("dpid {v:#x}"));
+            self.w_hex("dpid", v.into());
             return Ok(());
         }
         // PC-new makes Entity_Index a Short. Only 2 or 3 bytes left cannot be PC-old's Long:
@@ -676,7 +846,7 @@ impl P<'_> {
         } else {
             self.long(&f::ENTITY)?
         };
-        self.w(format_args!("ent {v}"));
+        self.w_int("ent", v);
         Ok(())
     }
 
@@ -688,10 +858,8 @@ impl P<'_> {
         if len < 0 || (len as usize) * 4 > left {
             let at = self.d.pos().saturating_sub(2);
             let need = (len.max(0) as usize) * 4;
-            let msg = format!("Var_Length {len} needs {need} bytes, only {left} left");
-            return Err(self
-                .d
-                .fail(&notes::BAD_VAR_LENGTH, &f::VAR_LENGTH, (at, 2), msg));
+            let msg = || format!("Var_Length {len} needs {need} bytes, only {left} left");
+            return Err(self.stop(&notes::BAD_VAR_LENGTH, &f::VAR_LENGTH, (at, 2), msg));
         }
         let mut first = [0.0; 4];
         for i in 0..len as usize {
@@ -700,16 +868,21 @@ impl P<'_> {
                 *slot = v;
             }
         }
+        if !self.showing {
+            return Ok(());
+        }
         // The first four values, then an ellipsis for the rest.
-        self.w(format_args!("var {idx} = "));
+        self.w_int("var", idx);
+        self.w("= ");
+        let line = &mut self.words.text;
         for (i, &v) in first.iter().take(len as usize).enumerate() {
             if i > 0 {
-                self.line.push(',');
+                line.push(',');
             }
-            fmt_num_into(&mut self.line, v);
+            fmt_num_into(line, v);
         }
         if len > 4 {
-            self.line.push_str(",…");
+            line.push_str(",…");
         }
         Ok(())
     }
@@ -718,9 +891,12 @@ impl P<'_> {
     fn string_msg(&mut self) -> Step<()> {
         let idx = self.short(&f::STRING_INDEX)?;
         let t = self.string(&f::TEXT)?;
-        let short: String = t.chars().take(40).collect();
-        let more = if short.len() < t.len() { "…" } else { "" };
-        self.w(format_args!("str {idx} \"{short}{more}\""));
+        // The first 40 characters, then an ellipsis.
+        let (short, more) = match t.char_indices().nth(40) {
+            Some((end, _)) => (&t[..end], "…"),
+            None => (&t[..], ""),
+        };
+        self.w_fmt(format_args!("str {idx} \"{short}{more}\""));
         Ok(())
     }
 
@@ -729,10 +905,10 @@ impl P<'_> {
     fn skill(&mut self, to_server: bool, three: bool) -> Step<()> {
         if to_server && self.dialect == Dialect::A5 {
             let v = self.dword(&f::ENTITY_DPID)?;
-            self.w(format_args!("dpid {v:#x}"));
+            self.w_hex("dpid", v.into());
         } else {
             let v = self.short(&f::ENTITY)?;
-            self.w(format_args!("ent {v}"));
+            self.w_int("ent", v);
         }
         let n = if three { 3 } else { 1 };
         self.struct_offset(n)?;
@@ -740,10 +916,14 @@ impl P<'_> {
         for v in vals.iter_mut().take(n as usize) {
             *v = self.fixed(&f::SKILL)?;
         }
-        self.w(format_args!("="));
+        if !self.showing {
+            return Ok(());
+        }
+        self.w("=");
+        let line = &mut self.words.text;
         for (i, &v) in vals.iter().take(n as usize).enumerate() {
-            self.line.push(if i == 0 { ' ' } else { ',' });
-            fmt_num_into(&mut self.line, v);
+            line.push(if i == 0 { ' ' } else { ',' });
+            fmt_num_into(line, v);
         }
         Ok(())
     }
@@ -751,12 +931,16 @@ impl P<'_> {
     /// Struct_Offset, named from the A6+ ENTITY layout; `count` values start there (SKILL3: 3).
     fn struct_offset(&mut self, count: i64) -> Step<()> {
         let off = self.short(&f::STRUCT_OFFSET)?;
+        if !self.d.tree.detail() {
+            self.struct_offset_words(off, count);
+            return Ok(());
+        }
         let first = match self.dialect {
             Dialect::A6 => entity_member(off as i64),
             Dialect::A5 => None,
         };
         let Some(first) = first else {
-            self.w(format_args!("offset {off}"));
+            self.w_int("offset", off);
             return Ok(());
         };
         let names: Vec<String> = (0..count)
@@ -773,8 +957,32 @@ impl P<'_> {
         }
         self.d
             .add(&f::STRUCT_FIELD, Value::Str(name.clone().into()), at, 2);
-        self.w(format_args!("{}", name.replace(", ", ",")));
+        self.w(&name.replace(", ", ","));
         Ok(())
+    }
+
+    /// [`P::struct_offset`]'s summary words alone (no tree), written in place.
+    fn struct_offset_words(&mut self, off: i16, count: i64) {
+        let a6 = self.dialect == Dialect::A6;
+        let Some(l) = self.line() else {
+            return;
+        };
+        let off = off as i64;
+        let all = a6 && (0..count).all(|i| names_member(off + 4 * i));
+        l.push(' ');
+        let start = l.len();
+        if all {
+            for i in 0..count {
+                if i > 0 {
+                    l.push(',');
+                }
+                push_entity_member(l, off + 4 * i);
+            }
+        } else if !(a6 && push_entity_member(l, off)) {
+            l.truncate(start);
+            l.push_str("offset ");
+            l.push_str(itoa::Buffer::new().format(off));
+        }
     }
 
     /// SVC_INFO: A5 adds the sync constant before and the frame time after (A5 manual p.13).
@@ -784,17 +992,21 @@ impl P<'_> {
             let s = self.dword(&f::SYNC)?;
             if s != SYNC {
                 let at = self.d.pos() - 4;
-                let msg = format!("svc_info sync constant is {s:#010x}, not 0x11191218");
-                return Err(self.d.fail(&notes::BAD_SYNC, &f::SYNC, (at, 4), msg));
+                let msg = || format!("svc_info sync constant is {s:#010x}, not 0x11191218");
+                return Err(self.stop(&notes::BAD_SYNC, &f::SYNC, (at, 4), msg));
             }
             self.saw_sync = true;
         }
         let v = self.byte(&f::PROTOCOL_VERSION)?;
         let t = self.float(&f::SERVER_TIME)?;
-        self.w(format_args!("v{v} time {}", Num(t as f64)));
+        if let Some(l) = self.line() {
+            l.push_str(" v");
+            l.push_str(itoa::Buffer::new().format(v));
+        }
+        self.w_num("time", t as f64);
         if a5 {
             let ft = self.float(&f::FRAME_TIME)?;
-            self.w(format_args!("frame {}", Num(ft as f64)));
+            self.w_num("frame", ft as f64);
         }
         Ok(())
     }
@@ -818,18 +1030,20 @@ impl P<'_> {
             last.meaning = Some(names.join(", ").into());
         }
         let e = self.short(&f::ENTITY)?;
-        self.w(format_args!("ent {e}"));
+        self.w_int("ent", e);
         for p in order {
             match p {
                 Ok(p) => self.param(p)?,
                 Err(bit) => {
                     let at = self.d.pos();
-                    let msg = format!(
-                        "update bit {group}.{bit} has no parameter in the {} table; its size is unknown",
-                        self.dialect.label()
-                    );
+                    let label = self.dialect.label();
+                    let msg = || {
+                        format!(
+                            "update bit {group}.{bit} has no parameter in the {label} table; its size is unknown"
+                        )
+                    };
                     let def = &notes::UNUSED_UPDATE_BIT;
-                    return Err(self.d.fail(def, &f::PARAMS, (at, 0), msg));
+                    return Err(self.stop(def, &f::PARAMS, (at, 0), msg));
                 }
             }
         }
@@ -840,7 +1054,7 @@ impl P<'_> {
         match p {
             Param::Position => {
                 let v = self.vec3(&f::POS, [&f::POS_X, &f::POS_Y, &f::POS_Z], Self::cpos)?;
-                self.w(format_args!("pos {}", Xyz(v)));
+                self.w_xyz("pos", v);
             }
             Param::Pan => self.converted_word(&f::PAN, "pan", Self::angle)?,
             Param::Tilt => self.converted_word(&f::TILT, "tilt", Self::angle)?,
@@ -851,25 +1065,25 @@ impl P<'_> {
                 if self.dialect == Dialect::A6 {
                     self.short(&f::NEXT_FRAME)?;
                 }
-                self.w(format_args!("frame {}", Num(fr as f64 + frac)));
+                self.w_num("frame", fr as f64 + frac);
             }
             Param::NextFrame => {
                 let n = self.short(&f::NEXT_FRAME)?;
-                self.w(format_args!("next {n}"));
+                self.w_int("next", n);
             }
             Param::Flags1 => self.flags1()?,
             Param::Flags2 => {
                 let v = self.byte(&f::FLAGS2)?;
-                self.w(format_args!("flags2 {v:#x}"));
+                self.w_hex("flags2", v.into());
             }
             Param::Type => {
                 let n = self.string(&f::FILE_NAME)?;
-                self.w(format_args!("type {n}"));
+                self.w_fmt(format_args!("type {n}"));
             }
             Param::Scale => {
                 let defs = [&f::SCALE_X, &f::SCALE_Y, &f::SCALE_Z];
                 let v = self.vec3(&f::SCALE, defs, |p, def| p.short_times(def, 0.25))?;
-                self.w(format_args!("scale {}", Xyz(v)));
+                self.w_xyz("scale", v);
             }
             Param::Ambient => {
                 self.converted_word(&f::AMBIENT, "ambient", |p, d| p.scale(d, 100.0))?
@@ -877,7 +1091,7 @@ impl P<'_> {
             Param::Albedo => self.converted_word(&f::ALBEDO, "albedo", |p, d| p.scale(d, 255.0))?,
             Param::Skin => {
                 let v = self.byte(&f::SKIN)?;
-                self.w(format_args!("skin {v}"));
+                self.w_int("skin", v);
             }
             Param::Lightrange => {
                 self.converted_word(&f::LIGHTRANGE, "light", |p, d| p.scale(d, 2000.0))?
@@ -897,7 +1111,7 @@ impl P<'_> {
         read: impl Fn(&mut Self, &'static FieldDef) -> Step<f64>,
     ) -> Step<()> {
         let v = read(self, def)?;
-        self.w(format_args!("{word} {}", Num(v)));
+        self.w_num(word, v);
         Ok(())
     }
 
@@ -917,7 +1131,7 @@ impl P<'_> {
         } else {
             self.byte(&f::FLAGS)? as u64
         };
-        self.w(format_args!("flags {v:#x}"));
+        self.w_hex("flags", v);
         Ok(())
     }
 
@@ -931,7 +1145,7 @@ impl P<'_> {
         };
         let v = self.vec3(&f::COLOR, order, |p, def| p.scale(def, 255.0))?;
         let rgb = if a5 { [v[2], v[1], v[0]] } else { v };
-        self.w(format_args!("rgb {}", Xyz(rgb)));
+        self.w_xyz("rgb", rgb);
         Ok(())
     }
 
@@ -945,14 +1159,19 @@ impl P<'_> {
         } else {
             (self.fixed(&f::U)?, self.fixed(&f::V)?)
         };
-        self.w(format_args!("uv {},{}", Num(u), Num(v)));
+        if let Some(l) = self.line() {
+            l.push_str(" uv ");
+            fmt_num_into(l, u);
+            l.push(',');
+            fmt_num_into(l, v);
+        }
         Ok(())
     }
 }
 
 /// The message loop.
 impl<'a> P<'a> {
-    fn new(data: &'a [u8], dialect: Dialect, pos: PosMode, detail: bool) -> P<'a> {
+    fn new(data: &'a [u8], dialect: Dialect, pos: PosMode, detail: bool, words: Words) -> P<'a> {
         P {
             d: Dissector::new(data, detail),
             dialect,
@@ -961,8 +1180,26 @@ impl<'a> P<'a> {
             saw_sync: false,
             saw_local: false,
             fills: 0,
-            // Room for a typical line, so that its words do not grow it a realloc at a time.
-            line: String::with_capacity(64),
+            words,
+            showing: false,
+            quiet: false,
+        }
+    }
+
+    /// A trial parse: see [`P::quiet`].
+    fn quiet(data: &'a [u8], dialect: Dialect, pos: PosMode) -> P<'a> {
+        P {
+            quiet: true,
+            ..P::new(data, dialect, pos, false, Words::default())
+        }
+    }
+
+    fn fit(&self, clean: bool) -> Fit {
+        Fit {
+            clean,
+            used_cpos: self.used_cpos,
+            saw_sync: self.saw_sync,
+            saw_local: self.saw_local,
         }
     }
 
@@ -972,33 +1209,43 @@ impl<'a> P<'a> {
         let known = command_name(to_server, self.dialect, cmd).zip(message_def(to_server, cmd));
         let Some((name, def)) = known else {
             let side = if to_server { "client" } else { "server" };
-            let msg = format!(
-                "unknown {side} command {cmd:#04x} at offset {}",
-                start + base
-            );
-            return Err(self
-                .d
-                .fail(&notes::UNKNOWN_COMMAND, &f::CMD, (start, 1), msg));
+            let msg = || {
+                format!(
+                    "unknown {side} command {cmd:#04x} at offset {}",
+                    start + base
+                )
+            };
+            return Err(self.stop(&notes::UNKNOWN_COMMAND, &f::CMD, (start, 1), msg));
         };
+        if self.quiet {
+            self.d.cur.seek(start + 1);
+            return self.message(to_server, cmd);
+        }
         self.d.open(def);
         self.d.tree.set_group_meaning(name);
         self.d.cur.seek(start + 1);
         self.d.add(&f::CMD, Value::Enum(cmd as i64, name), start, 1);
-        self.line.clear();
-        self.line.push_str(name);
+        let fill = cmd == Cls::FILL.0;
+        self.showing = !fill && self.words.start();
+        if self.showing {
+            self.words.text.push_str(name);
+        }
         let r = self.message(to_server, cmd);
+        self.showing = false;
         self.d.close();
-        if cmd == Cls::FILL.0 {
+        if fill {
             self.fills += 1;
         } else {
-            out.names.push(name);
-            out.summaries.push(self.line.as_str().into());
+            out.first_name = out.first_name.or(Some(name));
+            out.messages += 1;
+            self.words.count += 1;
         }
         r
     }
 
-    /// The undecoded rest, the fill count, and the tree moved to the buffer's place.
-    fn finish(mut self, base: usize, out: &mut Parsed) {
+    /// The undecoded rest, the fill count, and the tree moved to the buffer's place; gives back
+    /// the summary words.
+    fn finish(mut self, base: usize, out: &mut Parsed) -> Words {
         if !self.d.cur.is_empty() && self.d.tree.detail() {
             let at = self.d.pos();
             let rest = self.d.cur.rest();
@@ -1006,23 +1253,35 @@ impl<'a> P<'a> {
                 .add(&f::UNDECODED, Value::Bytes(rest.into()), at, rest.len());
         }
         if self.fills > 0 {
-            out.summaries.push(format!("{} fill", self.fills));
+            if self.words.start() {
+                let _ = write!(self.words.text, "{} fill", self.fills);
+            }
+            self.words.count += 1;
         }
         out.used_cpos = self.used_cpos;
         out.saw_sync = self.saw_sync;
         out.saw_local = self.saw_local;
-        let mut rec = crate::tree::Record::new("gamestudio");
-        self.d.tree.finish_into(self.d.cur.len(), &mut rec);
-        for fld in &mut rec.fields {
+        let detail = self.d.tree.detail();
+        let end = self.d.cur.len();
+        let (mut fields, mut notes) = if detail {
+            let mut rec = crate::tree::Record::new("gamestudio");
+            self.d.tree.finish_into(end, &mut rec);
+            (rec.fields, rec.notes)
+        } else {
+            // No tree: only the notes, taken as they are.
+            (Vec::new(), std::mem::take(&mut self.d.tree.notes))
+        };
+        for fld in &mut fields {
             shift(fld, base);
         }
-        for n in &mut rec.notes {
+        for n in &mut notes {
             if let Some(ps) = &mut n.pos {
                 ps.offset = ps.offset.saturating_add(base as u32);
             }
         }
-        out.fields = rec.fields;
-        out.notes = rec.notes;
+        out.fields = fields;
+        out.notes = notes;
+        self.words
     }
 }
 
@@ -1037,7 +1296,21 @@ pub fn parse(
     pos: PosMode,
     detail: bool,
 ) -> Parsed {
-    let mut p = P::new(data, dialect, pos, detail);
+    let mut words = Words::default();
+    let (d, p) = (dialect, pos);
+    parse_with(data, base, (to_server, d, p), detail, &mut words)
+}
+
+/// [`parse`], writing the messages' summaries after those already in `words` (the earlier
+/// buffers of the datagram).
+pub fn parse_with(
+    data: &[u8],
+    base: usize,
+    (to_server, dialect, pos): (bool, Dialect, PosMode),
+    detail: bool,
+    words: &mut Words,
+) -> Parsed {
+    let mut p = P::new(data, dialect, pos, detail, std::mem::take(words));
     let mut out = Parsed {
         clean: true,
         ..Parsed::default()
@@ -1048,7 +1321,7 @@ pub fn parse(
             break;
         }
     }
-    p.finish(base, &mut out);
+    *words = p.finish(base, &mut out);
     out
 }
 
@@ -1062,17 +1335,34 @@ pub fn parses_within(
     pos: PosMode,
     budget: usize,
 ) -> Option<bool> {
-    let mut p = P::new(data, dialect, pos, false);
+    check_within(data, to_server, dialect, pos, budget).map(|fit| fit.clean)
+}
+
+/// A trial parse of a whole buffer: what [`parse`] would find out, without building anything.
+pub fn check(data: &[u8], to_server: bool, dialect: Dialect, pos: PosMode) -> Fit {
+    // Without a budget the parse always ends (every message consumes its command byte).
+    check_within(data, to_server, dialect, pos, usize::MAX).unwrap_or_default()
+}
+
+/// [`check`] reading at most `budget` bytes of whole messages (None: the budget ran out).
+fn check_within(
+    data: &[u8],
+    to_server: bool,
+    dialect: Dialect,
+    pos: PosMode,
+    budget: usize,
+) -> Option<Fit> {
+    let mut p = P::quiet(data, dialect, pos);
     let mut out = Parsed::default();
     while let Some(cmd) = p.d.cur.peek_u8() {
         if p.d.pos() >= budget {
             return None;
         }
         if p.next(cmd, to_server, 0, &mut out).is_err() {
-            return Some(false);
+            return Some(p.fit(false));
         }
     }
-    Some(true)
+    Some(p.fit(true))
 }
 
 /// Moves a field tree built over a sub-buffer to its place in the UDP payload.

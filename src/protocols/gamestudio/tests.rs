@@ -53,7 +53,7 @@ fn worked_example_field_by_field() {
     let p = msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     assert!(p.used_cpos);
-    assert_eq!(p.names, vec!["SVC_UPDATE2"]);
+    assert_eq!((p.first_name, p.messages), (Some("SVC_UPDATE2"), 1));
     let r = rec_of(p);
     assert_eq!(
         r.find("gamestudio.msg.cmd").unwrap().value,
@@ -179,6 +179,14 @@ fn entity_offsets() {
     assert_eq!(msgs::entity_member(2), None);
     assert_eq!(msgs::entity_member(-4), None);
     assert_eq!(msgs::entity_member(4000), None);
+    // The summary's shortcut knows the same offsets.
+    for o in -8..700 {
+        assert_eq!(
+            msgs::names_member(o),
+            msgs::entity_member(o).is_some(),
+            "{o}"
+        );
+    }
 }
 
 #[test]
@@ -222,7 +230,7 @@ fn client_and_server_tables_differ() {
         PosMode::Packed,
         true,
     );
-    assert_eq!(p.names, vec!["SVC_CREATE"]);
+    assert_eq!((p.first_name, p.messages), (Some("SVC_CREATE"), 1));
     let p = msgs::parse(
         &[0x03, 7, 0, 9, 0],
         0,
@@ -571,7 +579,7 @@ fn dplay8_coalesced_offsets() {
     p.extend_from_slice(&[0x12, 1, 0, 2, 0, 0, 0, 0, 0x07]);
     let u = dplay::dp8(&p, false, true);
     assert!(u.ok);
-    assert_eq!(u.payloads, vec![(8, 5), (16, 1)]);
+    assert_eq!(u.payloads[..], [(8, 5), (16, 1)]);
 }
 
 /// xorshift64*
@@ -682,7 +690,7 @@ fn join_with_session_name() {
         true,
     );
     assert!(p.clean);
-    assert_eq!(p.names, vec!["CLS_JOIN", "CLS_PING"]);
+    assert_eq!((p.first_name, p.messages), (Some("CLS_JOIN"), 2));
     let r = rec_of(p);
     assert_eq!(
         r.find("gamestudio.msg.session_name").unwrap().value,
@@ -719,7 +727,7 @@ fn dplay8_sack_masks_and_errors() {
     p.extend_from_slice(&[1, 0, 0, 0, 2, 0, 0, 0, 0x07]);
     let u = dplay::dp8(&p, false, true);
     assert!(u.ok);
-    assert_eq!(u.payloads, vec![(12, 1)]);
+    assert_eq!(u.payloads[..], [(12, 1)]);
     // A split message (NEW_MSG without END_MSG) is a fragment, not decoded.
     let u = dplay::dp8(&[0x13, 0, 0, 0, 0x07], false, true);
     assert!(u.ok && u.payloads.is_empty());
@@ -741,7 +749,7 @@ fn dplay4_player_and_system() {
     p.extend_from_slice(&[0x07, 1, 2, 3, 4]);
     assert!(dplay::is_dp4(&p) && !dplay::is_dp4_system(&p));
     let u = dplay::dp4_with(&p, true, true);
-    assert_eq!(u.payloads, vec![(28, 5)]);
+    assert_eq!(u.payloads[..], [(28, 5)]);
     let mut r = Record::new("gamestudio");
     u.tree.finish_into(p.len(), &mut r);
     assert_eq!(

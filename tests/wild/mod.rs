@@ -1,0 +1,379 @@
+//! Helpers for the Quake 3 "from the wild" tests: captures cut at every 10 % of their frames and
+//! thinned by seeded random frame loss, decoded and compared message by message with the decode
+//! of the whole capture. (The same as the helpers in `tests/quake3_wild.rs`, which predate this
+//! module.)
+//!
+//! A game message (a sequenced server or client message) decodes *exactly* when its kind is the
+//! same and every value the message itself carries equals the full decode's: the server time,
+//! the server and client commands, each transmitted entity with its changed fields and their
+//! values, the player state's changed fields and values, and every usercmd. Values the message
+//! does not carry may be absent, but a value that is shown must be right. Only messages from 5 s
+//! after the cut count.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use gamedissect::tree::{Field, Record, Severity};
+use testkit::dissect::{config_for, each_record, value_text};
+use testkit::synth::Rng;
+
+/// A classic pcap file split into its header and its records (each with its 16-byte header).
+pub struct Pcap {
+    pub header: Vec<u8>,
+    pub records: Vec<Vec<u8>>,
+    /// Record times in microseconds.
+    pub times: Vec<u64>,
+}
+
+pub fn read_pcap(bytes: &[u8]) -> Pcap {
+    let le32 = |o: usize| u32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+    let magic = le32(0);
+    assert!(
+        magic == 0xa1b2_c3d4 || magic == 0xa1b2_3c4d,
+        "little-endian classic pcap expected"
+    );
+    let nanos = magic == 0xa1b2_3c4d;
+    let mut p = Pcap {
+        header: bytes[..24].to_vec(),
+        records: Vec::new(),
+        times: Vec::new(),
+    };
+    let mut o = 24;
+    while o + 16 <= bytes.len() {
+        let len = le32(o + 8) as usize;
+        let frac = le32(o + 4) as u64;
+        p.times
+            .push(le32(o) as u64 * 1_000_000 + if nanos { frac / 1000 } else { frac });
+        p.records.push(bytes[o..o + 16 + len].to_vec());
+        o += 16 + len;
+    }
+    assert_eq!(o, bytes.len(), "whole records");
+    p
+}
+
+/// A capture made of some of `p`'s records, in order: the bytes and each new frame's original
+/// frame number.
+pub fn subset(p: &Pcap, keep: impl Fn(usize) -> bool) -> (Vec<u8>, Vec<u64>) {
+    let mut out = p.header.clone();
+    let mut frames = Vec::new();
+    for (i, r) in p.records.iter().enumerate() {
+        if keep(i) {
+            out.extend_from_slice(r);
+            frames.push(i as u64 + 1);
+        }
+    }
+    (out, frames)
+}
+
+/// What a game message carries, as comparable leaves.
+#[derive(Default, Clone)]
+pub struct Message {
+    pub msg_type: String,
+    /// Every value shown: path → value.
+    pub shown: BTreeMap<String, String>,
+    /// The paths of the values the message itself transmits.
+    pub carried: BTreeSet<String>,
+    /// Chat lines (server `chat`/`tchat` messages, client `say`/`say_team`/`tell` texts).
+    pub chat: Vec<String>,
+    /// A move whose usercmd key is not known: its usercmd values are shown still keyed (with a
+    /// note saying so), so they are not values to compare.
+    pub usercmd_keyed: bool,
+}
+
+/// Field names whose value depends on state outside the message (the merged entity count, what
+/// a delta applied to, the usercmd key and how it was recovered, the netchan's XOR key and
+/// string), so not compared.
+const NOT_COMPARED: &[&str] = &[
+    "quake3.svc.snapshot.entities",
+    "quake3.svc.snapshot.entity.base",
+    "quake3.svc.snapshot.ps.partial",
+    "quake3.clc.move.key",
+    "quake3.clc.move.key_recovered_from",
+];
+
+fn last_segment(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+/// Flattens a message's subtree. A repeated group is keyed by its number, index or sequence
+/// child when it has one; in an entity or the player state, the values the delta changed are
+/// the ones the message carries.
+fn flatten(f: &Field, path: &str, required: bool, m: &mut Message) {
+    let name = f.def.name;
+    let state_group = name.ends_with(".entity") || name.ends_with(".ps");
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &f.children {
+        let n = c.def.name;
+        if NOT_COMPARED.contains(&n) {
+            continue;
+        }
+        let occurrence = seen.entry(n).or_default();
+        *occurrence += 1;
+        let key = c
+            .children
+            .iter()
+            .find(|k| {
+                let l = last_segment(k.def.name);
+                l == "number" || l == "index" || l == "sequence"
+            })
+            .and_then(value_text)
+            .unwrap_or_else(|| occurrence.to_string());
+        let p = format!("{path}/{}#{key}", last_segment(n));
+        if let Some(v) = value_text(c) {
+            let seg = last_segment(n);
+            let carried = if state_group {
+                c.meaning.as_deref() == Some("changed")
+                    || matches!(seg, "number" | "changed" | "removed")
+            } else {
+                required
+            };
+            if carried {
+                m.carried.insert(p.clone());
+            }
+            if n.ends_with("command.message") || n.ends_with("command.text") {
+                let word = f
+                    .children
+                    .iter()
+                    .find(|k| k.def.name.ends_with("command.name"))
+                    .and_then(value_text)
+                    .unwrap_or_default();
+                if n.ends_with("message")
+                    && matches!(
+                        word.as_str(),
+                        "chat" | "tchat" | "say" | "say_team" | "tell"
+                    )
+                {
+                    m.chat.push(v.clone());
+                }
+            }
+            m.shown.insert(p.clone(), v);
+        }
+        // Arrays inside the player state (stats, ammo…) are sent element by element and only
+        // when changed; the tree lists them without saying which, so they are compared when
+        // shown but not required.
+        let entity = n.ends_with(".entity");
+        flatten(c, &p, required && (!state_group || entity), m);
+    }
+}
+
+fn message_of(r: &Record) -> Option<Message> {
+    let root = r.fields.first()?;
+    let body = root
+        .children
+        .iter()
+        .find(|c| c.def.name == "quake3.svc" || c.def.name == "quake3.clc")?;
+    let mut m = Message {
+        msg_type: r.msg_type.to_string(),
+        ..Message::default()
+    };
+    flatten(body, body.def.name, true, &mut m);
+    m.usercmd_keyed = body.children.iter().any(|c| {
+        c.def.name == "quake3.clc.move"
+            && !c
+                .children
+                .iter()
+                .any(|k| k.def.name == "quake3.clc.move.key")
+    });
+    Some(m)
+}
+
+/// Every record of a capture: original frame → (message, error notes).
+pub struct Decoded {
+    pub messages: BTreeMap<u64, Message>,
+    pub errors: Vec<(u64, String)>,
+    pub chat: BTreeSet<String>,
+}
+
+pub fn decode(bytes: &[u8], frames: &[u64], capture: &str) -> Decoded {
+    let mut d = Decoded {
+        messages: BTreeMap::new(),
+        errors: Vec::new(),
+        chat: BTreeSet::new(),
+    };
+    let err = each_record(bytes, config_for(Path::new(capture)), |meta, r| {
+        let frame = frames[meta.frame as usize - 1];
+        for n in &r.notes {
+            if n.severity() == Severity::Error {
+                d.errors.push((frame, n.message.clone()));
+            }
+        }
+        if let Some(m) = message_of(r) {
+            d.chat.extend(m.chat.iter().cloned());
+            d.messages.insert(frame, m);
+        }
+    });
+    assert!(err.is_none(), "{capture}: {err:?}");
+    d
+}
+
+/// Whether the shortened capture's message decodes exactly as the full one.
+fn exact(full: &Message, cut: &Message) -> bool {
+    full.msg_type == cut.msg_type
+        && full
+            .carried
+            .iter()
+            .all(|p| cut.shown.get(p) == full.shown.get(p))
+        && cut.shown.iter().all(|(p, v)| full.shown.get(p) == Some(v))
+}
+
+/// Whether the shortened capture's message shows something the full one contradicts: another
+/// message type, a value that differs, or a group (a usercmd, an entity) whose list of changed
+/// fields differs. Usercmd values shown still keyed are not values, but which fields a usercmd
+/// changed is not keyed (ioquake3 code/qcommon/msg.c `MSG_ReadDeltaUsercmdKey` XORs the values
+/// only), so a wrong list there means the message was de-keyed with a wrong pad.
+fn wrong(full: &Message, cut: &Message) -> bool {
+    let is_changed = |p: &str| {
+        p.rsplit('/')
+            .next()
+            .is_some_and(|l| l.starts_with("changed#"))
+    };
+    let keyed_value = |p: &str| cut.usercmd_keyed && p.contains("/usercmd#") && !is_changed(p);
+    let differs = cut
+        .shown
+        .iter()
+        .any(|(p, v)| !keyed_value(p) && full.shown.get(p).is_some_and(|fv| fv != v));
+    let changed_missing = full.shown.keys().any(|p| {
+        let parent = p.rsplit_once('/').map_or("", |(a, _)| a);
+        is_changed(p)
+            && !cut.shown.contains_key(p)
+            && cut
+                .shown
+                .keys()
+                .any(|q| q.starts_with(&format!("{parent}/")))
+    });
+    (cut.msg_type != "keyed" && cut.msg_type != full.msg_type) || differs || changed_missing
+}
+
+#[derive(Default)]
+pub struct Figures {
+    pub counted: usize,
+    pub exact: usize,
+    /// Counted messages shown de-keyed (their type is not `keyed`), exact or not.
+    pub dekeyed: usize,
+    /// Counted messages shown with a wrong value: another message type than the full decode's
+    /// (other than `keyed`), or a value that differs from the full decode's at the same place.
+    /// A value the capture cannot give must be left out, never guessed: this should be 0.
+    pub wrong: usize,
+    pub errors: usize,
+    pub chat_expected: usize,
+    pub chat_found: usize,
+    pub worst: f64,
+}
+
+impl Figures {
+    pub fn share(&self) -> f64 {
+        if self.counted == 0 {
+            1.0
+        } else {
+            self.exact as f64 / self.counted as f64
+        }
+    }
+}
+
+/// Decodes the shortened capture (`keep` picks the frames) and compares it with the full decode.
+fn measure(p: &Pcap, full: &Decoded, capture: &str, keep: impl Fn(usize) -> bool) -> Figures {
+    let (bytes, frames) = subset(p, keep);
+    let mut f = Figures::default();
+    if frames.is_empty() {
+        return f;
+    }
+    let cut = decode(&bytes, &frames, capture);
+    let start = p.times[frames[0] as usize - 1] + 5_000_000;
+    let mut chat_expected = BTreeSet::new();
+    for &frame in &frames {
+        if p.times[frame as usize - 1] < start {
+            continue;
+        }
+        let Some(fm) = full.messages.get(&frame) else {
+            continue;
+        };
+        f.counted += 1;
+        let cm = cut.messages.get(&frame);
+        if cm.is_some_and(|cm| exact(fm, cm)) {
+            f.exact += 1;
+        }
+        if cm.is_some_and(|cm| cm.msg_type != "keyed") {
+            f.dekeyed += 1;
+        }
+        if cm.is_some_and(|cm| wrong(fm, cm)) {
+            f.wrong += 1;
+        }
+        chat_expected.extend(fm.chat.iter().cloned());
+    }
+    f.errors = cut.errors.len();
+    f.chat_expected = chat_expected.len();
+    f.chat_found = chat_expected.intersection(&cut.chat).count();
+    f.worst = f.share();
+    f
+}
+
+fn sum(all: &[(String, Figures)]) -> Figures {
+    let mut t = Figures {
+        worst: 1.0,
+        ..Figures::default()
+    };
+    for (_, f) in all {
+        t.counted += f.counted;
+        t.exact += f.exact;
+        t.dekeyed += f.dekeyed;
+        t.wrong += f.wrong;
+        t.errors += f.errors;
+        t.chat_expected += f.chat_expected;
+        t.chat_found += f.chat_found;
+        t.worst = t.worst.min(f.worst);
+    }
+    t
+}
+
+/// Cuts at every 10 % of the frames and thins by 5 % and 20 % random loss (seeded); prints the
+/// figures of each case and returns their totals.
+pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
+    let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
+    let p = read_pcap(&bytes);
+    let all: Vec<u64> = (1..=p.records.len() as u64).collect();
+    let full = decode(&bytes, &all, capture);
+    assert!(full.errors.is_empty(), "{capture}: {:?}", full.errors);
+    let n = p.records.len();
+    let mut cases = Vec::new();
+    for tenth in 1..10 {
+        let from = n * tenth / 10;
+        let f = measure(&p, &full, capture, |i| i >= from);
+        cases.push((format!("cut at {}0 % (frame {})", tenth, from + 1), f));
+    }
+    for (percent, seed) in [(5u64, 0x5eed_0005u64), (20, 0x5eed_0020)] {
+        let mut rng = Rng(seed);
+        let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < percent).collect();
+        let f = measure(&p, &full, capture, |i| !drop[i]);
+        cases.push((format!("{percent} % of frames lost"), f));
+        let from = n / 2;
+        let f = measure(&p, &full, capture, |i| i >= from && !drop[i]);
+        cases.push((format!("cut at 50 % and {percent} % lost"), f));
+    }
+    for (name, f) in &cases {
+        println!(
+            "{capture}: {name}: {}/{} game messages exact ({:.1} %), {} de-keyed, {} with a wrong value, {} error notes, chat {}/{}",
+            f.exact,
+            f.counted,
+            100.0 * f.share(),
+            f.dekeyed,
+            f.wrong,
+            f.errors,
+            f.chat_found,
+            f.chat_expected
+        );
+    }
+    let total = sum(&cases);
+    println!(
+        "{capture}: all cases: {}/{} exact ({:.1} %), {} de-keyed, {} with a wrong value, worst case {:.1} %, {} error notes, chat {}/{}",
+        total.exact,
+        total.counted,
+        100.0 * total.share(),
+        total.dekeyed,
+        total.wrong,
+        100.0 * total.worst,
+        total.errors,
+        total.chat_found,
+        total.chat_expected
+    );
+    (cases, total)
+}
