@@ -177,7 +177,7 @@ fn one_rewritten_flightgear_property_byte_is_that_field() {
         fields,
         vec![(
             Some(101),
-            "flightgear.properties.property[1].value".to_string()
+            "flightgear.properties.property.surface-positions/left-aileron-pos-norm".to_string()
         )],
         "{:?}",
         t.shown
@@ -239,7 +239,7 @@ fn the_command_exits_by_result_and_counts_beyond_max() {
     let (code, text) = run(&["diff", "--max", "1", &golden, &new]);
     assert_eq!(code, Some(1));
     assert_eq!(
-        text.matches("flightgear.properties.property[1].value:")
+        text.matches("flightgear.properties.property.surface-positions/left-aileron-pos-norm:")
             .count(),
         1,
         "{text}"

@@ -124,15 +124,27 @@ fn collect_shapes(v: &serde_json::Value, path: &mut String, seen_at: &str, shape
     }
 }
 
-/// The last two keys of every `any` field's name: where a path may hold several types.
+/// The last two keys of every `any` field's name: where a path may hold several types. An
+/// `any` field that is the value of a key/value group (`FieldDef::map`) sits under each key
+/// instead: its tail is the group's key and `*`, any key.
 fn any_field_tails() -> Vec<(String, String)> {
     let registry = gamedissect::protocols::all();
     let mut tails = Vec::new();
     for (_, _, defs) in gamedissect::reference::all_fields(&registry) {
         for d in defs.iter().filter(|d| d.kind == Kind::Any) {
             let mut parts = d.name.rsplit('.');
-            let key = parts.next().unwrap_or_default().to_string();
-            tails.push((parts.next().unwrap_or_default().to_string(), key));
+            let mut key = parts.next().unwrap_or_default().to_string();
+            let mut parent = parts.next().unwrap_or_default().to_string();
+            let parent_name = d.name.rsplit_once('.').map_or("", |(p, _)| p);
+            if defs.iter().any(|m| m.map && m.name == parent_name) {
+                key = "*".to_string();
+                parent = parent_name
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+            }
+            tails.push((parent, key));
         }
     }
     tails
@@ -155,7 +167,9 @@ fn every_field_path_has_one_json_type_and_no_dotted_key() {
     for (path, types) in &shapes {
         let keys: Vec<&str> = path.rsplit('.').take(2).collect();
         let tail = |k: &str| k.trim_end_matches("[]").to_string();
-        let is_any = keys.len() == 2 && tails.contains(&(tail(keys[1]), tail(keys[0])));
+        let is_any = keys.len() == 2
+            && (tails.contains(&(tail(keys[1]), tail(keys[0])))
+                || tails.contains(&(tail(keys[1]), "*".to_string())));
         if types.len() > 1 && !is_any {
             mixed.push(format!("{path}: {types:?}"));
         }

@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_int, child_text, children, text};
+use super::fields::{child, child_text, text};
 use super::{At, Event, KindDef, Label};
-use crate::tree::{Field, Record};
+use crate::tree::{Field, Record, Value};
 
 const P: &str = "flightgear";
 
@@ -126,10 +126,13 @@ fn chat_of(root: &Field) -> Option<String> {
         return Some(c.into_owned());
     }
     let props = child(root, "flightgear.properties")?;
-    children(props, "flightgear.properties.property").find_map(|p| {
-        (child_int(p, "flightgear.properties.property.id") == Some(CHAT_ID))
-            .then(|| child(p, "flightgear.properties.property.value"))
+    // The properties are pairs of an id and its value, side by side.
+    let pairs = &child(props, "flightgear.properties.property")?.children;
+    pairs.windows(2).find_map(|w| {
+        (w[0].def.name == "flightgear.properties.property.id"
+            && matches!(w[0].value, Value::Enum(id, _) if id == CHAT_ID)
+            && w[1].def.name == "flightgear.properties.property.value")
+            .then(|| text(&w[1].value).map(|t| t.into_owned()))
             .flatten()
-            .and_then(|v| text(&v.value).map(|t| t.into_owned()))
     })
 }

@@ -186,6 +186,10 @@ fn scalar_into(out: &mut String, f: &Field) {
 }
 
 fn field_into(out: &mut String, f: &Field) {
+    if f.def.map {
+        map_into(out, f);
+        return;
+    }
     // A group, or a valued field declared to nest, is an object in every occurrence (children
     // or not), so each path has one JSON type.
     if f.children.is_empty() && !f.def.is_object() {
@@ -214,6 +218,43 @@ fn field_into(out: &mut String, f: &Field) {
         }
     }
     members_into(out, &f.children, first);
+    out.push('}');
+}
+
+/// A group of key/value pairs ([`crate::tree::FieldDef::map`]) as one object keyed by each
+/// key's name (an enum) or text, in order; a key without its value (a value of the same field
+/// as the key cannot follow it) is written with `null`.
+fn map_into(out: &mut String, f: &Field) {
+    out.push('{');
+    let mut rest = f.children.as_slice();
+    let mut first = true;
+    let mut scratch = String::new();
+    while let [key, tail @ ..] = rest {
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        match &key.value {
+            Value::Enum(_, name) if !name.is_empty() => string_into(out, name),
+            Value::Str(s) => string_into(out, s),
+            _ => {
+                scratch.clear();
+                super::display_value(&mut scratch, key);
+                string_into(out, &scratch);
+            }
+        }
+        out.push(':');
+        match tail {
+            [value, after @ ..] if !std::ptr::eq(value.def, key.def) => {
+                field_into(out, value);
+                rest = after;
+            }
+            _ => {
+                out.push_str("null");
+                rest = tail;
+            }
+        }
+    }
     out.push('}');
 }
 

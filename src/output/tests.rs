@@ -219,3 +219,47 @@ fn any_fields_render_each_value_by_its_own_type_and_bytes_as_text() {
     display_value(&mut d, &r.fields[0].children[2]);
     assert_eq!(d, "\"a\\xff\"");
 }
+
+static MAP: FieldDef = FieldDef::group("t.map", "Map").map();
+static MAP_KEY: FieldDef = FieldDef::enumeration("t.map.key", "Key");
+static MAP_VALUE: FieldDef = FieldDef::any("t.map.value", "Value");
+
+/// A key/value group: one JSON object keyed by each key's name in order (a repeated key is
+/// written again, a key without its value gets `null`), one tree line per pair.
+#[test]
+fn a_map_is_one_object_keyed_by_name_and_one_line_per_pair() {
+    let mut r = Record::new("t");
+    let mut map = Field::new(&MAP, Value::None, Pos::bytes(0, 12));
+    let key = |n: i64, name: &'static str, at: usize| {
+        Field::new(&MAP_KEY, Value::Enum(n, name), Pos::bytes(at, 2))
+    };
+    map.children.extend([
+        key(10, "a/b[0]", 0),
+        Field::new(&MAP_VALUE, Value::F32(0.5), Pos::bytes(2, 2)),
+        key(11, "", 4),
+        Field::new(&MAP_VALUE, Value::Str("x".into()), Pos::bytes(6, 1)),
+        key(10, "a/b[0]", 7),
+        Field::new(&MAP_VALUE, Value::Bool(true), Pos::bits(80, 1)),
+        key(12, "end", 11),
+    ]);
+    let mut root = Field::new(&ROOT, Value::None, Pos::bytes(0, 12));
+    root.children.push(map);
+    r.fields.push(root);
+    let mut s = String::new();
+    record_into(&mut s, &meta(b""), &r);
+    assert!(
+        s.contains(r#""map":{"a/b[0]":0.5,"11":"x","a/b[0]":true,"end":null}"#),
+        "{s}"
+    );
+    let mut out = Vec::new();
+    let mut w = TreeWriter::new(&mut out, false, false);
+    w.record(&meta(b"0123456789ab"), &r).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let want = "    Map  [t.map @0+12]
+      a/b[0] (10): 0.5  [t.map.key @0+4]
+      11: \"x\"  [t.map.key @4+3]
+      a/b[0] (10): true  [t.map.key @10.0+1b]
+      Key: end (12)  [t.map.key @11+2]
+";
+    assert!(text.contains(want), "{text}");
+}

@@ -9,7 +9,7 @@ use owo_colors::{OwoColorize, Style};
 use super::summary::severity_style;
 use super::{RecordWriter, TreeView, display_value, hexdumps_into, position_into};
 use crate::engine::Meta;
-use crate::tree::{Field, Record, Value};
+use crate::tree::{Field, Pos, Record, Value};
 
 pub struct TreeWriter<W: Write> {
     out: W,
@@ -65,8 +65,40 @@ impl<W: Write> TreeWriter<W> {
                 continue;
             }
             self.line(f, depth, None, f, !open && !f.children.is_empty());
-            if open {
+            if open && f.def.map {
+                self.pairs(&f.children, depth + 1);
+            } else if open {
                 self.fields(&f.children, depth + 1, expanded);
+            }
+        }
+    }
+
+    /// The pairs of a key/value group ([`crate::tree::FieldDef::map`]): one `key: value` line
+    /// each, annotated with the key's name and where the pair lies (from the key to the end of
+    /// the value, or the value's bits when it is a bit).
+    fn pairs(&mut self, list: &[Field], depth: usize) {
+        let mut rest = list;
+        while let [key, tail @ ..] = rest {
+            match tail {
+                [value, after @ ..] if !std::ptr::eq(value.def, key.def) => {
+                    let mut at = key.clone();
+                    at.pos = if value.pos.bits || key.pos.bits || value.pos.source != key.pos.source
+                    {
+                        value.pos
+                    } else {
+                        let end = value.pos.end().max(key.pos.end());
+                        Pos {
+                            len: end - key.pos.offset,
+                            ..key.pos
+                        }
+                    };
+                    self.line(&at, depth, Some(key), value, false);
+                    rest = after;
+                }
+                _ => {
+                    self.line(key, depth, None, key, false);
+                    rest = tail;
+                }
             }
         }
     }

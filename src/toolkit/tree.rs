@@ -68,6 +68,10 @@ pub struct FieldDef {
     /// A valued field that can have children (`flightgear.range_word` and its readings): JSON
     /// always writes it as an object with its value under `value`, children or not.
     pub nests: bool,
+    /// A group whose children are key/value pairs (a key leaf, an enum or text, then its value):
+    /// JSON writes it as one object keyed by each key's name or text, in order, and the text
+    /// tree as one `key: value` line per pair (see [`FieldDef::map`]).
+    pub map: bool,
 }
 
 impl FieldDef {
@@ -87,6 +91,7 @@ impl FieldDef {
             desc: "",
             key_start,
             nests: false,
+            map: false,
         }
     }
     pub const fn group(name: &'static str, label: &'static str) -> FieldDef {
@@ -132,6 +137,12 @@ impl FieldDef {
     /// Declares that this valued field can have children (see [`FieldDef::nests`]).
     pub const fn nests(mut self) -> FieldDef {
         self.nests = true;
+        self
+    }
+    /// Declares a group of key/value pairs: FlightGear's properties are written as
+    /// `{"sim/multiplay/chat": "hi", …}` without a tree node per element.
+    pub const fn map(mut self) -> FieldDef {
+        self.map = true;
         self
     }
     pub const fn hex(mut self) -> FieldDef {

@@ -110,15 +110,15 @@ crate::field_defs! {
     // Property section (`ProcessPosMsg`)
     PROPERTIES = group("flightgear.properties", "Properties")
         .desc("The property elements after the position block, each decoded by its id");
-    PROPERTY = group("flightgear.properties.property", "Property")
-        .repeated()
-        .desc("One property value (a bit of a bool block is one property too)");
+    PROPERTY = group("flightgear.properties.property", "Properties by path")
+        .map()
+        .desc("Every property element in wire order as an id and its value; JSON writes one object keyed by path, `{\"sim/multiplay/chat\": \"Hello\", …}` (a bit of a bool block is one property too)");
     PROP_ID = enumeration("flightgear.properties.property.id", "Id")
-        .desc("Property id of the FlightGear 2020.3 table (`multiplaymgr.cxx` `sIdPropertyList`), named by the property's path (JSON `{\"value\": 100, \"name\": \"surface-positions/left-aileron-pos-norm\"}`); the table also gives its declared type");
-    PROP_ENCODING = string("flightgear.properties.property.encoding", "Encoding")
-        .desc("Wire form of this element: V1_INT, V1_BOOL, V1_FLOAT (id32 + 32-bit value), V1_STRING (one word per character), SHORTINT (id16 + int16), SHORT_FLOAT_NORM (int16/32767), SHORT_FLOAT_1 (/10), SHORT_FLOAT_2 (/100), SHORT_FLOAT_3 (/1000), SHORT_FLOAT_4 (/10000), V2_STRING (id16 + length16 + bytes), BOOLARRAY (a bit of a bool block)");
+        .desc("Property id of the FlightGear 2020.3 table (`multiplaymgr.cxx` `sIdPropertyList`), named by the property's path; the table gives its declared type, `flightgear.properties.forms` its wire form. The JSON key of the value that follows it");
     PROP_VALUE = any("flightgear.properties.property.value", "Value")
         .desc("The value, typed by the id's declared type: a JSON integer for INT, a JSON float for FLOAT (short floats already scaled), true/false for BOOL, text for STRING");
+    PROP_FORMS = string("flightgear.properties.forms", "Wire forms")
+        .desc("The wire form of each element, one character per element in the order of `property`: `s` short (protocol 2: id16 + int16, scaled by the id's TransmitAs, or id16 + length16 + a compact string), `v` v1 (id32, then the value by the declared type: int32, float32, or a string of one word per character), `b` a bit of a bool block");
     BOOL_BLOCK = group("flightgear.properties.bool_block", "Bool block")
         .repeated()
         .desc("Block of 31 generic bools (ids 11000, 11040, 11080): bit i is property id + i");

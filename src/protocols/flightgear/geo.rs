@@ -194,6 +194,23 @@ pub fn attitude_deg(angle_axis: [f64; 3], lon: f64, lat: f64) -> (f64, f64, f64)
     (hd, p.to_degrees(), r.to_degrees())
 }
 
+/// The heading alone, as [`attitude_deg`] gives it: the summary line shows no pitch or roll,
+/// and their `atan2` and `asin` were a tenth of a summary run.
+pub fn heading_deg(angle_axis: [f64; 3], lon: f64, lat: f64) -> f64 {
+    let q = Quat::from_angle_axis(angle_axis);
+    let Quat { w, x, y, z } = Quat::from_lon_lat(lon, lat).conj().hamilton(q);
+    // The heading term of `Quat::euler`, written the same way so the result is the same bits.
+    let mut h = (2.0 * (x * y + w * z)).atan2(w * w + x * x - y * y - z * z);
+    if h < 0.0 {
+        h += 2.0 * std::f64::consts::PI;
+    }
+    let mut hd = h.to_degrees();
+    if hd >= 360.0 {
+        hd -= 360.0;
+    }
+    hd
+}
+
 /// The angle-axis vector a sender at `lon`/`lat` with this heading/pitch/roll (all radians)
 /// puts on the wire (`q = q_ec2hl(lon, lat) · q_hl(heading, pitch, roll)`).
 pub fn angle_axis_for(lon: f64, lat: f64, heading: f64, pitch: f64, roll: f64) -> [f64; 3] {

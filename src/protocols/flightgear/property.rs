@@ -7,13 +7,11 @@
 //! of an element's first word decides its form: non-zero is a protocol-2 short element (id and
 //! int16 in one word), zero a v1 element (32-bit id, then the value by the declared type).
 
-use std::fmt::Write as _;
-
 use super::fields as f;
-use super::msg::{Facts, MAX_TEXT_SIZE, quote, scale_short};
+use super::msg::{Facts, MAX_TEXT_SIZE, scale_short};
 use super::notes;
 use super::props::{self, PropDef, PropType, Tx};
-use crate::tree::{Field, Pos, TreeBuilder, Value};
+use crate::tree::{Pos, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector, Step, Stop};
 
 /// Bool blocks (`BOOLARRAY_BASE_1..3`); a receiver takes any v1 BOOL id in this range as a block.
@@ -28,6 +26,12 @@ const MAX_ITEMS: usize = 4096;
 const ID_PROTOCOL_VERSION: u32 = 10;
 const ID_LAUNCHBAR_STATE: u32 = 120;
 const ID_CHAT: u32 = 10002;
+/// The characters of `flightgear.properties.forms`: a short element (an id and an int16 in
+/// one word, or a compact string), a v1 element (a 32-bit id, then the value), a bit of a
+/// bool block.
+const FORM_SHORT: char = 's';
+const FORM_V1: char = 'v';
+const FORM_BOOL_BIT: char = 'b';
 
 crate::open_enum! {
     /// Launchbar state codes carried by id 120: `multiplaymgr.cxx`
@@ -40,39 +44,21 @@ crate::open_enum! {
     }
 }
 
-crate::open_enum! {
-    /// Wire form of a property element (the `encoding` field; the numbers are this decoder's
-    /// own, only the names are shown).
-    pub struct Encoding(u8) {
-        V1_INT = 1 => "V1_INT",
-        V1_BOOL = 2 => "V1_BOOL",
-        V1_FLOAT = 3 => "V1_FLOAT",
-        V1_STRING = 4 => "V1_STRING",
-        SHORTINT = 5 => "SHORTINT",
-        SHORT_FLOAT_NORM = 6 => "SHORT_FLOAT_NORM",
-        SHORT_FLOAT_1 = 7 => "SHORT_FLOAT_1",
-        SHORT_FLOAT_2 = 8 => "SHORT_FLOAT_2",
-        SHORT_FLOAT_3 = 9 => "SHORT_FLOAT_3",
-        SHORT_FLOAT_4 = 10 => "SHORT_FLOAT_4",
-        V2_STRING = 11 => "V2_STRING",
-        BOOLARRAY = 12 => "BOOLARRAY",
-    }
+/// What the walk adds after the elements: bool blocks' words and the undecoded rest, which
+/// sit beside the pairs of ids and values, not among them.
+#[derive(Default)]
+struct After {
+    /// Where each bool block starts, its id and its mask.
+    blocks: Vec<(usize, u32, u32)>,
+    /// Where the bytes after an unknown id start.
+    undecoded: Option<usize>,
+    /// The wire form of each element (`flightgear.properties.forms`).
+    forms: String,
 }
 
-impl Encoding {
-    fn for_short_float(tx: Tx) -> Encoding {
-        match tx {
-            Tx::SHORT_FLOAT_NORM => Encoding::SHORT_FLOAT_NORM,
-            Tx::SHORT_FLOAT_1 => Encoding::SHORT_FLOAT_1,
-            Tx::SHORT_FLOAT_2 => Encoding::SHORT_FLOAT_2,
-            Tx::SHORT_FLOAT_3 => Encoding::SHORT_FLOAT_3,
-            Tx::SHORT_FLOAT_4 => Encoding::SHORT_FLOAT_4,
-            _ => Encoding::SHORTINT,
-        }
-    }
-}
-
-/// Walks the property section from `start` to the end of the message.
+/// Walks the property section from `start` to the end of the message: the elements as
+/// pairs of an id and a value in one group (JSON: an object keyed by path), then the bool
+/// blocks' words and any rest that cannot be decoded.
 pub(super) fn walk<'a>(d: &mut Dissector<'a>, start: usize, facts: &mut Facts<'a>) {
     let end = d.cur.len();
     if start >= end {
@@ -81,12 +67,60 @@ pub(super) fn walk<'a>(d: &mut Dissector<'a>, start: usize, facts: &mut Facts<'a
     d.cur.seek(start);
     d.tree
         .open(&f::PROPERTIES, Value::None, Pos::bytes(start, end - start));
-    // Room for the usual case (one 4-byte element per item) up front: growing the list of
-    // items element by element reallocated it eight times a message.
-    d.tree.reserve(((end - start) / 4).min(MAX_ITEMS));
+    d.tree
+        .open(&f::PROPERTY, Value::None, Pos::bytes(start, end - start));
+    // Room for the usual case (one 4-byte element per pair) up front: growing the list
+    // element by element reallocated it eight times a message.
+    d.tree.reserve(2 * ((end - start) / 4).min(MAX_ITEMS));
+    let mut after = After::default();
+    let elements_end = elements(d, facts, &mut after);
+    d.tree.close(elements_end);
+    if d.tree.detail() {
+        d.tree.add(
+            &f::PROP_FORMS,
+            Value::Str(after.forms.as_str().into()),
+            Pos::bytes(start, elements_end - start),
+        );
+    }
+    for &(at, id, mask) in &after.blocks {
+        bool_block_words(d, at, id, mask);
+    }
+    if let Some(at) = after.undecoded {
+        let body = d.cur.data();
+        d.tree.add(
+            &f::PROPS_UNDECODED,
+            Value::Bytes(body[at..].into()),
+            Pos::bytes(at, body.len() - at),
+        );
+    }
+    leftover(d);
+    match facts.protocol {
+        Some(2) => d.tree.set_group_meaning("protocol 2 encoding"),
+        Some(_) => d.tree.set_group_meaning("protocol 1 encoding"),
+        None => {}
+    }
+    d.tree.close(end);
+}
+
+/// The elements, until the data ends or one stops the walk; returns where the last decoded
+/// element ends.
+fn elements<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>, after: &mut After) -> usize {
+    let end = d.cur.len();
+    let detail = d.tree.detail();
     let mut items = 0usize;
     let mut first = true;
+    let mut decoded_end = d.pos();
     while d.cur.remaining() >= 4 {
+        if !detail
+            && items < MAX_ITEMS
+            && let Some(size) = plain_size(d.cur.data(), d.pos())
+        {
+            d.cur.seek(d.pos() + size);
+            items += 1;
+            decoded_end = d.pos();
+            first = false;
+            continue;
+        }
         if items >= MAX_ITEMS {
             let at = d.pos();
             d.tree.expert(
@@ -97,22 +131,43 @@ pub(super) fn walk<'a>(d: &mut Dissector<'a>, start: usize, facts: &mut Facts<'a
             );
             break;
         }
-        match element(d, facts, first) {
+        match element(d, facts, first, after) {
             Ok(n) => items += n,
             Err(Stop) => {
                 facts.props_cut = true;
                 break;
             }
         }
+        decoded_end = d.pos();
         first = false;
     }
-    leftover(d);
-    match facts.protocol {
-        Some(2) => d.tree.set_group_meaning("protocol 2 encoding"),
-        Some(_) => d.tree.set_group_meaning("protocol 1 encoding"),
-        None => {}
+    decoded_end
+}
+
+/// The size of the element at `at` when, without a tree, decoding it would only step over it:
+/// a known id (not a later one, which gets a note) of a number or bool whose value nothing
+/// else reads (not the protocol version; a short float scaled by its TransmitAs, a v1 bool
+/// outside the bool blocks), with its bytes all there. Everything else goes through
+/// [`element`], so the summary's notes, chat line and protocol are the same; this is the
+/// summary's shortcut over the 150-200 elements of a packet.
+#[inline]
+fn plain_size(data: &[u8], at: usize) -> Option<usize> {
+    let word = data.get(at..at.checked_add(4)?)?;
+    let w = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+    let short = w >> 16 != 0;
+    let id = if short { w >> 16 } else { w };
+    let def = props::lookup(id)?;
+    if props::is_later(def) {
+        return None;
     }
-    d.tree.close(end);
+    let plain = match def.ty {
+        PropType::INT => !short || id != ID_PROTOCOL_VERSION,
+        PropType::BOOL => short || !(BOOLARRAY_START..=BOOLARRAY_END).contains(&id),
+        PropType::FLOAT => !short || def.tx.short_float_divisor().is_some(),
+        _ => false,
+    };
+    let size = if short { 4 } else { 8 };
+    (plain && data.len() - at >= size).then_some(size)
 }
 
 /// Fewer than 4 bytes after the last element: too short for another one.
@@ -141,13 +196,18 @@ struct Elem {
 /// Decodes one element; returns the number of items added, or [`Stop`] when the walk must
 /// stop (the reason is already a note).
 #[inline]
-fn element<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>, first: bool) -> Step<usize> {
+fn element<'a>(
+    d: &mut Dissector<'a>,
+    facts: &mut Facts<'a>,
+    first: bool,
+    after: &mut After,
+) -> Step<usize> {
     let at = d.pos();
     let w = d.cur.u32_be().map_err(|_| Stop)?;
     let short = w >> 16 != 0;
     let id = if short { w >> 16 } else { w };
     let Some(def) = props::lookup(id) else {
-        return Err(unknown_id(d, at, id));
+        return Err(unknown_id(d, at, id, after));
     };
     if props::is_later(def) {
         d.tree.expert(
@@ -159,22 +219,18 @@ fn element<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>, first: bool) -> Ste
     }
     let e = Elem { def, id, at };
     if short {
-        short_element(d, e, w as u16 as i16, facts, first)
+        short_element(d, e, w as u16 as i16, facts, first, after)
     } else {
-        v1_element(d, e, facts)
+        v1_element(d, e, facts, after)
     }
 }
 
 /// An id the table does not know: the size of its value is unknown, so the rest of the section
 /// is shown undecoded (`ProcessPosMsg` abandons it too).
-fn unknown_id(d: &mut Dissector<'_>, at: usize, id: u32) -> Stop {
+fn unknown_id(d: &mut Dissector<'_>, at: usize, id: u32, after: &mut After) -> Stop {
     let body = d.cur.data();
     let rest = body.len() - at;
-    d.tree.add(
-        &f::PROPS_UNDECODED,
-        Value::Bytes(body[at..].into()),
-        Pos::bytes(at, rest),
-    );
+    after.undecoded = Some(at);
     d.tree.expert(
         &notes::UNKNOWN_ID,
         Some(&f::PROPS_UNDECODED),
@@ -195,16 +251,15 @@ fn short_element<'a>(
     raw: i16,
     facts: &mut Facts<'a>,
     first: bool,
+    after: &mut After,
 ) -> Step<usize> {
     let mut item = Item {
         def: e.def,
         id: e.id,
-        enc: Encoding::SHORTINT,
         value: Value::Int(raw as i64),
         meaning: Meaning::None,
         id_pos: Pos::bytes(e.at, 2),
         value_pos: Pos::bytes(e.at + 2, 2),
-        whole: Pos::bytes(e.at, 4),
     };
     match e.def.ty {
         PropType::STRING => v2_string(d, e, raw, &mut item, facts)?,
@@ -219,7 +274,7 @@ fn short_element<'a>(
         // The table declares no other type; the raw int16 stands.
         _ => {}
     }
-    push_item(&mut d.tree, item);
+    push_item(&mut d.tree, &mut after.forms, item);
     Ok(1)
 }
 
@@ -264,12 +319,12 @@ fn v2_string<'a>(
             format!("string length {len} exceeds what FlightGear sends (767)"),
         );
     }
-    item.enc = Encoding::V2_STRING;
-    item.value = Value::text(text);
+    if d.tree.detail() {
+        item.value = Value::text(text);
+    }
     item.value_pos = Pos::bytes(e.at + 4, len);
-    item.whole = Pos::bytes(e.at, 4 + len);
     if e.id == ID_CHAT {
-        facts.chat = Some(String::from_utf8_lossy(text));
+        facts.chat = Some(super::msg::lossy(text));
     }
     Ok(())
 }
@@ -305,11 +360,15 @@ fn short_int(
 /// A short FLOAT, scaled by its TransmitAs (`get_scaled_short`); one whose TransmitAs is not a
 /// short float reads 0 in FlightGear.
 fn short_float(d: &mut Dissector<'_>, e: Elem, raw: i16, item: &mut Item) {
+    // The division is the one cost of a short element the summary does not need.
+    if !d.tree.detail() && e.def.tx.short_float_divisor().is_some() {
+        return;
+    }
     match scale_short(raw, e.def.tx) {
         Some(v) => {
-            item.enc = Encoding::for_short_float(e.def.tx);
+            // The raw int16 is the value times the TransmitAs divisor: no meaning is built
+            // per element (it was a tenth of a JSON run), the tree shows the scaled value.
             item.value = Value::F32(v);
-            item.meaning = Meaning::Scaled(raw, e.def.tx.short_float_divisor().unwrap_or(1.0));
         }
         None => {
             item.value = Value::F32(0.0);
@@ -328,9 +387,16 @@ fn short_float(d: &mut Dissector<'_>, e: Elem, raw: i16, item: &mut Item) {
 }
 
 /// A v1 element: the 32-bit id, then the value by the declared type.
-fn v1_element<'a>(d: &mut Dissector<'a>, e: Elem, facts: &mut Facts<'a>) -> Step<usize> {
+fn v1_element<'a>(
+    d: &mut Dissector<'a>,
+    e: Elem,
+    facts: &mut Facts<'a>,
+    after: &mut After,
+) -> Step<usize> {
     match e.def.ty {
-        PropType::BOOL if (BOOLARRAY_START..=BOOLARRAY_END).contains(&e.id) => bool_block(d, e),
+        PropType::BOOL if (BOOLARRAY_START..=BOOLARRAY_END).contains(&e.id) => {
+            bool_block(d, e, after)
+        }
         PropType::INT | PropType::BOOL => {
             let v = d.cur.i32_be().map_err(|s| d.short(&f::PROP_VALUE, s))?;
             let item = if e.def.ty == PropType::BOOL {
@@ -338,41 +404,44 @@ fn v1_element<'a>(d: &mut Dissector<'a>, e: Elem, facts: &mut Facts<'a>) -> Step
                     0 | 1 => Meaning::None,
                     _ => Meaning::Raw(v as i64),
                 };
-                v1_item(e, Encoding::V1_BOOL, Value::Bool(v != 0), meaning)
+                v1_item(e, Value::Bool(v != 0), meaning)
             } else {
-                v1_item(e, Encoding::V1_INT, Value::Int(v as i64), Meaning::None)
+                v1_item(e, Value::Int(v as i64), Meaning::None)
             };
-            push_item(&mut d.tree, item);
+            push_item(&mut d.tree, &mut after.forms, item);
             Ok(1)
         }
         PropType::FLOAT => {
             let v = d.cur.f32_be().map_err(|s| d.short(&f::PROP_VALUE, s))?;
-            let item = v1_item(e, Encoding::V1_FLOAT, Value::F32(v), Meaning::None);
-            push_item(&mut d.tree, item);
+            let item = v1_item(e, Value::F32(v), Meaning::None);
+            push_item(&mut d.tree, &mut after.forms, item);
             Ok(1)
         }
-        _ => v1_string(d, e, facts),
+        _ => v1_string(d, e, facts, after),
     }
 }
 
 /// The item of an 8-byte v1 element.
-fn v1_item(e: Elem, enc: Encoding, value: Value, meaning: Meaning) -> Item {
+fn v1_item(e: Elem, value: Value, meaning: Meaning) -> Item {
     Item {
         def: e.def,
         id: e.id,
-        enc,
         value,
         meaning,
         id_pos: Pos::bytes(e.at, 4),
         value_pos: Pos::bytes(e.at + 4, 4),
-        whole: Pos::bytes(e.at, 8),
     }
 }
 
 /// A v1 string: the length, one word per character (the sender sign-extends each byte), then
 /// zero words up to a multiple of four words. FlightGear 2017.3+ caps the length at
 /// `MAX_TEXT_SIZE`.
-fn v1_string<'a>(d: &mut Dissector<'a>, e: Elem, facts: &mut Facts<'a>) -> Step<usize> {
+fn v1_string<'a>(
+    d: &mut Dissector<'a>,
+    e: Elem,
+    facts: &mut Facts<'a>,
+    after: &mut After,
+) -> Step<usize> {
     let val_at = e.at + 4;
     let len = d.cur.u32_be().map_err(|s| d.short(&f::PROP_VALUE, s))?;
     if len > MAX_TEXT_SIZE {
@@ -416,15 +485,14 @@ fn v1_string<'a>(d: &mut Dissector<'a>, e: Elem, facts: &mut Facts<'a>) -> Step<
     if e.id == ID_CHAT {
         facts.chat = Some(String::from_utf8_lossy(&text).into_owned().into());
     }
-    let mut item = v1_item(
-        e,
-        Encoding::V1_STRING,
-        Value::text(&text),
-        Meaning::Chars(len),
-    );
+    let value = if d.tree.detail() {
+        Value::text(&text)
+    } else {
+        Value::None
+    };
+    let mut item = v1_item(e, value, Meaning::Chars(len));
     item.value_pos = Pos::bytes(val_at, 4 + words * 4);
-    item.whole = Pos::bytes(e.at, 8 + words * 4);
-    push_item(&mut d.tree, item);
+    push_item(&mut d.tree, &mut after.forms, item);
     Ok(1)
 }
 
@@ -450,19 +518,16 @@ fn v1_chars(data: &[u8], n: usize) -> (Vec<u8>, usize) {
 
 /// A bool block: `[block id][31-bit mask]`, bit i = property `block id + i`
 /// (`TT_BOOLARRAY`; every bit becomes its own item, located at its bit).
-fn bool_block(d: &mut Dissector<'_>, e: Elem) -> Step<usize> {
+fn bool_block(d: &mut Dissector<'_>, e: Elem, after: &mut After) -> Step<usize> {
     let (at, id) = (e.at, e.id);
     let mask = d
         .cur
         .u32_be()
         .map_err(|s| d.short(&f::BOOL_BLOCK_MASK, s))?;
-    d.tree.open(&f::BOOL_BLOCK, Value::None, Pos::bytes(at, 8));
-    d.tree
-        .add(&f::BOOL_BLOCK_ID, Value::UInt(id as u64), Pos::bytes(at, 4));
+    if d.tree.detail() {
+        after.blocks.push((at, id, mask));
+    }
     let mask_pos = Pos::bytes(at + 4, 4);
-    d.tree
-        .add(&f::BOOL_BLOCK_MASK, Value::UInt(mask as u64), mask_pos);
-    d.tree.close_as_is();
     if !BOOLARRAY_BLOCKS.contains(&id) {
         d.tree.expert(
             &notes::BOOL_BLOCK_ID,
@@ -481,6 +546,12 @@ fn bool_block(d: &mut Dissector<'_>, e: Elem) -> Step<usize> {
             "bit 31 of a bool block is set; it is never used",
         );
     }
+    if !d.tree.detail() {
+        // The bits are only tree items: counted (for the item bound), not built.
+        return Ok((0..31u32)
+            .filter(|i| props::lookup(id + i).is_some())
+            .count());
+    }
     let mut n = 0;
     for i in 0..31u32 {
         let Some(def) = props::lookup(id + i) else {
@@ -489,20 +560,32 @@ fn bool_block(d: &mut Dissector<'_>, e: Elem) -> Step<usize> {
         let bit = Pos::bits((at + 4) * 8 + (31 - i as usize), 1);
         push_item(
             &mut d.tree,
+            &mut after.forms,
             Item {
                 def,
                 id: id + i,
-                enc: Encoding::BOOLARRAY,
                 value: Value::Bool(mask >> i & 1 == 1),
                 meaning: Meaning::None,
                 id_pos: Pos::bytes(at, 4),
                 value_pos: bit,
-                whole: bit,
             },
         );
         n += 1;
     }
     Ok(n)
+}
+
+/// A bool block's two words, beside the pairs its bits became (`after.blocks` of the walk).
+fn bool_block_words(d: &mut Dissector<'_>, at: usize, id: u32, mask: u32) {
+    d.tree.open(&f::BOOL_BLOCK, Value::None, Pos::bytes(at, 8));
+    d.tree
+        .add(&f::BOOL_BLOCK_ID, Value::UInt(id as u64), Pos::bytes(at, 4));
+    d.tree.add(
+        &f::BOOL_BLOCK_MASK,
+        Value::UInt(mask as u64),
+        Pos::bytes(at + 4, 4),
+    );
+    d.tree.close_as_is();
 }
 
 /// FlightGear's `verifyProperties`: a strict v1 walk (every id known, no short forms, no NaN
@@ -544,8 +627,6 @@ enum Meaning {
     Text(&'static str),
     /// A bool or short whose raw value is shown.
     Raw(i64),
-    /// A scaled short float: raw / divisor.
-    Scaled(i16, f64),
     /// A short FLOAT whose TransmitAs is not a scaled one.
     NotScaled(i16),
     /// The launchbar state code's name, if it has one.
@@ -561,15 +642,6 @@ impl Meaning {
                 Meaning::None => return None,
                 Meaning::Text(t) => t.to_string(),
                 Meaning::Raw(v) => format!("raw {v}"),
-                // Every divisor is a whole number: written as an integer, without the float
-                // formatter (a property in two was a short float, and its meaning is per element).
-                Meaning::Scaled(raw, div) => {
-                    return Some(boxed(|s| {
-                        crate::text::push_int(s, raw as i64);
-                        s.push_str(" / ");
-                        crate::text::push_int(s, div as i64);
-                    }));
-                }
                 Meaning::NotScaled(raw) => format!("raw {raw}, not a scaled property"),
                 Meaning::Launchbar(Some(s)) => format!("{s} (gear/launchbar/state)"),
                 Meaning::Launchbar(None) => {
@@ -586,79 +658,43 @@ impl Meaning {
 struct Item {
     def: &'static PropDef,
     id: u32,
-    enc: Encoding,
     value: Value,
     meaning: Meaning,
-    /// Where the id sits, where the value sits (byte or bit range), the whole element.
+    /// Where the id sits, where the value sits (byte or bit range).
     id_pos: Pos,
     value_pos: Pos,
-    whole: Pos,
 }
 
-/// Adds the item: a group with `path = value` as its meaning and the same three children for
-/// every element (`id` with the path as its name, `encoding`, `value`: the declared type is the
-/// id's row of the table, so JSON does not repeat it in every element). Nothing is built while the tree is
-/// discarded, and the test is inlined into every caller: in summary mode a call per element was
-/// 6% of the run.
+/// Adds the item as a pair: the id (an open enum named by the property's path, a static
+/// string) and the value, side by side in the properties' group, so an element costs two
+/// leaves and no allocation of its own (a group per element with its own list of children and
+/// two meanings was half of a JSON run), and its wire form as one character of `forms`.
+/// Nothing is built while the tree is discarded, and the test is inlined into every caller: in
+/// summary mode a call per element was 6% of the run.
 #[inline(always)]
-fn push_item(tree: &mut TreeBuilder, it: Item) {
+fn push_item(tree: &mut TreeBuilder, forms: &mut String, it: Item) {
     if tree.detail() {
+        forms.push(if it.value_pos.bits {
+            FORM_BOOL_BIT
+        } else if it.id_pos.len == 2 {
+            FORM_SHORT
+        } else {
+            FORM_V1
+        });
         build_item(tree, it);
     }
 }
 
 #[inline(never)]
 fn build_item(tree: &mut TreeBuilder, it: Item) {
-    let mut g = Field::new(&f::PROPERTY, Value::None, it.whole);
-    g.meaning = Some(boxed(|m| {
-        m.push_str(it.def.path);
-        m.push_str(" = ");
-        let _ = match &it.value {
-            Value::Int(v) => write!(m, "{v}"),
-            // `{v}` writes a whole float as its integer digits; most values are whole (0, 1),
-            // and the float formatter's shortest-digits search was a twentieth of a JSON run.
-            Value::F32(v) if *v == v.trunc() && v.abs() < 8_388_608.0 && v.is_sign_positive() => {
-                crate::text::push_int(m, *v as i64);
-                Ok(())
-            }
-            Value::F32(v) => write!(m, "{v}"),
-            Value::Bool(v) => write!(m, "{v}"),
-            Value::Str(s) => write!(m, "{}", quote(s)),
-            _ => write!(m, "(bytes)"),
-        };
-    }));
-    g.children.reserve_exact(3);
-    let id_pos = it.id_pos;
-    g.children.extend([
-        // The id is an open enum whose name is the property's path: JSON and filters get the
-        // path without a string built per element.
-        Field::new(
-            &f::PROP_ID,
-            Value::Enum(i64::from(it.id), it.def.path),
-            id_pos,
-        ),
-        Field::new(
-            &f::PROP_ENCODING,
-            Value::Str(it.enc.name_or("").into()),
-            id_pos,
-        ),
-    ]);
-    let mut v = Field::new(&f::PROP_VALUE, it.value, it.value_pos);
-    v.meaning = it.meaning.text();
-    g.children.push(v);
-    *tree.add(&f::PROPERTY, Value::None, it.whole) = g;
-}
-
-/// A meaning written into a reused buffer and boxed at its exact length: a `String` built in
-/// place and turned into a `Box<str>` is shrunk by a `realloc`, which was a twelfth of a JSON
-/// run (two meanings per property).
-fn boxed(write: impl FnOnce(&mut String)) -> Box<str> {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    tree.add(
+        &f::PROP_ID,
+        Value::Enum(i64::from(it.id), it.def.path),
+        it.id_pos,
+    );
+    let meaning = it.meaning.text();
+    let value = tree.add(&f::PROP_VALUE, it.value, it.value_pos);
+    if meaning.is_some() {
+        value.meaning = meaning;
     }
-    SCRATCH.with_borrow_mut(|s| {
-        s.clear();
-        write(s);
-        Box::from(s.as_str())
-    })
 }

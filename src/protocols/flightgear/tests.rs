@@ -30,40 +30,78 @@ fn warnings(r: &Record) -> Vec<&str> {
         .collect()
 }
 
-fn child<'a>(item: &'a Field, name: &str) -> &'a Value {
-    &item
+/// The (id, value) fields of every property element, in wire order: the properties' group
+/// holds nothing but such pairs.
+fn pairs(r: &Record) -> Vec<(&Field, &Field)> {
+    let Some(group) = r.find("flightgear.properties.property") else {
+        return Vec::new();
+    };
+    assert_eq!(group.children.len() % 2, 0);
+    group
         .children
-        .iter()
-        .find(|c| c.def.name == name)
-        .unwrap_or_else(|| panic!("no {name}"))
-        .value
+        .chunks_exact(2)
+        .map(|c| {
+            assert_eq!(c[0].def.name, "flightgear.properties.property.id");
+            assert_eq!(c[1].def.name, "flightgear.properties.property.value");
+            (&c[0], &c[1])
+        })
+        .collect()
 }
 
-/// (id, path, type, encoding, value) of every property item: the path from the item's meaning,
+/// The wire form of an element from its character in `forms` and the id's row of the table
+/// (docs/protocols/flightgear.md): a bool block's bit; a short element, scaled by the
+/// table's TransmitAs; a v1 element of the declared type. The tree's positions agree: a
+/// short element's id is 2 bytes, a bit's value 1 bit.
+fn encoding_of(form: char, id: &Field, value: &Field) -> String {
+    let Value::Enum(n, _) = id.value else {
+        panic!("{id:?}")
+    };
+    let def = super::props::lookup(n as u32).unwrap();
+    assert_eq!(form == 'b', value.pos.bits, "{id:?}");
+    assert_eq!(form == 's', id.pos.len == 2, "{id:?}");
+    let name = match (def.ty.name_or(""), form) {
+        (_, 'b') => "BOOLARRAY",
+        ("STRING", 's') => "V2_STRING",
+        ("FLOAT", 's') => match def.tx {
+            Tx::SHORT_FLOAT_NORM => "SHORT_FLOAT_NORM",
+            Tx::SHORT_FLOAT_1 => "SHORT_FLOAT_1",
+            Tx::SHORT_FLOAT_2 => "SHORT_FLOAT_2",
+            Tx::SHORT_FLOAT_3 => "SHORT_FLOAT_3",
+            Tx::SHORT_FLOAT_4 => "SHORT_FLOAT_4",
+            _ => "SHORTINT",
+        },
+        (_, 's') => "SHORTINT",
+        (ty, 'v') => return format!("V1_{ty}"),
+        _ => panic!("form {form:?}"),
+    };
+    name.to_string()
+}
+
+/// (id, path, type, encoding, value) of every property element: the path is the id's name,
 /// the declared type from the table.
 fn props_of(r: &Record) -> Vec<(u64, String, String, String, Value)> {
-    r.find_all("flightgear.properties.property")
+    let pairs = pairs(r);
+    let forms: Vec<char> = match r.find("flightgear.properties.forms").map(|f| &f.value) {
+        Some(Value::Str(s)) => s.chars().collect(),
+        None => Vec::new(),
+        v => panic!("{v:?}"),
+    };
+    assert_eq!(forms.len(), pairs.len());
+    pairs
         .into_iter()
-        .map(|it| {
-            let s = |n: &str| match child(it, n) {
-                Value::Str(s) => s.to_string(),
-                v => panic!("{v:?}"),
-            };
-            let Value::Enum(id, path) = child(it, "flightgear.properties.property.id") else {
+        .zip(forms)
+        .map(|((id_field, value), form)| {
+            let Value::Enum(id, path) = id_field.value else {
                 panic!()
             };
-            // The path is the id's name, and also what the tree shows (`path = value`).
-            let meaning = it.meaning.as_deref().unwrap_or_default();
-            assert_eq!(meaning.split(" = ").next(), Some(*path));
-            let id = *id as u64;
-            let path = path.to_string();
+            let id = id as u64;
             let ty = super::props::lookup(id as u32).map_or("", |d| d.ty.name_or(""));
             (
                 id,
-                path,
+                path.to_string(),
                 ty.to_string(),
-                s("flightgear.properties.property.encoding"),
-                child(it, "flightgear.properties.property.value").clone(),
+                encoding_of(form, id_field, value),
+                value.value.clone(),
             )
         })
         .collect()
@@ -191,8 +229,11 @@ fn v2_short_elements_as_sent() {
     let p = prop(&r, 100);
     assert_eq!(p.3, "SHORT_FLOAT_NORM");
     assert_eq!(p.4, Value::F32((-16383.0f64 / 32767.0) as f32));
-    let item = r.find_all("flightgear.properties.property")[1];
-    assert_eq!(item.pos, Pos::bytes(236, 4));
+    let (id, value) = pairs(&r)[1];
+    assert_eq!(
+        (id.pos, value.pos),
+        (Pos::bytes(236, 2), Pos::bytes(238, 2))
+    );
 }
 
 #[test]
@@ -234,9 +275,15 @@ fn v2_and_v1_chat_strings_as_sent() {
     );
     assert_eq!(p.4, Value::Str("Hello".into()));
     assert_eq!(prop(&r, 1201).4, Value::Int(1));
+    let (id, value) = pairs(&r)[0];
     assert_eq!(
-        r.find_all("flightgear.properties.property")[1].pos,
-        Pos::bytes(241, 4)
+        (id.pos, value.pos),
+        (Pos::bytes(232, 2), Pos::bytes(236, 5))
+    );
+    let (id, value) = pairs(&r)[1];
+    assert_eq!(
+        (id.pos, value.pos),
+        (Pos::bytes(241, 2), Pos::bytes(243, 2))
     );
     assert!(r.summary.ends_with("chat \"Hello\""), "{}", r.summary);
 
@@ -256,9 +303,10 @@ fn v2_and_v1_chat_strings_as_sent() {
         (p.3.as_str(), p.4),
         ("V1_STRING", Value::Str("Hello".into()))
     );
+    let (id, value) = pairs(&r)[0];
     assert_eq!(
-        r.find_all("flightgear.properties.property")[0].pos,
-        Pos::bytes(232, 40)
+        (id.pos, value.pos),
+        (Pos::bytes(232, 4), Pos::bytes(236, 36))
     );
 }
 
@@ -319,8 +367,7 @@ fn bool_blocks_of_31() {
     assert_eq!(ps[30].0, 11030);
     assert!(ps.iter().all(|p| p.3 == "BOOLARRAY" && p.2 == "BOOL"));
     // bit 2 is bit 29 of the big-endian word: byte 236 + 3, bit 5 from the top.
-    let items = r.find_all("flightgear.properties.property");
-    assert_eq!(items[2].pos, Pos::bits((232 + 4) * 8 + 29, 1));
+    assert_eq!(pairs(&r)[2].1.pos, Pos::bits((232 + 4) * 8 + 29, 1));
     assert_eq!(
         r.find("flightgear.properties.bool_block.mask")
             .unwrap()
@@ -355,8 +402,7 @@ fn launchbar_bool_short_and_13002() {
     let r = dec(&with_props(V2_PAD_MAGIC, &p.bytes));
     assert!(r.notes.is_empty(), "{:?}", r.notes);
     assert_eq!(prop(&r, 120).4, Value::Int(1));
-    let item = r.find_all("flightgear.properties.property")[0];
-    let v = item.children.last().unwrap();
+    let v = pairs(&r)[0].1;
     assert_eq!(
         v.meaning.as_deref(),
         Some("Launching (gear/launchbar/state)")
@@ -618,6 +664,33 @@ impl Rng {
     }
 }
 
+/// Decodes `d` without trees in `bare` (summary mode, with its shortcuts over plain
+/// elements): the same summaries, types and notes as `with` (decoded with trees).
+fn same_without_trees(
+    bare: &mut dyn crate::proto::FlowDecoder,
+    d: &crate::proto::Datagram<'_>,
+    with: &[Record],
+) {
+    let mut without = Vec::new();
+    bare.decode(
+        &crate::proto::Datagram {
+            detail: false.into(),
+            ..*d
+        },
+        &mut without,
+    );
+    assert_eq!(without.len(), with.len());
+    for (a, b) in with.iter().zip(&without) {
+        assert_eq!(
+            (&a.summary, &a.msg_type, &a.notes),
+            (&b.summary, &b.msg_type, &b.notes),
+            "{:02x?}",
+            d.payload
+        );
+        assert!(b.fields.is_empty());
+    }
+}
+
 #[test]
 fn property_no_panic_on_random_and_mutated_payloads() {
     use crate::proto::{Datagram, Direction, RoleSource};
@@ -640,6 +713,8 @@ fn property_no_panic_on_random_and_mutated_payloads() {
     let mut total = 0;
     for flow_no in 0..2000 {
         let mut flow = PROTOCOL.new_flow(&Prefs::default());
+        // The same datagrams without trees: the same summaries and notes.
+        let mut bare = PROTOCOL.new_flow(&Prefs::default());
         for k in 0..11 {
             let payload: Vec<u8> = match rng.below(4) {
                 0 => (0..rng.below(1300)).map(|_| rng.next() as u8).collect(),
@@ -701,6 +776,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
             let mut out = Vec::new();
             flow.decode(&d, &mut out);
             assert!(!out.is_empty());
+            same_without_trees(bare.as_mut(), &d, &out);
             total += 1;
         }
         let _ = flow.describe();
