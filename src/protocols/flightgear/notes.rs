@@ -93,6 +93,10 @@ pub static TOO_MANY_ITEMS: NoteDef = NoteDef::warning(
     "expert.flightgear.too_many_items",
     "More property values than the decoder shows",
 );
+pub static REPEATED_ID: NoteDef = NoteDef::warning(
+    "expert.flightgear.repeated_id",
+    "A property id repeated in one message",
+);
 pub static PROPS_TRAILING: NoteDef = NoteDef::warning(
     "expert.flightgear.props_trailing",
     "Bytes after the last property element, too short for another",
@@ -168,6 +172,7 @@ pub static ALL: &[&NoteDef] = &[
     &LEGACY_PROPS_232,
     &LEGACY_NO_PROPS,
     &TOO_MANY_ITEMS,
+    &REPEATED_ID,
     &PROPS_TRAILING,
     &UNKNOWN_ID,
     &LATER_ID,

@@ -46,7 +46,6 @@ crate::open_enum! {
 
 /// What the walk adds after the elements: bool blocks' words and the undecoded rest, which
 /// sit beside the pairs of ids and values, not among them.
-#[derive(Default)]
 struct After {
     /// Where each bool block starts, its id and its mask.
     blocks: Vec<(usize, u32, u32)>,
@@ -54,6 +53,45 @@ struct After {
     undecoded: Option<usize>,
     /// The wire form of each element (`flightgear.properties.forms`).
     forms: String,
+    /// The ids seen so far in this message, by [`props::slot`], and whether a repeat was
+    /// noted: FlightGear never repeats one (`FGMultiplayMgr::SendMyPosition` writes each
+    /// property once), and a repeat would be a repeated key in the JSON object.
+    seen: [u64; props::SLOTS.div_ceil(64)],
+    repeat_noted: bool,
+}
+
+impl Default for After {
+    fn default() -> Self {
+        After {
+            blocks: Vec::new(),
+            undecoded: None,
+            forms: String::new(),
+            seen: [0; props::SLOTS.div_ceil(64)],
+            repeat_noted: false,
+        }
+    }
+}
+
+/// Marks `id` as seen in this message; its second appearance gets a warning (once a message).
+#[inline]
+fn mark_seen(d: &mut Dissector<'_>, after: &mut After, id: u32, pos: Pos) {
+    let Some(slot) = props::slot(id) else {
+        return;
+    };
+    let (word, bit) = (slot / 64, 1u64 << (slot % 64));
+    if after.seen[word] & bit == 0 {
+        after.seen[word] |= bit;
+        return;
+    }
+    if !after.repeat_noted {
+        after.repeat_noted = true;
+        d.tree.expert(
+            &notes::REPEATED_ID,
+            Some(&f::PROP_ID),
+            Some(pos),
+            format!("property id {id} appears twice in this message: the JSON object repeats its key (the tree and `forms` keep both elements)"),
+        );
+    }
 }
 
 /// Walks the property section from `start` to the end of the message: the elements as
@@ -113,8 +151,9 @@ fn elements<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>, after: &mut After)
     while d.cur.remaining() >= 4 {
         if !detail
             && items < MAX_ITEMS
-            && let Some(size) = plain_size(d.cur.data(), d.pos())
+            && let Some((id, size)) = plain_size(d.cur.data(), d.pos())
         {
+            mark_seen(d, after, id, Pos::bytes(d.pos(), 4));
             d.cur.seek(d.pos() + size);
             items += 1;
             decoded_end = d.pos();
@@ -151,7 +190,7 @@ fn elements<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>, after: &mut After)
 /// [`element`], so the summary's notes, chat line and protocol are the same; this is the
 /// summary's shortcut over the 150-200 elements of a packet.
 #[inline]
-fn plain_size(data: &[u8], at: usize) -> Option<usize> {
+fn plain_size(data: &[u8], at: usize) -> Option<(u32, usize)> {
     let word = data.get(at..at.checked_add(4)?)?;
     let w = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
     let short = w >> 16 != 0;
@@ -167,7 +206,7 @@ fn plain_size(data: &[u8], at: usize) -> Option<usize> {
         _ => false,
     };
     let size = if short { 4 } else { 8 };
-    (plain && data.len() - at >= size).then_some(size)
+    (plain && data.len() - at >= size).then_some((id, size))
 }
 
 /// Fewer than 4 bytes after the last element: too short for another one.
@@ -218,6 +257,11 @@ fn element<'a>(
         );
     }
     let e = Elem { def, id, at };
+    let block =
+        !short && def.ty == PropType::BOOL && (BOOLARRAY_START..=BOOLARRAY_END).contains(&id);
+    if !block {
+        mark_seen(d, after, id, Pos::bytes(at, 4));
+    }
     if short {
         short_element(d, e, w as u16 as i16, facts, first, after)
     } else {
@@ -548,8 +592,12 @@ fn bool_block(d: &mut Dissector<'_>, e: Elem, after: &mut After) -> Step<usize> 
     }
     if !d.tree.detail() {
         // The bits are only tree items: counted (for the item bound), not built.
-        return Ok((0..31u32)
-            .filter(|i| props::lookup(id + i).is_some())
+        let known = (0..31u32).filter(|i| props::lookup(id + i).is_some());
+        return Ok(known
+            .inspect(|&i| {
+                let bit = Pos::bits((at + 4) * 8 + (31 - i as usize), 1);
+                mark_seen(d, after, id + i, bit);
+            })
             .count());
     }
     let mut n = 0;
@@ -558,6 +606,7 @@ fn bool_block(d: &mut Dissector<'_>, e: Elem, after: &mut After) -> Step<usize> 
             continue;
         };
         let bit = Pos::bits((at + 4) * 8 + (31 - i as usize), 1);
+        mark_seen(d, after, id + i, bit);
         push_item(
             &mut d.tree,
             &mut after.forms,

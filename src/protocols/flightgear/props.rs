@@ -97,6 +97,16 @@ pub fn lookup(id: u32) -> Option<&'static PropDef> {
     }
 }
 
+/// The row number (0-based, across both tables) of a known id: a dense index for per-message
+/// bitsets over the ids.
+#[inline]
+pub fn slot(id: u32) -> Option<usize> {
+    (*INDEX.get(id as usize)? as usize).checked_sub(1)
+}
+
+/// How many rows [`slot`] numbers.
+pub const SLOTS: usize = TABLE_ROWS;
+
 /// One past the largest id of either table.
 const INDEX_LEN: usize = {
     let mut max = 0;

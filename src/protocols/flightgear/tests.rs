@@ -237,6 +237,36 @@ fn v2_short_elements_as_sent() {
 }
 
 #[test]
+fn a_repeated_id_is_kept_and_warned_once() {
+    // id 10 twice (2, then 3), then a bool block whose bit 11000 repeats a v1 11000 element:
+    // every element stays in the tree, one warning at the second id 10.
+    let mut b = vec![0x00, 0x0A, 0x00, 0x02, 0x00, 0x0A, 0x00, 0x03];
+    let r = dec(&with_props(V2_PAD_MAGIC, &b));
+    let values: Vec<&Value> = pairs(&r).iter().map(|(_, v)| &v.value).collect();
+    assert_eq!(values, [&Value::Int(2), &Value::Int(3)]);
+    assert_eq!(
+        warnings(&r),
+        [
+            "property id 10 appears twice in this message: the JSON object repeats its key (the tree and `forms` keep both elements)"
+        ]
+    );
+    assert_eq!(r.notes[0].pos, Some(Pos::bytes(236, 4)));
+    b.extend([0x00, 0x0A, 0x00, 0x04]);
+    let r = dec(&with_props(V2_PAD_MAGIC, &b));
+    assert_eq!(pairs(&r).len(), 3);
+    assert_eq!(warnings(&r).len(), 1, "once a message");
+    // Distinct ids, bool block bits included, say nothing.
+    let mut p = Packet::default();
+    p.bool_block(11000, 1).bool_block(11040, 1);
+    let r = dec(&with_props(V2_PAD_MAGIC, &p.bytes));
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    p.bool_block(11000, 2);
+    let r = dec(&with_props(V2_PAD_MAGIC, &p.bytes));
+    assert_eq!(warnings(&r).len(), 1);
+    assert!(warnings(&r)[0].starts_with("property id 11000 appears twice"));
+}
+
+#[test]
 fn every_short_float_scaling() {
     assert_eq!(scale_short(-16383, Tx::SHORT_FLOAT_NORM), Some(-0.49998474));
     assert_eq!(scale_short(24003, Tx::SHORT_FLOAT_1), Some(2400.3));
