@@ -239,6 +239,7 @@ crate::field_defs! {
     CLC_MOVE_COUNT = uint("quake3.clc.move.count", "Count").desc("Number of usercmds");
     CLC_MOVE_KEY = uint("quake3.clc.move.key", "Key").hex().desc("Base key: checksumFeed XOR messageAcknowledge XOR hash(acknowledged server command)");
     CLC_MOVE_KEY_RECOVERED = uint("quake3.clc.move.key_recovered_from", "Key recovered from").desc("Present when no gamestate was captured and the key's low 16 bits were recovered: how many usercmd values the recovery used");
+    CLC_MOVE_KEY_BITS = uint("quake3.clc.move.key_known_bits", "Key bits known").desc("Present with key_recovered_from: 16 (every field de-keyed), 15 or 8 (forward, right, up and weapon de-keyed; angles and buttons still keyed)");
     USERCMD = group("quake3.clc.move.usercmd", "Usercmd").repeated().desc("One usercmd, absolute values");
     UC_SERVER_TIME = int("quake3.clc.move.usercmd.server_time", "Server time").unit("ms").desc("Command time");
     UC_PITCH = float("quake3.clc.move.usercmd.pitch", "Pitch").unit("°").desc("angles[0]");
@@ -250,5 +251,6 @@ crate::field_defs! {
     UC_BUTTONS = uint("quake3.clc.move.usercmd.buttons", "Buttons").hex().desc("1 attack, 2 talk, 4 use holdable, 8 gesture, 16 walking …");
     UC_WEAPON = uint("quake3.clc.move.usercmd.weapon", "Weapon").desc("Selected weapon");
     UC_CHANGED = string("quake3.clc.move.usercmd.changed", "Changed").repeated().desc("Fields sent in this usercmd");
+    UC_KEYED = string("quake3.clc.move.usercmd.keyed", "Still keyed").repeated().desc("Fields whose value is not shown: sent keyed with key bits not known (no gamestate captured and not yet recovered)");
     CLC_VOIP = group("quake3.clc.voip", "VoIP").repeated().desc("clc_voip framing (ioquake3 flavour)");
 }
