@@ -412,45 +412,40 @@ impl State {
         // sent in this packet (the first usercmd is a delta from an all-zero one, ioquake3
         // code/client/cl_input.c `CL_WritePacket`), then those the key covers.
         let mut kbits = WIDTHS;
+        let full = key_bits == ALL_BITS;
         let anchors = self.checksum_feed.is_none() || self.ucmd_keys.wants_anchors();
-        let mut kept = [UcmdObs::default(); 16];
-        let mut n_kept = 0;
+        let mut prev: Option<UserCmd> = None;
         let detail = d.t.detail();
         let mut spans: UserCmdSpans = [(0, 0); 9];
         for i in 0..count {
             let a = d.pos();
             let (cmd, changed) = read_usercmd(d, &from, base_key, &mut spans)?;
-            if key_bits != ALL_BITS {
+            if !full {
                 push_obs(obs, &cmd, changed, base_key ^ msg_ack);
-            }
-            for (k, w) in WIDTHS.into_iter().enumerate() {
-                if changed.0 >> k & 1 == 1 {
-                    kbits[k] = key_bits & w;
+                for (k, w) in WIDTHS.into_iter().enumerate() {
+                    if changed.0 >> k & 1 == 1 {
+                        kbits[k] = key_bits & w;
+                    }
                 }
             }
             // The newest usercmds come again in the next packet: their known values may
             // recover that packet's key.
             if anchors && count - i <= 2 {
                 push_anchors(obs, &cmd, &kbits);
-            } else if count - i <= 2 && key_bits == ALL_BITS {
-                // No recovery under way: kept without allocating, for the next message.
-                for (k, v) in field_values(&cmd).into_iter().enumerate() {
-                    kept[n_kept % 16] = UcmdObs {
-                        field: k as u8,
-                        v,
-                        t: cmd.server_time,
-                        known: WIDTHS[k],
-                    };
-                    n_kept += 1;
-                }
             }
+            prev = Some(from);
             from = cmd;
             if detail {
                 usercmd_tree(d, a, &cmd, changed, known_fields(&kbits), &spans);
             }
         }
-        if n_kept > 0 {
-            self.ucmd_keys.remember(&kept[..n_kept.min(16)]);
+        if full && !anchors {
+            // No recovery under way: kept in place, for a next message keyed with an unknown key.
+            let older = prev
+                .filter(|_| count > 1)
+                .map(|c| (c.server_time, field_values(&c)));
+            let newest = Some((from.server_time, field_values(&from)));
+            self.ucmd_keys.remember([older, newest]);
         }
         let known = known_fields(&kbits);
         if known != 0xff {

@@ -51,6 +51,9 @@ pub const FIRST_SEARCH: usize = 32;
 /// visits of each of at most `MAX_OBS` kept values, at most 1,024 steps per value.
 pub const HIGH_EVERY: usize = 64;
 
+/// A usercmd whose every value is known: its serverTime and its values in wire order.
+pub type KnownCmd = (i32, [u16; 8]);
+
 /// How a recovered key is known, shown in `quake3.clc.move.key`'s meaning.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Recovered {
@@ -106,10 +109,10 @@ pub struct UcmdKeys {
     groups: Vec<Group>,
     /// Values known in recent messages, for [`link`].
     anchors: std::collections::VecDeque<UcmdObs>,
-    /// The anchors of the last message decoded while no key was being recovered, set without
-    /// allocating (see [`UcmdKeys::remember`]): the first message of a run keyed with an
-    /// unknown key repeats that message's usercmds.
-    last: std::cell::Cell<[UcmdObs; MESSAGE_ANCHORS]>,
+    /// The last two usercmds (serverTime and values) of the last message decoded with its whole
+    /// key while no key was being recovered, set in place (see [`UcmdKeys::remember`]): the
+    /// first message of a run keyed with an unknown key repeats them.
+    last: std::cell::Cell<[Option<KnownCmd>; 2]>,
     pub searches: u32,
 }
 
@@ -134,27 +137,35 @@ impl UcmdKeys {
             .any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
     }
 
-    /// Keeps a message's anchors (at most [`MESSAGE_ANCHORS`]) in place of the last
-    /// message's: cheap enough for every message of a flow whose keys are all known.
-    pub fn remember(&self, anchors: &[UcmdObs]) {
-        let mut last = [UcmdObs::default(); MESSAGE_ANCHORS];
-        let n = anchors.len().min(MESSAGE_ANCHORS);
-        last[..n].copy_from_slice(&anchors[anchors.len() - n..]);
-        self.last.set(last);
+    /// Keeps the last two usercmds of a message whose every value is known (serverTime and the
+    /// values in wire order) in place of the last message's: cheap enough for every message.
+    pub fn remember(&self, cmds: [Option<KnownCmd>; 2]) {
+        self.last.set(cmds);
     }
 
     /// Adds a message's observations and anchors; true when this made more of its key known
     /// (the low byte, 15 bits, or all 16).
     pub fn learn(&mut self, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
         let last = self.last.take();
-        let remembered = last.iter().filter(|a| a.known != 0);
-        let new_anchors = obs.iter().filter(|o| o.known != 0).take(MESSAGE_ANCHORS);
+        let remembered = last.into_iter().flatten().flat_map(|(t, values)| {
+            (0..8u8).map(move |k| UcmdObs {
+                field: k,
+                v: values[k as usize],
+                t,
+                known: width_mask(k),
+            })
+        });
+        let new_anchors = obs
+            .iter()
+            .filter(|o| o.known != 0)
+            .take(MESSAGE_ANCHORS)
+            .copied();
         for a in remembered.chain(new_anchors) {
-            if !self.anchors.contains(a) {
+            if !self.anchors.contains(&a) {
                 if self.anchors.len() == MAX_ANCHORS {
                     self.anchors.pop_front();
                 }
-                self.anchors.push_back(*a);
+                self.anchors.push_back(a);
             }
         }
         let known = self.lookup(rack, hash).map_or(0, |r| r.mask);
@@ -626,14 +637,9 @@ mod tests {
     #[test]
     fn a_repeated_usercmd_links_the_key() {
         let mut k = UcmdKeys::default();
-        // The last usercmd of a message keyed with a known key…
-        let anchor = |field, v| UcmdObs {
-            field,
-            v,
-            t: 500,
-            known: width_mask(field),
-        };
-        k.remember(&[anchor(1, 12345), anchor(WEAPON, 3)]);
+        // The last usercmd of a message keyed with a known key: yaw 12345, weapon 3…
+        let last = [None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))];
+        k.remember(last);
         // …sent again first in the next message, keyed with the unknown 0xbeef.
         let u = 0xbeefu16;
         let sent = |field: u8, v: u16| UcmdObs {
@@ -649,7 +655,7 @@ mod tests {
         );
         // Values that disagree (two usercmds with one serverTime) decide nothing.
         let mut k = UcmdKeys::default();
-        k.remember(&[anchor(1, 12345), anchor(WEAPON, 3)]);
+        k.remember(last);
         assert!(!k.learn(9, None, &[sent(1, 12345), sent(WEAPON, 4)]));
         assert_eq!(k.lookup(9, None), None);
     }
