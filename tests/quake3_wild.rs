@@ -668,3 +668,97 @@ fn legacy_keys_say_how_they_were_known() {
     assert_eq!(t.get("recovered pad"), Some(&186));
     assert_eq!(t.get("handshake"), None);
 }
+
+/// Fields never sent since the capture began are unknown, not 0: cut at 10 %, the ioquake3
+/// capture's first snapshot is a delta from one that was not captured. Its player state shows
+/// only the fields it carries (no weapon, no health), says it is partial, and the merged
+/// entity count is not given; the summary prints `?` for them. Each becomes known, with the
+/// whole capture's value, the first time the server sends it.
+#[test]
+fn fields_never_sent_are_unknown_not_zero() {
+    fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
+        if f.def.name == name {
+            return Some(f);
+        }
+        f.children.iter().find_map(|c| find(c, name))
+    }
+    let capture = "captures/quake3-ioq3-protocol.pcap";
+    let bytes = std::fs::read(capture).unwrap();
+    let p = read_pcap(&bytes);
+    // Per frame of a decode: (summary, weapon, health, entity count, partial), snapshots only.
+    type Snapshot = (String, Option<String>, Option<String>, Option<String>, bool);
+    let snapshots = |bytes: &[u8], frames: &[u64]| {
+        let mut out: BTreeMap<u64, Snapshot> = BTreeMap::new();
+        let err = each_record(bytes, config_for(Path::new(capture)), |meta, r| {
+            let get = |n: &str| r.fields.iter().find_map(|f| find(f, n));
+            if get("quake3.svc.snapshot").is_none() {
+                return;
+            }
+            let text = |n: &str| get(n).and_then(value_text);
+            let health = r
+                .fields
+                .iter()
+                .find_map(|f| find(f, "quake3.svc.snapshot.ps"));
+            let health = health.and_then(|ps| {
+                let stat0 = ps.children.iter().find(|c| {
+                    c.def.name == "quake3.svc.snapshot.ps.stat"
+                        && find(c, "quake3.svc.snapshot.ps.stat.index")
+                            .and_then(value_text)
+                            .as_deref()
+                            == Some("0")
+                })?;
+                find(stat0, "quake3.svc.snapshot.ps.stat.value").and_then(value_text)
+            });
+            let s = (
+                r.summary.clone(),
+                text("quake3.svc.snapshot.ps.weapon"),
+                health,
+                text("quake3.svc.snapshot.entities"),
+                text("quake3.svc.snapshot.ps.partial").as_deref() == Some("true"),
+            );
+            out.insert(frames[meta.frame as usize - 1], s);
+        });
+        assert!(err.is_none());
+        out
+    };
+    let all: Vec<u64> = (1..=p.records.len() as u64).collect();
+    let full = snapshots(&bytes, &all);
+    let (cut, frames) = subset(&p, |i| i >= 168);
+    let cut = snapshots(&cut, &frames);
+    let (first, (summary, weapon, health, entities, partial)) = cut.first_key_value().unwrap();
+    assert!(summary.ends_with("ents 0/? ?hp w?"), "{summary}");
+    assert_eq!(
+        (weapon, health, entities, partial),
+        (&None, &None, &None, &true)
+    );
+    // The whole capture knows them: weapon 2 (machine gun), 124 health.
+    let f = &full[first];
+    assert_eq!(
+        (f.1.as_deref(), f.2.as_deref()),
+        (Some("2"), Some("124")),
+        "{}",
+        f.0
+    );
+    // Health is sent as it counts down, the weapon when the client switches to it; from then on
+    // they are shown as in the whole capture, and the entity count once a non-delta snapshot
+    // came.
+    let known_from = |pick: fn(&Snapshot) -> &Option<String>| {
+        let (frame, _) = cut.iter().find(|(_, s)| pick(s).is_some()).unwrap();
+        for (g, s) in cut.range(frame..) {
+            assert_eq!(pick(s), pick(&full[g]), "frame {g}");
+        }
+        *frame
+    };
+    let health_from = known_from(|s| &s.2);
+    let weapon_from = known_from(|s| &s.1);
+    let entities_from = known_from(|s| &s.3);
+    assert!(health_from < weapon_from, "{health_from} {weapon_from}");
+    assert!(cut[&entities_from].0.contains(" delta 0 "));
+    // Before, the values are absent, never shown as 0.
+    assert!(
+        cut.range(..weapon_from)
+            .all(|(_, s)| s.1.is_none() && s.0.ends_with("w?"))
+    );
+    assert!(cut.range(..health_from).all(|(_, s)| s.2.is_none() && s.4));
+    println!("health from frame {health_from}, weapon {weapon_from}, entities {entities_from}");
+}

@@ -92,7 +92,7 @@ crate::field_defs! {
     SNAP_DELTA_FROM = uint("quake3.svc.snapshot.delta_from", "Delta from").desc("Sequence of the message carrying the reference snapshot");
     SNAP_FLAGS = uint("quake3.svc.snapshot.flags", "Flags").hex().desc("1 rate delayed, 2 not active, 4 servercount");
     SNAP_AREAMASK = bytes("quake3.svc.snapshot.areamask", "Area mask").desc("PVS area bits");
-    SNAP_ENTITIES = uint("quake3.svc.snapshot.entities", "Entities").desc("Number of entities in the snapshot after applying the delta");
+    SNAP_ENTITIES = uint("quake3.svc.snapshot.entities", "Entities").desc("Number of entities in the snapshot after applying the delta; absent while the entity list is not whole (a reference snapshot was not captured since the last non-delta one)");
     SNAP_REMOVED = uint("quake3.svc.snapshot.removed", "Removed").repeated().desc("Numbers of entities removed by this snapshot");
     VOIP = group("quake3.svc.voip", "VoIP").repeated().desc("svc_voipSpeex / svc_voipOpus framing (ioquake3 flavour)");
     VOIP_CLIENT = uint("quake3.svc.voip.client", "Sender").desc("Sending client");
@@ -222,7 +222,7 @@ crate::field_defs! {
     PS_AMMO_VALUE = int("quake3.svc.snapshot.ps.ammo.value", "Value").desc("Array element value");
     PS_POWERUP_INDEX = uint("quake3.svc.snapshot.ps.powerup.index", "Index").desc("Array element index");
     PS_POWERUP_VALUE = int("quake3.svc.snapshot.ps.powerup.value", "Value").desc("Array element value");
-    PS_INCOMPLETE = boolean("quake3.svc.snapshot.ps.partial", "Partial").desc("The reference snapshot was not captured: only the transmitted fields are exact");
+    PS_INCOMPLETE = boolean("quake3.svc.snapshot.ps.partial", "Partial").desc("Some fields have not been sent since the capture began (a reference snapshot was not captured): those are unknown and absent, never 0");
 
     // Client → server (ioquake3 code/server/sv_client.c `SV_ExecuteClientMessage`).
     CLC = group("quake3.clc", "Client message").desc("Client → server message body");
