@@ -503,6 +503,14 @@ fn stats_count_decoded_and_keyed_messages() {
     assert!(f["xor pads"].starts_with("186 messages de-keyed with a pad"));
 }
 
+/// The first field named `name` in `f`'s subtree.
+fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
+    if f.def.name == name {
+        return Some(f);
+    }
+    f.children.iter().find_map(|c| find(c, name))
+}
+
 /// How a move's usercmd key is shown: its value, the bits of it that are known (all when it
 /// came from the gamestate) and, when recovered, from how many values.
 struct MoveKey {
@@ -520,12 +528,6 @@ fn number(t: &str) -> u64 {
 
 /// The usercmd key of each move in a decode, by frame.
 fn move_keys(bytes: &[u8], frames: &[u64], capture: &str) -> BTreeMap<u64, MoveKey> {
-    fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
-        if f.def.name == name {
-            return Some(f);
-        }
-        f.children.iter().find_map(|c| find(c, name))
-    }
     let mut keys = BTreeMap::new();
     let err = each_record(bytes, config_for(Path::new(capture)), |meta, r| {
         let get = |name: &str| {
@@ -629,12 +631,6 @@ fn lossy_usercmd_keys_are_never_guessed() {
 /// was recovered from.
 #[test]
 fn legacy_keys_say_how_they_were_known() {
-    fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
-        if f.def.name == name {
-            return Some(f);
-        }
-        f.children.iter().find_map(|c| find(c, name))
-    }
     let capture = "captures/quake3-openarena-legacy.pcap";
     let p = read_pcap(&std::fs::read(capture).unwrap());
     let tally = |bytes: &[u8]| {
@@ -676,12 +672,6 @@ fn legacy_keys_say_how_they_were_known() {
 /// whole capture's value, the first time the server sends it.
 #[test]
 fn fields_never_sent_are_unknown_not_zero() {
-    fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
-        if f.def.name == name {
-            return Some(f);
-        }
-        f.children.iter().find_map(|c| find(c, name))
-    }
     let capture = "captures/quake3-ioq3-protocol.pcap";
     let bytes = std::fs::read(capture).unwrap();
     let p = read_pcap(&bytes);
