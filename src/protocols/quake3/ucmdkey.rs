@@ -9,13 +9,18 @@
 //! `U = low16(checksumFeed ^ hash)`, and once U and the command's text are known,
 //! `low16(checksumFeed)` keys every later message whose acknowledged text was captured.
 //!
-//! U is found by plausibility over the values the client sent (each observation is a value
-//! XOR U): the low byte from the 8-bit fields (weapon a small number, moves ±127 or 0), the high
-//! byte's low seven bits from the angles' continuity (a wrong XOR in the high byte makes the
-//! view jump where the true angle crosses a 1.4° sector boundary), and its top bit from the
-//! buttons (no button above bit 11 exists, ioquake3 code/qcommon/q_shared.h `BUTTON_*`). A
-//! candidate is taken only when it beats every other by a clear margin: a player who never
-//! turns leaves the high byte undecided, and the values then stay keyed, with a note.
+//! U is decided in steps, each used as soon as it is known (a field's key is masked to the
+//! field's width, so the low byte alone de-keys forward, right, up and weapon). Exactly, by
+//! [`link`]: the client repeats its last packet's usercmds in the next one, so a usercmd seen
+//! before under a known key gives U = value sent XOR value known. Otherwise by plausibility over
+//! the values the client sent (each observation is a value XOR U): the low byte from the 8-bit
+//! fields (weapon a small number, moves ±127, ±64 or 0), the high byte's low seven bits from the
+//! angles' continuity (a wrong XOR in the high byte makes the view jump where the true angle
+//! crosses a 1.4° sector boundary), and its top bit from the buttons (no button above bit 11
+//! exists, ioquake3 code/qcommon/q_shared.h `BUTTON_*`) and from angles sent shortly after the
+//! same angle was known (no half turn in 50 ms). A candidate is taken only when it beats every
+//! other by a clear margin: a player who never turns leaves the high byte undecided, and the
+//! angles and buttons then stay keyed, with a note.
 
 /// One usercmd value: the field (index into `client::USERCMD_FIELDS`) and, when `known` is 0,
 /// the value as sent XOR U (masked to the field's width), in the order the client sent them;
@@ -59,7 +64,7 @@ pub type KnownCmd = (i32, [u16; 8]);
 pub struct Recovered {
     /// The 16 bits XORed with messageAcknowledge and serverTime (only `mask`'s bits are known).
     pub u: u16,
-    /// The bits of `u` that are known: `0xff` (the low byte: the 8-bit fields de-key) or
+    /// The bits of `u` that are known: `0xff` or `0x7fff` (the 8-bit fields de-key) or
     /// `0xffff` (every field de-keys).
     pub mask: u16,
     /// How many usercmd values the recovery used.
