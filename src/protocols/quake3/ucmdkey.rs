@@ -505,7 +505,9 @@ fn near_pairs(
     let mut pairs = Vec::new();
     for o in obs.iter().filter(|o| o.field <= ROLL) {
         let before = anchors.iter().filter(|a| {
-            a.field == o.field && a.known == ALL_BITS && a.t < o.t && o.t - a.t <= NEAR_MS
+            // serverTimes are any 32-bit values on the wire: no overflow.
+            let gap = i64::from(o.t) - i64::from(a.t);
+            a.field == o.field && a.known == ALL_BITS && (1..=NEAR_MS as i64).contains(&gap)
         });
         if let Some(a) = before.max_by_key(|a| a.t) {
             pairs.push((*o, a.v));
