@@ -9,7 +9,7 @@ use super::fields::*;
 use super::msg::{BitDissector, BitReader, Loc};
 use super::notes;
 use super::server::{Summary, push_hex, push_int, push_uint};
-use super::ucmdkey::UcmdObs;
+use super::ucmdkey::{ALL_BITS, UcmdObs};
 use crate::tree::{TreeBuilder, Value};
 use crate::wire::Step;
 
@@ -142,10 +142,49 @@ fn push_angle_tenths(out: &mut String, v: u16) {
     out.push((b'0' + (tenths % 10) as u8) as char);
 }
 
-/// Appends the values a usercmd sent, read with key 0 (so XOR messageAcknowledge, U and nothing
-/// else once messageAcknowledge is taken out), as observations for [`super::ucmdkey`].
-fn push_obs(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, changed: Changed, msg_ack: u32) {
-    let values = [
+/// Appends the values a usercmd sent as observations for [`super::ucmdkey`]: each value as
+/// sent XOR U. Read with `base_key` (the known bits of U XOR messageAcknowledge, or 0), a value
+/// XOR `undo` (= `base_key ^ messageAcknowledge`) leaves the true value XOR U.
+fn push_obs(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, changed: Changed, undo: u32) {
+    for (k, v) in field_values(cmd).into_iter().enumerate() {
+        if changed.0 >> k & 1 == 1 {
+            obs.push(UcmdObs {
+                field: k as u8,
+                v: (v ^ undo as u16) & WIDTHS[k],
+                t: cmd.server_time,
+                known: 0,
+            });
+        }
+    }
+}
+
+/// Each usercmd field's width mask, in wire order.
+const WIDTHS: [u16; 8] = [0xffff, 0xffff, 0xffff, 0xff, 0xff, 0xff, 0xffff, 0xff];
+
+/// The fields (bit k = [`USERCMD_FIELDS`]`[k]`) whose every bit is known.
+fn known_fields(kbits: &[u16; 8]) -> u8 {
+    (0..8)
+        .filter(|&k| kbits[k] == WIDTHS[k])
+        .fold(0, |m, k| m | 1 << k)
+}
+
+/// Appends the known bits of a usercmd's values as anchors for [`super::ucmdkey`].
+fn push_anchors(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, kbits: &[u16; 8]) {
+    for (k, v) in field_values(cmd).into_iter().enumerate() {
+        if kbits[k] != 0 {
+            obs.push(UcmdObs {
+                field: k as u8,
+                v: v & kbits[k],
+                t: cmd.server_time,
+                known: kbits[k],
+            });
+        }
+    }
+}
+
+/// A usercmd's values in wire order, as their bits on the wire.
+fn field_values(cmd: &UserCmd) -> [u16; 8] {
+    [
         cmd.angles[0],
         cmd.angles[1],
         cmd.angles[2],
@@ -154,17 +193,63 @@ fn push_obs(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, changed: Changed, msg_ack: u3
         cmd.up as u8 as u16,
         cmd.buttons,
         cmd.weapon as u16,
+    ]
+}
+
+/// Writes a known value, or `?` for one still keyed.
+fn unknown_or(o: &mut String, known: bool, write: impl FnOnce(&mut String)) {
+    if known {
+        write(o);
+    } else {
+        o.push('?');
+    }
+}
+
+/// The tree of one usercmd read since `a`: the values known (bit k of `known` for
+/// [`USERCMD_FIELDS`]`[k]`), and the names of those still keyed.
+fn usercmd_tree(
+    d: &mut BitDissector<'_, '_>,
+    a: usize,
+    cmd: &UserCmd,
+    changed: Changed,
+    known: u8,
+    spans: &UserCmdSpans,
+) {
+    let p = d.since(a);
+    d.t.open(&USERCMD, Value::None, p);
+    d.t.reserve(9 + changed.0.count_ones() as usize);
+    // A field that was sent points at its own bits; one carried over from the previous
+    // usercmd is not on the wire and points at the whole usercmd.
+    let at = |i: usize| {
+        let (a, b) = spans[i];
+        if b > a {
+            d.loc.bits(a as usize, b as usize)
+        } else {
+            p
+        }
+    };
+    d.t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), at(0));
+    for c in changed.names() {
+        d.t.add(&UC_CHANGED, Value::Str(c.into()), p);
+    }
+    let values = [
+        (&UC_PITCH, Value::F32(angle(cmd.angles[0]))),
+        (&UC_YAW, Value::F32(angle(cmd.angles[1]))),
+        (&UC_ROLL, Value::F32(angle(cmd.angles[2]))),
+        (&UC_FORWARD, Value::Int(cmd.forward as i64)),
+        (&UC_RIGHT, Value::Int(cmd.right as i64)),
+        (&UC_UP, Value::Int(cmd.up as i64)),
+        (&UC_BUTTONS, Value::UInt(cmd.buttons as u64)),
+        (&UC_WEAPON, Value::UInt(cmd.weapon as u64)),
     ];
-    for (k, v) in values.into_iter().enumerate() {
-        if changed.0 >> k & 1 == 1 {
-            let mask = if matches!(k, 0..=2 | 6) { 0xffff } else { 0xff };
-            obs.push(UcmdObs {
-                field: k as u8,
-                v: (v ^ msg_ack as u16) & mask,
-                t: cmd.server_time,
-            });
+    for (k, (def, v)) in values.into_iter().enumerate() {
+        if known >> k & 1 == 1 {
+            d.t.add(def, v, at(k + 1));
+        } else {
+            d.t.add(&UC_KEYED, Value::Str(USERCMD_FIELDS[k].into()), at(k + 1));
         }
     }
+    d.t.close_as_is();
 }
 
 /// The three Longs at the start of a client message.
@@ -321,48 +406,52 @@ impl State {
             return Ok(());
         }
         let key = self.usercmd_key(d, s, key_text, msg_ack, rel_ack);
+        let (base_key, key_bits) = key.unwrap_or((0, 0));
         let mut from = UserCmd::default();
-        let mut last = from;
+        // The bits of each field's value that are known: all of them until the field is first
+        // sent in this packet (the first usercmd is a delta from an all-zero one, ioquake3
+        // code/client/cl_input.c `CL_WritePacket`), then those the key covers.
+        let mut kbits = WIDTHS;
+        let full = key_bits == ALL_BITS;
+        let anchors = self.checksum_feed.is_none() || self.ucmd_keys.wants_anchors();
+        let mut prev: Option<UserCmd> = None;
         let detail = d.t.detail();
         let mut spans: UserCmdSpans = [(0, 0); 9];
-        for _ in 0..count {
+        for i in 0..count {
             let a = d.pos();
-            let (cmd, changed) = read_usercmd(d, &from, key.unwrap_or(0), &mut spans)?;
-            if key.is_none() {
-                push_obs(obs, &cmd, changed, msg_ack);
-            }
-            from = cmd;
-            last = cmd;
-            if !detail {
-                continue;
-            }
-            let p = d.since(a);
-            d.t.open(&USERCMD, Value::None, p);
-            d.t.reserve(9 + changed.0.count_ones() as usize);
-            // A field that was sent points at its own bits; one carried over from the previous
-            // usercmd is not on the wire and points at the whole usercmd.
-            let at = |i: usize| {
-                let (a, b) = spans[i];
-                if b > a {
-                    d.loc.bits(a as usize, b as usize)
-                } else {
-                    p
+            let (cmd, changed) = read_usercmd(d, &from, base_key, &mut spans)?;
+            if !full {
+                push_obs(obs, &cmd, changed, base_key ^ msg_ack);
+                for (k, w) in WIDTHS.into_iter().enumerate() {
+                    if changed.0 >> k & 1 == 1 {
+                        kbits[k] = key_bits & w;
+                    }
                 }
-            };
-            d.t.add(&UC_SERVER_TIME, Value::Int(cmd.server_time as i64), at(0));
-            for c in changed.names() {
-                d.t.add(&UC_CHANGED, Value::Str(c.into()), p);
             }
-            d.t.add(&UC_PITCH, Value::F32(angle(cmd.angles[0])), at(1));
-            d.t.add(&UC_YAW, Value::F32(angle(cmd.angles[1])), at(2));
-            d.t.add(&UC_ROLL, Value::F32(angle(cmd.angles[2])), at(3));
-            d.t.add(&UC_FORWARD, Value::Int(cmd.forward as i64), at(4));
-            d.t.add(&UC_RIGHT, Value::Int(cmd.right as i64), at(5));
-            d.t.add(&UC_UP, Value::Int(cmd.up as i64), at(6));
-            d.t.add(&UC_BUTTONS, Value::UInt(cmd.buttons as u64), at(7));
-            d.t.add(&UC_WEAPON, Value::UInt(cmd.weapon as u64), at(8));
-            d.t.close_as_is();
+            // The newest usercmds come again in the next packet: their known values may
+            // recover that packet's key.
+            if anchors && count - i <= 2 {
+                push_anchors(obs, &cmd, &kbits);
+            }
+            prev = Some(from);
+            from = cmd;
+            if detail {
+                usercmd_tree(d, a, &cmd, changed, known_fields(&kbits), &spans);
+            }
         }
+        if full && !anchors {
+            // No recovery under way: kept in place, for a next message keyed with an unknown key.
+            let older = prev
+                .filter(|_| count > 1)
+                .map(|c| (c.server_time, field_values(&c)));
+            let newest = Some((from.server_time, field_values(&from)));
+            self.ucmd_keys.remember([older, newest]);
+        }
+        let known = known_fields(&kbits);
+        if known != 0xff {
+            d.t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key not fully known (gamestate or acknowledged server command not captured, and not yet recovered): the values sent keyed are not shown, only listed in usercmd.keyed");
+        }
+        let last = from;
         d.t.close(d.end());
         // "{move|moveNoDelta} {count} t {time} yaw {yaw:.1} fwd {} right {} btn {:#x} w{}"
         let o = sum.part();
@@ -370,16 +459,18 @@ impl State {
         push_uint(o, count as u64);
         o.push_str(" t ");
         push_int(o, last.server_time as i64);
+        // A value still keyed is shown as `?`.
+        let k = |i: u8| known >> i & 1 == 1;
         o.push_str(" yaw ");
-        push_angle_tenths(o, last.angles[1]);
+        unknown_or(o, k(1), |o| push_angle_tenths(o, last.angles[1]));
         o.push_str(" fwd ");
-        push_int(o, last.forward as i64);
+        unknown_or(o, k(3), |o| push_int(o, last.forward as i64));
         o.push_str(" right ");
-        push_int(o, last.right as i64);
+        unknown_or(o, k(4), |o| push_int(o, last.right as i64));
         o.push_str(" btn ");
-        push_hex(o, last.buttons as u64);
+        unknown_or(o, k(6), |o| push_hex(o, last.buttons as u64));
         o.push_str(" w");
-        push_uint(o, last.weapon as u64);
+        unknown_or(o, k(7), |o| push_uint(o, last.weapon as u64));
         if sum.msg_type.is_empty() || sum.msg_type == "client" {
             sum.msg_type = "move";
         }
@@ -387,8 +478,9 @@ impl State {
     }
 
     /// The usercmd key (ioquake3 code/qcommon/msg.c `MSG_ReadDeltaUsercmdKey` as called by
-    /// code/server/sv_client.c `SV_UserMove`): from the gamestate's checksumFeed, or its low 16
-    /// bits recovered ([`super::ucmdkey`]); shown with how it is known, or a note when neither.
+    /// code/server/sv_client.c `SV_UserMove`) and which of its low 16 bits are known: from the
+    /// gamestate's checksumFeed (all), or recovered ([`super::ucmdkey`]: the low byte, or all
+    /// 16 bits), shown with how it is known; `None` when nothing is known yet.
     fn usercmd_key(
         &self,
         d: &mut BitDissector<'_, '_>,
@@ -396,32 +488,32 @@ impl State {
         key_text: Option<&[u8]>,
         msg_ack: u32,
         rel_ack: u32,
-    ) -> Option<u32> {
+    ) -> Option<(u32, u16)> {
         let hash = key_text.map(hash_key);
         let at = d.loc.bits(s, d.pos());
         if let (Some(feed), Some(h)) = (self.checksum_feed, hash) {
             let k = feed as u32 ^ msg_ack ^ h;
             d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at);
-            return Some(k);
+            return Some((k, ALL_BITS));
         }
         // Only a captured text counts here: the ring slot's older text is a guess.
         let exact = self.server_cmds.get(rel_ack).map(hash_key);
-        if let Some(r) = self.ucmd_keys.lookup(rel_ack, exact) {
-            // Only the low 16 bits key anything (no usercmd field is wider).
-            let k = (r.u as u32 ^ msg_ack) & 0xffff;
-            let detail = d.t.detail();
-            d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at).meaning = detail.then(|| {
-                format!(
-                    "low 16 bits, recovered from {} usercmd values (gamestate not captured)",
-                    r.from
-                )
-                .into()
-            });
-            d.t.add(&CLC_MOVE_KEY_RECOVERED, Value::UInt(r.from as u64), at);
-            return Some(k);
-        }
-        d.t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key unknown (gamestate or acknowledged server command not captured, and not yet recovered): angles, moves, buttons and weapon are shown still keyed");
-        None
+        let r = self.ucmd_keys.lookup(rel_ack, exact)?;
+        // Only the low 16 bits key anything (no usercmd field is wider); of those, the bits
+        // recovered so far.
+        let k = (r.u as u32 ^ msg_ack) & r.mask as u32;
+        let bits = r.mask.count_ones();
+        let detail = d.t.detail();
+        d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at).meaning = detail.then(|| {
+            format!(
+                "low {bits} bits, recovered from {} usercmd values (gamestate not captured)",
+                r.from
+            )
+            .into()
+        });
+        d.t.add(&CLC_MOVE_KEY_RECOVERED, Value::UInt(r.from as u64), at);
+        d.t.add(&CLC_MOVE_KEY_BITS, Value::UInt(bits as u64), at);
+        Some((k, r.mask))
     }
 
     fn client_voip(

@@ -18,14 +18,50 @@ pub struct PlayerState {
     pub f: [u32; PS_FIELDS],
     /// stats, persistant, ammo, powerups.
     pub arrays: [[i32; 16]; 4],
+    /// Which values are known (bit i: `f[i]`; `known_elems` bit 16a + k: `arrays[a][k]`): all
+    /// of them from a non-delta snapshot on; from a reference that was not captured, only those
+    /// sent since (a delta carries absolute values, so a field is known once it changes).
+    pub known: u64,
+    pub known_elems: u64,
 }
 
+/// Every player-state field known.
+const ALL_FIELDS: u64 = (1 << PS_FIELDS) - 1;
+
 impl Default for PlayerState {
+    /// The all-zero state a non-delta snapshot is read from: every value known.
     fn default() -> Self {
         PlayerState {
             f: [0; PS_FIELDS],
             arrays: [[0; 16]; 4],
+            known: ALL_FIELDS,
+            known_elems: u64::MAX,
         }
+    }
+}
+
+impl PlayerState {
+    /// The state a delta from a snapshot that was not captured is read from: nothing known.
+    pub fn unknown() -> Self {
+        PlayerState {
+            known: 0,
+            known_elems: 0,
+            ..PlayerState::default()
+        }
+    }
+
+    pub fn all_known(&self) -> bool {
+        self.known == ALL_FIELDS && self.known_elems == u64::MAX
+    }
+
+    /// Whether field `i` is known.
+    pub fn knows(&self, i: usize) -> bool {
+        self.known >> i & 1 == 1
+    }
+
+    /// Whether element `k` of array `a` (0 stats, 1 persistant, 2 ammo, 3 powerups) is known.
+    pub fn knows_elem(&self, a: usize, k: usize) -> bool {
+        self.known_elems >> (16 * a + k) & 1 == 1
     }
 }
 
@@ -140,6 +176,7 @@ pub fn read_player(
         }
         let start = d.pos();
         ch.mask |= 1 << i;
+        to.known |= 1 << i;
         to.f[i] = if wf.bits == 0 {
             read_float(d, WHAT)?
         } else {
@@ -157,6 +194,7 @@ pub fn read_player(
             let mask = d.bits(WHAT, 16)? as u32;
             for k in 0..16 {
                 if mask >> k & 1 == 1 {
+                    to.known_elems |= 1 << (16 * a + k);
                     to.arrays[a][k] = if a == 3 {
                         d.long(WHAT)?
                     } else {

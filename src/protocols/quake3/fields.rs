@@ -92,7 +92,7 @@ crate::field_defs! {
     SNAP_DELTA_FROM = uint("quake3.svc.snapshot.delta_from", "Delta from").desc("Sequence of the message carrying the reference snapshot");
     SNAP_FLAGS = uint("quake3.svc.snapshot.flags", "Flags").hex().desc("1 rate delayed, 2 not active, 4 servercount");
     SNAP_AREAMASK = bytes("quake3.svc.snapshot.areamask", "Area mask").desc("PVS area bits");
-    SNAP_ENTITIES = uint("quake3.svc.snapshot.entities", "Entities").desc("Number of entities in the snapshot after applying the delta");
+    SNAP_ENTITIES = uint("quake3.svc.snapshot.entities", "Entities").desc("Number of entities in the snapshot after applying the delta; absent while the entity list is not whole (a reference snapshot was not captured since the last non-delta one)");
     SNAP_REMOVED = uint("quake3.svc.snapshot.removed", "Removed").repeated().desc("Numbers of entities removed by this snapshot");
     VOIP = group("quake3.svc.voip", "VoIP").repeated().desc("svc_voipSpeex / svc_voipOpus framing (ioquake3 flavour)");
     VOIP_CLIENT = uint("quake3.svc.voip.client", "Sender").desc("Sending client");
@@ -222,7 +222,7 @@ crate::field_defs! {
     PS_AMMO_VALUE = int("quake3.svc.snapshot.ps.ammo.value", "Value").desc("Array element value");
     PS_POWERUP_INDEX = uint("quake3.svc.snapshot.ps.powerup.index", "Index").desc("Array element index");
     PS_POWERUP_VALUE = int("quake3.svc.snapshot.ps.powerup.value", "Value").desc("Array element value");
-    PS_INCOMPLETE = boolean("quake3.svc.snapshot.ps.partial", "Partial").desc("The reference snapshot was not captured: only the transmitted fields are exact");
+    PS_INCOMPLETE = boolean("quake3.svc.snapshot.ps.partial", "Partial").desc("Some fields have not been sent since the capture began (a reference snapshot was not captured): those are unknown and absent, never 0");
 
     // Client → server (ioquake3 code/server/sv_client.c `SV_ExecuteClientMessage`).
     CLC = group("quake3.clc", "Client message").desc("Client → server message body");
@@ -238,7 +238,8 @@ crate::field_defs! {
     CLC_MOVE_NO_DELTA = boolean("quake3.clc.move.no_delta", "No delta").desc("clc_moveNoDelta: asks for a non-delta snapshot");
     CLC_MOVE_COUNT = uint("quake3.clc.move.count", "Count").desc("Number of usercmds");
     CLC_MOVE_KEY = uint("quake3.clc.move.key", "Key").hex().desc("Base key: checksumFeed XOR messageAcknowledge XOR hash(acknowledged server command)");
-    CLC_MOVE_KEY_RECOVERED = uint("quake3.clc.move.key_recovered_from", "Key recovered from").desc("Present when no gamestate was captured and the key's low 16 bits were recovered: how many usercmd values the recovery used");
+    CLC_MOVE_KEY_RECOVERED = uint("quake3.clc.move.key_recovered_from", "Key recovered from").desc("Present when no gamestate was captured and the key's low 16 bits (or some of them, key_known_bits) were recovered: how many usercmd values the recovery used");
+    CLC_MOVE_KEY_BITS = uint("quake3.clc.move.key_known_bits", "Key bits known").desc("Present with key_recovered_from: 16 (every field de-keyed), 15 or 8 (forward, right, up and weapon de-keyed; angles and buttons still keyed)");
     USERCMD = group("quake3.clc.move.usercmd", "Usercmd").repeated().desc("One usercmd, absolute values");
     UC_SERVER_TIME = int("quake3.clc.move.usercmd.server_time", "Server time").unit("ms").desc("Command time");
     UC_PITCH = float("quake3.clc.move.usercmd.pitch", "Pitch").unit("°").desc("angles[0]");
@@ -250,5 +251,6 @@ crate::field_defs! {
     UC_BUTTONS = uint("quake3.clc.move.usercmd.buttons", "Buttons").hex().desc("1 attack, 2 talk, 4 use holdable, 8 gesture, 16 walking …");
     UC_WEAPON = uint("quake3.clc.move.usercmd.weapon", "Weapon").desc("Selected weapon");
     UC_CHANGED = string("quake3.clc.move.usercmd.changed", "Changed").repeated().desc("Fields sent in this usercmd");
+    UC_KEYED = string("quake3.clc.move.usercmd.keyed", "Still keyed").repeated().desc("Fields whose value is not shown: sent keyed with key bits not known (no gamestate captured and not yet recovered)");
     CLC_VOIP = group("quake3.clc.voip", "VoIP").repeated().desc("clc_voip framing (ioquake3 flavour)");
 }

@@ -770,21 +770,14 @@ fn parses_as_ioq3(p: &[u8], to_server: bool, detail: bool) -> bool {
     !has_errors(&tt)
 }
 
-/// The key strings a legacy client message may be keyed with, likeliest first: the server
-/// command it acknowledges when captured, whatever its slot holds, and the empty string.
+/// The key string a legacy client message is keyed with, when known: the captured text of the
+/// server command it acknowledges, or its ring slot's when the gamestate covers it
+/// ([`State::acked_text`]). Guesses (an older text in the slot, the empty string) are not
+/// tried: a client message parses cleanly under a wrong key string often enough (its usercmd
+/// values are keyed again and read as whatever they are) to show wrong values; such a message
+/// goes to the pad recovery, which checks a pad on many messages.
 fn key_candidates(st: &State, rack: u32) -> Vec<&[u8]> {
-    let mut candidates: Vec<&[u8]> = Vec::new();
-    if let Some(s) = st.server_cmds.get(rack) {
-        candidates.push(s);
-    }
-    let slot = st.server_cmds.slot(rack);
-    if !candidates.contains(&slot) {
-        candidates.push(slot);
-    }
-    if !candidates.iter().any(|c| c.is_empty()) {
-        candidates.push(b"");
-    }
-    candidates
+    st.acked_text(rack).into_iter().collect()
 }
 
 /// Whether a trial parse under a candidate key is clean: no error, and the message ends where

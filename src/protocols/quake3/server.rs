@@ -45,6 +45,9 @@ pub struct Snap {
     /// States are shared between the snapshots of the ring: an entity a delta leaves unchanged
     /// is the same allocation in both (copy on write).
     pub states: Vec<Arc<EntState>>,
+    /// Its entity list is whole: a non-delta snapshot, or a delta from a whole one (after a
+    /// reference that was not captured, only the entities sent since are listed).
+    pub complete: bool,
 }
 
 /// The snapshots a flow keeps, in slots by message sequence modulo [`PACKET_BACKUP`], as the
@@ -555,15 +558,22 @@ impl State {
         let from_snap = same_slot_copy.as_ref().or(from_snap);
         target.valid = false;
         target.sequence = sequence;
-        let zero_ps = PlayerState::default();
+        // Deltas from a reference that was not captured start from values not known (shown
+        // absent, never as 0), each known once sent.
+        let zero_ps = if hd.delta_num == 0 {
+            PlayerState::default()
+        } else {
+            PlayerState::unknown()
+        };
         let from_ps = from_snap.map_or(&zero_ps, |sn| &sn.ps);
+        target.complete = hd.delta_num == 0 || from_snap.is_some_and(|sn| sn.complete);
         let a = d.pos();
         let ch = &mut self.scratch_changes;
         delta::read_player(d, from_ps, &mut target.ps, ch)?;
         let pp = d.since(a);
         d.t.open(&PS, Value::None, pp);
         delta::render_player(d.t, &target.ps, ch, d.loc.source, pp);
-        if hd.delta_num != 0 && reference.is_none() {
+        if !target.ps.all_known() {
             d.t.add(&PS_INCOMPLETE, Value::Bool(true), pp);
         }
         d.t.close_as_is();
@@ -580,12 +590,14 @@ impl State {
                 d.loc.bits(s, d.pos()),
             );
         }
-        let total = target.nums.len();
-        d.t.add(
-            &SNAP_ENTITIES,
-            Value::UInt(total as u64),
-            d.loc.bits(s, d.pos()),
-        );
+        let total = target.complete.then_some(target.nums.len());
+        if let Some(total) = total {
+            d.t.add(
+                &SNAP_ENTITIES,
+                Value::UInt(total as u64),
+                d.loc.bits(s, d.pos()),
+            );
+        }
         d.t.close(d.end());
         snapshot_summary(sum, &hd, sent, total, removed.len(), &target.ps);
         target.valid = true;
@@ -788,17 +800,17 @@ fn entity_record(
 }
 
 /// "snapshot {time} delta {delta_num} ents {sent}/{total} {health}hp[ removed {n}] w{weapon}",
-/// written without `format!` (one per snapshot).
+/// written without `format!` (one per snapshot); `?` for a value not known.
 fn snapshot_summary(
     sum: &mut Summary,
     hd: &SnapHeader,
     sent: usize,
-    total: usize,
+    total: Option<usize>,
     removed: usize,
     ps: &PlayerState,
 ) {
-    let weapon = ps.f[41];
-    let health = ps.arrays[0][0];
+    let weapon = ps.knows(41).then_some(ps.f[41]);
+    let health = ps.knows_elem(0, 0).then_some(ps.arrays[0][0]);
     let o = sum.part();
     o.push_str("snapshot ");
     push_int(o, hd.time as i64);
@@ -807,16 +819,25 @@ fn snapshot_summary(
     o.push_str(" ents ");
     push_uint(o, sent as u64);
     o.push('/');
-    push_uint(o, total as u64);
+    match total {
+        Some(n) => push_uint(o, n as u64),
+        None => o.push('?'),
+    }
     o.push(' ');
-    push_int(o, health as i64);
+    match health {
+        Some(h) => push_int(o, h as i64),
+        None => o.push('?'),
+    }
     o.push_str("hp");
     if removed > 0 {
         o.push_str(" removed ");
         push_uint(o, removed as u64);
     }
     o.push_str(" w");
-    push_uint(o, weapon as u64);
+    match weapon {
+        Some(w) => push_uint(o, w as u64),
+        None => o.push('?'),
+    }
 }
 
 /// The slot a snapshot is decoded into and, when it is another slot, its reference.

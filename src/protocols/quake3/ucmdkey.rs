@@ -9,23 +9,31 @@
 //! `U = low16(checksumFeed ^ hash)`, and once U and the command's text are known,
 //! `low16(checksumFeed)` keys every later message whose acknowledged text was captured.
 //!
-//! U is found by plausibility over the values the client sent (each observation is a value
-//! XOR U): the low byte from the 8-bit fields (weapon a small number, moves ±127 or 0), the high
-//! byte's low seven bits from the angles' continuity (a wrong XOR in the high byte makes the
-//! view jump where the true angle crosses a 1.4° sector boundary), and its top bit from the
-//! buttons (no button above bit 11 exists, ioquake3 code/qcommon/q_shared.h `BUTTON_*`). A
-//! candidate is taken only when it beats every other by a clear margin: a player who never
-//! turns leaves the high byte undecided, and the values then stay keyed, with a note.
+//! U is decided in steps, each used as soon as it is known (a field's key is masked to the
+//! field's width, so the low byte alone de-keys forward, right, up and weapon). Exactly, by
+//! [`link`]: the client repeats its last packet's usercmds in the next one, so a usercmd seen
+//! before under a known key gives U = value sent XOR value known. Otherwise by plausibility over
+//! the values the client sent (each observation is a value XOR U): the low byte from the 8-bit
+//! fields (weapon a small number, moves ±127, ±64 or 0), the high byte's low seven bits from the
+//! angles' continuity (a wrong XOR in the high byte makes the view jump where the true angle
+//! crosses a 1.4° sector boundary), and its top bit from the buttons (no button above bit 11
+//! exists, ioquake3 code/qcommon/q_shared.h `BUTTON_*`) and from angles sent shortly after the
+//! same angle was known (no half turn in 50 ms). A candidate is taken only when it beats every
+//! other by a clear margin: a player who never turns leaves the high byte undecided, and the
+//! angles and buttons then stay keyed, with a note.
 
-/// One keyed usercmd value as sent: the field (index into `client::USERCMD_FIELDS`) and the
-/// value XOR U (masked to the field's width), in the order the client sent them.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One usercmd value: the field (index into `client::USERCMD_FIELDS`) and, when `known` is 0,
+/// the value as sent XOR U (masked to the field's width), in the order the client sent them;
+/// otherwise an *anchor*: the bits `known` of the true value, read under a key that covered
+/// them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct UcmdObs {
     pub field: u8,
     pub v: u16,
-    /// The usercmd's serverTime (unkeyed): orders the angles, which the client repeats in
-    /// later packets (cl_packetdup).
+    /// The usercmd's serverTime (unkeyed): orders the angles, and names the usercmd, which the
+    /// client repeats in its next packet (cl_packetdup).
     pub t: i32,
+    pub known: u16,
 }
 
 /// Observations kept per acknowledged command (the newest).
@@ -34,20 +42,46 @@ pub const MAX_OBS: usize = 512;
 pub const MAX_GROUPS: usize = 4;
 /// Buttons values kept per group.
 pub const MAX_BUTTONS: usize = 64;
+/// How close in time a known angle must be to vote for the top bit of a keyed one.
+pub const NEAR_MS: i32 = 50;
+/// Anchors kept (the newest), and taken from one message at most.
+pub const MAX_ANCHORS: usize = 64;
+pub const MESSAGE_ANCHORS: usize = 16;
 /// A group is first searched at this many observations, then each time their number doubled,
 /// and past `MAX_OBS` every `MAX_OBS / 2` new ones. A search visits each kept observation at
 /// most 256 + 128 times, so the work per observation stays below 1,000 cheap steps, whatever
 /// the input.
 pub const FIRST_SEARCH: usize = 32;
+/// Once the low byte is known, only the high byte is searched, every this many new values: 128
+/// visits of each of at most `MAX_OBS` kept values, at most 1,024 steps per value.
+pub const HIGH_EVERY: usize = 64;
+
+/// A usercmd whose every value is known: its serverTime and its values in wire order.
+pub type KnownCmd = (i32, [u16; 8]);
 
 /// How a recovered key is known, shown in `quake3.clc.move.key`'s meaning.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Recovered {
-    /// The 16 bits XORed with messageAcknowledge and serverTime.
+    /// The 16 bits XORed with messageAcknowledge and serverTime (only `mask`'s bits are known).
     pub u: u16,
+    /// The bits of `u` that are known: `0xff` or `0x7fff` (the 8-bit fields de-key) or
+    /// `0xffff` (every field de-keys).
+    pub mask: u16,
     /// How many usercmd values the recovery used.
     pub from: u32,
 }
+
+impl Recovered {
+    /// Whether every bit of a field of width mask `w` is known.
+    pub fn covers(&self, w: u16) -> bool {
+        w & !self.mask == 0
+    }
+}
+
+/// The bits known of a partly decided group: the low byte, then all 16.
+pub const LOW_BYTE: u16 = 0xff;
+pub const LOW_15: u16 = 0x7fff;
+pub const ALL_BITS: u16 = 0xffff;
 
 struct Group {
     rack: u32,
@@ -56,9 +90,17 @@ struct Group {
     /// The buttons values, kept apart (the newest `MAX_BUTTONS`): they are rare, and only they
     /// fix U's top bit, possibly long after the turns fixed the rest.
     buttons: Vec<UcmdObs>,
-    /// U's low 15 bits once the turns fixed them, and the buttons' votes for its top bit.
+    /// U's low byte once the 8-bit fields fixed it; its low 15 bits once the turns fixed the
+    /// rest of them; and the buttons' votes for its top bit. `linked`: all 16 bits, from a
+    /// usercmd also sent under a known key.
+    low: Option<u8>,
     low15: Option<u16>,
+    linked: Option<u16>,
     votes: [u32; 2],
+    /// Angles sent keyed, each with the same angle known shortly before (the newest
+    /// `MAX_BUTTONS`): votes for the top bit, as a view does not turn half round in
+    /// `NEAR_MS`.
+    near: Vec<(UcmdObs, u16)>,
     /// Observations added so far, and the count at which the next search runs.
     seen: usize,
     next_search: usize,
@@ -70,61 +112,84 @@ pub struct UcmdKeys {
     /// low16(checksumFeed) with the number of values it was recovered from.
     feed_low: Option<Recovered>,
     groups: Vec<Group>,
+    /// Values known in recent messages, for [`link`].
+    anchors: std::collections::VecDeque<UcmdObs>,
+    /// The last two usercmds (serverTime and values) of the last message decoded with its whole
+    /// key while no key was being recovered, set in place (see [`UcmdKeys::remember`]): the
+    /// first message of a run keyed with an unknown key repeats them.
+    last: std::cell::Cell<[Option<KnownCmd>; 2]>,
     pub searches: u32,
 }
 
 impl UcmdKeys {
     /// U for a message acknowledging command `rack` (`hash` = its text's hash when captured).
     pub fn lookup(&self, rack: u32, hash: Option<u32>) -> Option<Recovered> {
-        if let (Some(f), Some(h)) = (self.feed_low, hash) {
+        if let Some(h) = hash {
+            let f = self.feed_low?;
             return Some(Recovered {
-                u: f.u ^ h as u16,
-                from: f.from,
+                u: (f.u ^ h as u16) & f.mask,
+                ..f
             });
         }
         self.groups.iter().find(|g| g.rack == rack)?.found
     }
 
-    /// Adds a message's observations; true when this made its key known.
+    /// Whether the client messages should report their known values as anchors: while some
+    /// key is being recovered, or may have to be (no gamestate captured).
+    pub fn wants_anchors(&self) -> bool {
+        self.groups
+            .iter()
+            .any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
+    }
+
+    /// Keeps the last two usercmds of a message whose every value is known (serverTime and the
+    /// values in wire order) in place of the last message's: cheap enough for every message.
+    pub fn remember(&self, cmds: [Option<KnownCmd>; 2]) {
+        self.last.set(cmds);
+    }
+
+    /// Adds a message's observations and anchors; true when this made more of its key known
+    /// (the low byte, 15 bits, or all 16).
     pub fn learn(&mut self, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
-        if obs.is_empty() || self.lookup(rack, hash).is_some() {
+        let last = self.last.take();
+        let remembered = last.into_iter().flatten().flat_map(|(t, values)| {
+            (0..8u8).map(move |k| UcmdObs {
+                field: k,
+                v: values[k as usize],
+                t,
+                known: width_mask(k),
+            })
+        });
+        let new_anchors = obs
+            .iter()
+            .filter(|o| o.known != 0)
+            .take(MESSAGE_ANCHORS)
+            .copied();
+        for a in remembered.chain(new_anchors) {
+            if !self.anchors.contains(&a) {
+                if self.anchors.len() == MAX_ANCHORS {
+                    self.anchors.pop_front();
+                }
+                self.anchors.push_back(a);
+            }
+        }
+        let known = self.lookup(rack, hash).map_or(0, |r| r.mask);
+        if known == ALL_BITS || obs.iter().all(|o| o.known != 0) {
             return false;
         }
         // With the command's text captured, the values are pooled with every other such
         // message's, as value XOR low16(checksumFeed).
-        let pooled: Vec<UcmdObs>;
-        let (rack, obs) = match hash {
-            Some(h) => {
-                pooled = obs
-                    .iter()
-                    .map(|o| UcmdObs {
-                        v: o.v ^ (h as u16 & width_mask(o.field)),
-                        ..*o
-                    })
-                    .collect();
-                (FEED, &pooled[..])
-            }
-            None => (rack, obs),
+        let (rack, xor) = match hash {
+            Some(h) => (FEED, h as u16),
+            None => (rack, 0),
         };
-        let i = match self.groups.iter().position(|g| g.rack == rack) {
-            Some(i) => i,
-            None => {
-                if self.groups.len() == MAX_GROUPS {
-                    self.groups.remove(0);
-                }
-                self.groups.push(Group {
-                    rack,
-                    found: None,
-                    obs: Vec::new(),
-                    buttons: Vec::new(),
-                    low15: None,
-                    votes: [0; 2],
-                    seen: 0,
-                    next_search: FIRST_SEARCH,
-                });
-                self.groups.len() - 1
-            }
-        };
+        let obs: Vec<UcmdObs> = (obs.iter().filter(|o| o.known == 0))
+            .map(|o| UcmdObs {
+                v: o.v ^ (xor & width_mask(o.field)),
+                ..*o
+            })
+            .collect();
+        let i = self.group(rack);
         let g = &mut self.groups[i];
         let obs = &obs[obs.len().saturating_sub(MAX_OBS)..];
         let over = (g.obs.len() + obs.len()).saturating_sub(MAX_OBS);
@@ -137,50 +202,107 @@ impl UcmdKeys {
             }
             g.buttons.push(*o);
         }
-        if let Some(low15) = g.low15 {
-            // Only the top bit is missing: each buttons value votes as it comes.
-            let v = top_votes(obs, low15);
-            g.votes = [g.votes[0] + v[0], g.votes[1] + v[1]];
-        } else {
-            if g.seen < g.next_search {
-                return false;
+        let near = near_pairs(obs, &self.anchors);
+        for &p in &near {
+            if g.near.len() == MAX_BUTTONS {
+                g.near.remove(0);
             }
+            g.near.push(p);
+        }
+        if let Some((u, m)) = link(obs, &self.anchors) {
+            g.merge(u, m);
+        }
+        if let Some(low15) = g.low15 {
+            // Only the top bit is missing: each buttons value and near angle votes as it comes.
+            let v = top_votes(obs, &near, low15);
+            g.votes = [g.votes[0] + v[0], g.votes[1] + v[1]];
+        } else if g.seen >= g.next_search {
             self.searches += 1;
             g.next_search = g.seen + g.seen.min(MAX_OBS / 2);
-            g.low15 = search_low15(&g.obs);
+            g.low = g.low.or_else(|| search_low(&g.obs));
+            if g.low.is_some() {
+                // The turns that decide the high byte may be short: it is searched more often.
+                g.next_search = g.seen + HIGH_EVERY;
+            }
+            g.low15 = g.low.and_then(|b| search_high7(&g.obs, b));
             if let Some(low15) = g.low15 {
-                g.votes = top_votes(&g.buttons, low15);
+                g.votes = top_votes(&g.buttons, &g.near, low15);
             }
         }
-        let Some(u) = g.low15.and_then(|low15| top_bit(g.votes, low15)) else {
+        let from = g.seen.min(u32::MAX as usize) as u32;
+        let (u, mask) = match g.linked.or(g.low15.and_then(|l| top_bit(g.votes, l))) {
+            Some(u) => (u, ALL_BITS),
+            None => match (g.low15, g.low) {
+                (Some(l), _) => (l, LOW_15),
+                (None, Some(b)) => (b as u16, LOW_BYTE),
+                (None, None) => return false,
+            },
+        };
+        if mask <= known {
             return false;
-        };
-        let found = Recovered {
-            u,
-            from: g.seen.min(u32::MAX as usize) as u32,
-        };
-        (g.obs, g.buttons) = (Vec::new(), Vec::new());
+        }
+        let found = Recovered { u, mask, from };
+        if mask == ALL_BITS {
+            (g.obs, g.buttons) = (Vec::new(), Vec::new());
+        }
         if rack == FEED {
             self.feed_low = Some(found);
-            self.groups.retain(|g| g.rack != FEED);
+            if mask == ALL_BITS {
+                self.groups.retain(|g| g.rack != FEED);
+            }
         } else {
             g.found = Some(found);
         }
         true
     }
 
+    /// The index of the group of `rack`, made (replacing the oldest) when there is none.
+    fn group(&mut self, rack: u32) -> usize {
+        if let Some(i) = self.groups.iter().position(|g| g.rack == rack) {
+            return i;
+        }
+        if self.groups.len() == MAX_GROUPS {
+            self.groups.remove(0);
+        }
+        self.groups.push(Group {
+            rack,
+            found: None,
+            obs: Vec::new(),
+            buttons: Vec::new(),
+            low: None,
+            low15: None,
+            linked: None,
+            votes: [0; 2],
+            near: Vec::new(),
+            seen: 0,
+            next_search: FIRST_SEARCH,
+        });
+        self.groups.len() - 1
+    }
+
     /// How the flow's usercmd key is known, for `stats` (`None` before any value was kept).
     pub fn describe(&self) -> Option<String> {
         if let Some(f) = self.feed_low {
+            let bits = f.mask.count_ones();
+            let still = if f.mask == ALL_BITS {
+                ""
+            } else {
+                "; angles and buttons still keyed"
+            };
             return Some(format!(
-                "low 16 bits of checksumFeed recovered from {} usercmd values (gamestate not captured)",
+                "low {bits} bits of checksumFeed recovered from {} usercmd values (gamestate not captured{still})",
                 f.from
             ));
         }
-        let found = self.groups.iter().filter(|g| g.found.is_some()).count();
-        if found > 0 {
+        let found = |mask| {
+            let g = self.groups.iter();
+            g.filter(|g| g.found.is_some_and(|r| r.mask == mask))
+                .count()
+        };
+        let (all, low) = (found(ALL_BITS), found(LOW_BYTE) + found(LOW_15));
+        if all + low > 0 {
             return Some(format!(
-                "recovered for {found} acknowledged command(s) whose text was not captured"
+                "recovered for {all} acknowledged command(s) whose text was not captured (only some of the low 16 bits for {low} more)"
             ));
         }
         let seen: usize = self.groups.iter().map(|g| g.seen).sum();
@@ -191,8 +313,61 @@ impl UcmdKeys {
         let per = std::mem::size_of::<UcmdObs>();
         let g = self.groups.iter();
         g.map(|g| (g.obs.capacity() + g.buttons.capacity()) * per + 64)
-            .sum()
+            .sum::<usize>()
+            + self.anchors.capacity() * per
     }
+}
+
+impl Group {
+    /// Takes the bits `m` of U found by [`link`], unless they contradict what the search
+    /// already decided (then neither is trusted more: nothing changes).
+    fn merge(&mut self, u: u16, m: u16) {
+        let decided = [
+            (self.low.map(u16::from), LOW_BYTE),
+            (self.low15, LOW_15),
+            (self.linked, ALL_BITS),
+        ];
+        if decided
+            .iter()
+            .any(|&(d, dm)| d.is_some_and(|d| (d ^ u) & dm & m != 0))
+        {
+            return;
+        }
+        if m == ALL_BITS {
+            self.linked = Some(u);
+        }
+        if m & LOW_15 == LOW_15 && self.low15.is_none() {
+            self.low15 = Some(u & LOW_15);
+            self.votes = top_votes(&self.buttons, &self.near, u & LOW_15);
+        }
+        if m & LOW_BYTE == LOW_BYTE {
+            self.low = Some(u as u8);
+        }
+    }
+}
+
+/// U's bits from the usercmds of `obs` that an earlier packet already carried under a key that
+/// covered them: the client repeats its last packet's usercmds in the next one (cl_packetdup,
+/// ioquake3 code/client/cl_input.c `CL_WritePacket`), and a usercmd is named by its serverTime,
+/// so each such value gives U = sent value XOR known value. Needs two such values that agree and
+/// none that disagrees (two usercmds with one serverTime would disagree).
+pub fn link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>) -> Option<(u16, u16)> {
+    let (mut u, mut m, mut n) = (0u16, 0u16, 0u32);
+    for o in obs {
+        for a in anchors.iter().filter(|a| a.t == o.t && a.field == o.field) {
+            let bits = a.known & width_mask(o.field);
+            let c = (o.v ^ a.v) & bits;
+            if (c ^ u) & m & bits != 0 {
+                return None;
+            }
+            (u, m, n) = (u | c, m | bits, n + 1);
+        }
+    }
+    // Only whole steps count: the low byte, 15 bits, all 16.
+    let m = [ALL_BITS, LOW_15, LOW_BYTE]
+        .into_iter()
+        .find(|&s| m & s == s)?;
+    (n >= 2).then_some((u & m, m))
 }
 
 const ROLL: u8 = 2;
@@ -220,9 +395,11 @@ fn low_score(field: u8, v: u8) -> i32 {
             _ => -3,
         },
         // Keyboard moves are ±127 (cl_run) or ±64 (walking), 0 when released
-        // (cl_input.c `CL_KeyMove`); −128 is read as −127.
+        // (cl_input.c `CL_KeyMove`). −128 only comes from a mouse or joystick move
+        // (`ClampChar`): neutral, or it would tie every −127 with the candidate one bit off.
         _ => match v {
-            0x00 | 0x7f | 0x81 | 0x80 | 0x40 | 0xc0 => 1,
+            0x00 | 0x7f | 0x81 | 0x40 | 0xc0 => 1,
+            0x80 => 0,
             _ => -1,
         },
     }
@@ -286,28 +463,57 @@ fn turn_cost(obs: &[UcmdObs], c: u16, b: u16) -> i64 {
 
 /// U from a group's observations, or `None` while any byte is undecided.
 pub fn search(obs: &[UcmdObs]) -> Option<u16> {
-    let low15 = search_low15(obs)?;
-    top_bit(top_votes(obs, low15), low15)
+    let low15 = search_high7(obs, search_low(obs)?)?;
+    top_bit(top_votes(obs, &[], low15), low15)
 }
 
-/// The low byte and the high byte's low seven bits. XOR 0x80 in the high byte is a half turn,
-/// invisible to continuity; those seven bits are fixed by the turns.
-pub fn search_low15(obs: &[UcmdObs]) -> Option<u16> {
-    let b = search_low(obs)? as u16;
+/// The low byte `b` with the high byte's low seven bits. XOR 0x80 in the high byte is a half
+/// turn, invisible to continuity; those seven bits are fixed by the turns.
+pub fn search_high7(obs: &[UcmdObs], b: u8) -> Option<u16> {
+    let b = b as u16;
     let (c, best, second) = best_two((0..128u32).map(|c| (c, -turn_cost(obs, c as u16, b))))?;
     // A wrong candidate adds at least one sector (256) at each boundary it breaks.
     (best - second >= 512).then_some((c as u16) << 8 | b)
 }
 
-/// How many buttons values are plausible (no bit above 11) with the top bit 0 and with it 1.
-fn top_votes(obs: &[UcmdObs], low15: u16) -> [u32; 2] {
+/// How many buttons values are plausible (no bit above 11) with the top bit 0 and with it 1,
+/// plus how many keyed angles are within a quarter turn of the same angle known shortly before
+/// (with the top bit 0, and with it 1: exactly one of the two is, but at a quarter turn).
+fn top_votes(obs: &[UcmdObs], near: &[(UcmdObs, u16)], low15: u16) -> [u32; 2] {
     let mut votes = [0; 2];
     for o in obs.iter().filter(|o| o.field == BUTTONS) {
         for (i, top) in [0u16, 0x8000].into_iter().enumerate() {
             votes[i] += u32::from((o.v ^ (top | low15)) & 0xf000 == 0);
         }
     }
+    for (o, known) in near {
+        for (i, top) in [0u16, 0x8000].into_iter().enumerate() {
+            let turn = (o.v ^ top ^ low15).wrapping_sub(*known) as i16;
+            votes[i] += u32::from(turn.unsigned_abs() < 0x4000);
+        }
+    }
     votes
+}
+
+/// The keyed angles of `obs` paired with the same angle's value known (all 16 bits) at most
+/// [`NEAR_MS`] before: the anchors of the previous packet, or of this one's first usercmd (an
+/// angle it does not send is 0 there, `CL_WritePacket` deltas it from an all-zero usercmd).
+fn near_pairs(
+    obs: &[UcmdObs],
+    anchors: &std::collections::VecDeque<UcmdObs>,
+) -> Vec<(UcmdObs, u16)> {
+    let mut pairs = Vec::new();
+    for o in obs.iter().filter(|o| o.field <= ROLL) {
+        let before = anchors.iter().filter(|a| {
+            // serverTimes are any 32-bit values on the wire: no overflow.
+            let gap = i64::from(o.t) - i64::from(a.t);
+            a.field == o.field && a.known == ALL_BITS && (1..=NEAR_MS as i64).contains(&gap)
+        });
+        if let Some(a) = before.max_by_key(|a| a.t) {
+            pairs.push((*o, a.v));
+        }
+    }
+    pairs
 }
 
 fn top_bit([zero, one]: [u32; 2], low15: u16) -> Option<u16> {
@@ -333,22 +539,26 @@ mod tests {
                 field: 1,
                 v: yaw ^ u,
                 t: i as i32,
+                known: 0,
             });
             obs.push(UcmdObs {
                 field: 3,
                 v: (if i % 3 == 0 { 0x81 } else { 0x7f }) ^ (u & 0xff),
                 t: i as i32,
+                known: 0,
             });
             obs.push(UcmdObs {
                 field: WEAPON,
                 v: (2 + (i / 40) as u16 % 3) ^ (u & 0xff),
                 t: i as i32,
+                known: 0,
             });
             if i % 10 == 0 {
                 obs.push(UcmdObs {
                     field: BUTTONS,
                     v: (i as u16 / 10 % 2) ^ u,
                     t: i as i32,
+                    known: 0,
                 });
             }
         }
@@ -393,6 +603,7 @@ mod tests {
                 field: (i % 8) as u8,
                 v: i.wrapping_mul(40503),
                 t: i as i32,
+                known: 0,
             })
             .collect();
         for rack in 0..1000 {
@@ -414,6 +625,45 @@ mod tests {
         assert!(k.learn(7, Some(h1), &obs));
         assert_eq!(k.lookup(7, Some(h1)).map(|r| r.u), Some(feed ^ h1 as u16));
         assert_eq!(k.lookup(8, Some(h2)).map(|r| r.u), Some(feed ^ h2 as u16));
+        assert_eq!(k.lookup(9, None), None);
+    }
+
+    #[test]
+    fn the_low_byte_alone_without_turns() {
+        let mut k = UcmdKeys::default();
+        let still: Vec<UcmdObs> = session(0x4321, 120)
+            .into_iter()
+            .filter(|o| o.field != 1 && o.field != BUTTONS)
+            .collect();
+        assert!(k.learn(5, None, &still));
+        let r = k.lookup(5, None).expect("low byte");
+        assert_eq!((r.u, r.mask), (0x21, LOW_BYTE));
+        assert!(r.covers(0xff) && !r.covers(0xffff));
+    }
+
+    #[test]
+    fn a_repeated_usercmd_links_the_key() {
+        let mut k = UcmdKeys::default();
+        // The last usercmd of a message keyed with a known key: yaw 12345, weapon 3…
+        let last = [None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))];
+        k.remember(last);
+        // …sent again first in the next message, keyed with the unknown 0xbeef.
+        let u = 0xbeefu16;
+        let sent = |field: u8, v: u16| UcmdObs {
+            field,
+            v: (v ^ u) & width_mask(field),
+            t: 500,
+            known: 0,
+        };
+        assert!(k.learn(9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
+        assert_eq!(
+            k.lookup(9, None).map(|r| (r.u, r.mask)),
+            Some((u, ALL_BITS))
+        );
+        // Values that disagree (two usercmds with one serverTime) decide nothing.
+        let mut k = UcmdKeys::default();
+        k.remember(last);
+        assert!(!k.learn(9, None, &[sent(1, 12345), sent(WEAPON, 4)]));
         assert_eq!(k.lookup(9, None), None);
     }
 }
