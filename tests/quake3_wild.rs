@@ -50,29 +50,29 @@ fn openarena_legacy_from_the_wild() {
     assert!(total.counted > 5000, "{}", total.counted);
     check_common(&cases, &total);
     // With 20 % lost the server command `cp "` (4 characters, the key of 420 client messages)
-    // was never captured: its pad is recovered; 413 messages decode exactly (76 before the
+    // was never captured: its pad is recovered; 287 messages decode exactly (76 before the
     // pad recovery, 79 before the usercmd key was decided byte by byte and linked through
-    // the usercmds each packet repeats, 287 before key strings were tried whole). The rest:
-    // usercmd angles whose key's high byte is not known, and server messages keyed with chat
-    // lines sent in client messages that stayed keyed.
+    // the usercmds each packet repeats). The rest: usercmd angles whose key's high byte is not
+    // known, and server messages keyed with chat lines sent in client messages that stayed
+    // keyed.
     let (_, twenty) = cases
         .iter()
         .find(|(n, _)| n == "20 % of frames lost")
         .expect("the 20 % case");
-    assert_eq!((twenty.exact, twenty.counted), (413, 1045));
-    assert_eq!(total.exact, 3935);
+    assert_eq!((twenty.exact, twenty.counted), (287, 1045));
+    assert_eq!(total.exact, 3220);
     // No value shown differs from the whole capture's. Nine did (frames 602, 704 and 1278 in
     // several cases) while a client message whose acknowledged command was not captured was
     // also tried under the command's ring slot (an older text) and the empty string: a clean
     // parse under such a guess is weak proof, the usercmd values being keyed anyway, and the
-    // wrong values then misled the usercmd key's top bit in 86 more messages once the pad
-    // recovery de-keyed their neighbours. Such messages now go to the pad recovery.
+    // wrong values could mislead the usercmd key's top bit. Such messages now go to the pad
+    // recovery.
     assert_eq!(total.wrong, 0);
-    // De-keyed (exact or with usercmd values still keyed): 696 of them (407 before key strings
-    // were tried whole, 307 before candidates sharing a prefix were checked once); over all
-    // cases 5,185 (3,790 before; 2,672 before the prefix sharing).
-    assert_eq!(twenty.dekeyed, 696);
-    assert_eq!(total.dekeyed, 5185);
+    // De-keyed (exact or with usercmd values still keyed): 405 of them (307 before candidates
+    // sharing a prefix were checked once); over all cases 3,786 (2,672 before the prefix
+    // sharing).
+    assert_eq!(twenty.dekeyed, 405);
+    assert_eq!(total.dekeyed, 3786);
 }
 
 #[test]
@@ -132,13 +132,12 @@ fn stats_count_decoded_and_keyed_messages() {
     let (cut, _) = subset(&p, |i| i >= 800);
     let f = facts(&cut);
     // Without the handshake the client messages de-key with pads recovered from themselves;
-    // of the server messages only those keyed with `disconnect` (a command word: its pad is
-    // tried whole) de-key; the rest stay keyed (their key strings, client commands sent before
-    // the cut, are long texts the recovery does not find). The usercmd key is recovered byte by
-    // byte and linked through the usercmds each packet repeats.
+    // the server messages stay keyed (their key strings, client commands sent before the cut,
+    // are long texts the recovery does not find). The usercmd key is recovered byte by byte
+    // and linked through the usercmds each packet repeats: only 16 messages keep values keyed.
     assert_eq!(
         f["game messages"],
-        "462 decoded (117 with usercmd values still keyed), 396 left keyed (key not captured)"
+        "186 decoded (16 with usercmd values still keyed), 672 left keyed (key not captured)"
     );
     // The challenge byte the recovery found is the low byte of the real challenge
     // (110895342 = 0x069c_27ee).
@@ -146,7 +145,7 @@ fn stats_count_decoded_and_keyed_messages() {
         f["xor keys"],
         "challenge byte 0xee recovered from the keyed messages; key strings from the captured commands"
     );
-    assert!(f["xor pads"].starts_with("462 messages de-keyed with a pad"));
+    assert!(f["xor pads"].starts_with("186 messages de-keyed with a pad"));
 }
 
 /// The first field named `name` in `f`'s subtree.
@@ -310,10 +309,9 @@ fn legacy_keys_say_how_they_were_known() {
     assert_eq!(t.get("key string shown"), Some(&11));
     let (cut, _) = subset(&p, |i| i >= 800);
     let t = tally(&cut);
-    assert_eq!(t.get("recovered pad"), Some(&462));
-    // Of them, server messages: the 28 keyed with `disconnect`, whose pad the command word
-    // gives whole (none before).
-    assert_eq!(t.get("server pad"), Some(&28));
+    assert_eq!(t.get("recovered pad"), Some(&186));
+    // None of them a server message.
+    assert_eq!(t.get("server pad"), None);
     assert_eq!(t.get("handshake"), None);
 }
 

@@ -378,4 +378,3 @@ pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
     );
     (cases, total)
 }
-

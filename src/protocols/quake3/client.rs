@@ -306,7 +306,9 @@ impl State {
                 Clc::NOP => {}
                 Clc::MOVE | Clc::MOVE_NO_DELTA => {
                     let no_delta = op == Clc::MOVE_NO_DELTA;
-                    let acks = (msg_ack, rel_ack);
+                    // The gamestate's checksumFeed keys only moves sent under that gamestate.
+                    let feed_ok = self.feed_server_id.is_none_or(|id| id == server_id);
+                    let acks = (msg_ack, rel_ack, feed_ok);
                     self.moves(d, s, no_delta, key_text, acks, sum, obs)?;
                     // The server stops parsing after the move (sv_client.c
                     // SV_ExecuteClientMessage); the client always ends with clc_EOF.
@@ -379,7 +381,7 @@ impl State {
         s: usize,
         no_delta: bool,
         key_text: Option<&[u8]>,
-        (msg_ack, rel_ack): (u32, u32),
+        (msg_ack, rel_ack, feed_ok): (u32, u32, bool),
         sum: &mut Summary,
         obs: &mut Vec<UcmdObs>,
     ) -> Step<()> {
@@ -405,7 +407,7 @@ impl State {
             d.t.close(d.end());
             return Ok(());
         }
-        let key = self.usercmd_key(d, s, key_text, msg_ack, rel_ack);
+        let key = self.usercmd_key(d, s, key_text.filter(|_| feed_ok), msg_ack, rel_ack);
         let (base_key, key_bits) = key.unwrap_or((0, 0));
         let mut from = UserCmd::default();
         // The bits of each field's value that are known: all of them until the field is first

@@ -13,17 +13,13 @@
 //! most 128 candidates (`Z_i XOR Z_(i-1)` is one key-string character, shifted left on odd
 //! bytes), and a candidate is kept only while every pooled message that ends at that byte
 //! parses to `svc_EOF` / `clc_EOF` exactly in its last byte with zero padding bits, and a few
-//! longer ones, cut there, read on without an error until the cut. A candidate's text is also
-//! tried as the whole key string (the engine repeats it), which gives the whole pad at once;
-//! server pads also grow where no message ends, on the cut messages' snapshot clocks
-//! (`Clock`). Messages are never decoded with a pad that has not passed a full parse of the
-//! message itself.
+//! longer ones, cut there, read on without an error until the cut. Messages are never decoded
+//! with a pad that has not passed a full parse of the message itself.
 
 use super::State;
-use super::constants::{Clc, MAX_AREA_BYTES, Svc};
-use super::delta::PS_FIELDS;
+use super::constants::{Clc, Svc};
 use super::huffman::static_table;
-use super::msg::{BitReader, Loc, R};
+use super::msg::Loc;
 use super::notes;
 use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
@@ -42,11 +38,6 @@ const SEED_PAD: usize = 64;
 /// one candidate byte looked at; a trial parse costs [`TRIAL`] steps, a seed its length / 16.
 const WORK_PER_MESSAGE: u64 = 1024;
 const WORK_SAVED: u64 = 1 << 18;
-/// The same for server messages, whose pads have ten or more bytes before the first message
-/// end to grow through on the cut messages' clocks alone ([`Clock`]); credited to the server
-/// pads only (a server sends 20 messages a second at the default sv_fps, a client up to 125).
-const WORK_PER_SERVER_MESSAGE: u64 = 8192;
-const WORK_SAVED_SERVER: u64 = 1 << 20;
 const TRIAL: u64 = 16;
 /// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
 /// parse's thousands of instructions).
@@ -56,14 +47,6 @@ const PAIR_BEAM: usize = 256;
 /// Ending messages and cut longer messages tried per candidate byte.
 const ENDERS: usize = 6;
 const LONGER: usize = 3;
-/// Cut longer messages tried per candidate byte of a server pad: their clocks ([`Clock`]) are
-/// compared, so more of them decide more.
-const LONGER_SERVER: usize = 12;
-/// Growing candidates a server pad's step may grow on the cut messages and clocks alone (no
-/// message ending at the byte): beyond, the search stops there.
-const CLOCK_BEAM: usize = 1024;
-/// Candidates whose text is tried as the whole key string after each step, at most.
-const WRAP_BEAM: usize = 16;
 
 /// How a trial parse went.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -187,8 +170,7 @@ struct Group {
 #[derive(Default)]
 pub struct Pads {
     groups: Vec<Group>,
-    /// Work credit per direction (server pads, client pads).
-    credit: [u64; 2],
+    credit: u64,
     /// Trial parses spent so far (counted work, for the hostile tests and `stats`).
     pub work: u64,
     /// Whether the challenge byte has been found from a pad and a captured command.
@@ -262,13 +244,7 @@ impl Pads {
                 sequence,
             });
             g.added += 1;
-            let (per, most) = if to_server {
-                (WORK_PER_MESSAGE, WORK_SAVED)
-            } else {
-                (WORK_PER_SERVER_MESSAGE, WORK_SAVED_SERVER)
-            };
-            let credit = &mut self.credit[usize::from(to_server)];
-            *credit = (*credit + per).min(most);
+            self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
             // Searched at 4 messages and each time their number doubles.
             let n = g.added;
             // A server message's pad is searched for only with the challenge byte known (from
@@ -298,7 +274,6 @@ impl Pads {
             ..
         } = self;
         let g = &mut groups[gi];
-        let credit = &mut credit[usize::from(g.to_server)];
         let (found, seed) = extend(g, cb, credit, work);
         if found.len() > g.pad.len() {
             g.pad = found;
@@ -508,8 +483,7 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
             CLIENT_WORDS
         };
         let (bytes, texts) = match challenge {
-            Some(_) if g.to_server => (1, 3 * words.len() + 4 * 1024 + 1),
-            Some(_) => (1, 3 * words.len() + 1),
+            Some(_) => (1, 3 * words.len() + 4 * 1024 + 1),
             None => (256, 3 * words.len() + 1),
         };
         let cost = (bytes * texts) as u64 * (1 + longest.min(SEED_PAD) as u64 / 16);
@@ -523,26 +497,12 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         vec![(g.pad.clone(), None)]
     };
     let mut found = (g.pad.clone(), None);
-    let mut decided_to = usize::MAX;
     let mut w = Work {
         probe: &mut probe,
         to_server: g.to_server,
         start,
         scratch: Vec::new(),
-        clocks: Vec::new(),
-        frames: frame_lengths(),
     };
-    let witnesses = wrap_witnesses(&g.msgs);
-    // A seed that repeats a command word is a whole key string: tried on whole messages first
-    // (with the challenge byte known: 256 of each would spend the credit on trials).
-    let known = if challenge.is_some() { beam.len() } else { 0 };
-    let words: Vec<&Cand> = beam[..known]
-        .iter()
-        .filter(|c| c.0.len() >= SEED_PAD.min(longest))
-        .collect();
-    if let Some(whole) = wrapped(&words, &witnesses, challenge, &mut w, (credit, work)) {
-        return whole;
-    }
     for (n, tail) in tails.iter().enumerate().skip(g.pad.len()) {
         let (enders, longer) = ending_at(&g.msgs, start, n + 1);
         let (after, after_longer) = ending_at(&g.msgs, start, n + 2);
@@ -557,27 +517,16 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
             longer: &longer,
             tail: tail.as_ref(),
             challenge,
-            clocked: !g.to_server,
             then,
         };
-        let Some((next, complete)) = step(std::mem::take(&mut beam), &checks, &mut w, credit, work)
-        else {
+        let Some(next) = step(std::mem::take(&mut beam), &checks, &mut w, credit, work) else {
             return found;
         };
         if next.is_empty() {
             break;
         }
         beam = next;
-        if beam.len() <= WRAP_BEAM {
-            let all: Vec<&Cand> = beam.iter().collect();
-            if let Some(whole) = wrapped(&all, &witnesses, challenge, &mut w, (credit, work)) {
-                return whole;
-            }
-        }
-        // Candidates left ungrown for want of evidence may hold the pad: nothing from this
-        // byte on is decided.
-        decided_to = decided_to.min(if complete { usize::MAX } else { n });
-        let common = common_prefix(&beam).min(n + 1).min(decided_to);
+        let common = common_prefix(&beam).min(n + 1);
         if common > found.0.len() {
             // The challenge byte is known when every survivor grew from the same one.
             let cb = beam[0].1.filter(|&c| beam.iter().all(|b| b.1 == Some(c)));
@@ -587,98 +536,12 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
     found
 }
 
-/// The messages a whole key string is tried on: the shortest, the longest and two between.
-fn wrap_witnesses(msgs: &[Pooled]) -> Vec<&Pooled> {
-    let n = msgs.len();
-    let mut at: Vec<usize> = [0, n / 3, 2 * n / 3, n.saturating_sub(1)].into();
-    at.dedup();
-    at.into_iter().filter_map(|i| msgs.get(i)).collect()
-}
-
-/// The key string a pad spells from its challenge byte (`Z_0 ^ S[0]`, then `Z_i ^ Z_(i-1) =
-/// S[i]` shifted on odd bytes), cut to its shortest period: the text, were the string to end
-/// (and repeat) there. `None` when a byte is no key-string character.
-fn text_of(pad: &[u8], challenge: u8, start: usize) -> Option<Vec<u8>> {
-    let mut text = Vec::with_capacity(pad.len());
-    let mut prev = challenge;
-    for (i, &z) in pad.iter().enumerate() {
-        let d = z ^ prev;
-        let c = if (start + i) & 1 == 1 {
-            if d & 1 != 0 {
-                return None;
-            }
-            d >> 1
-        } else {
-            d
-        };
-        if c > 127 {
-            return None;
-        }
-        text.push(c);
-        prev = z;
-    }
-    let period = (1..=text.len())
-        .find(|&p| (p..text.len()).all(|i| text[i] == text[i - p]))
-        .unwrap_or(text.len());
-    text.truncate(period);
-    Some(text)
-}
-
-/// The first candidate whose text, taken as the whole key string, de-keys every witness
-/// cleanly: its pad written out to the longest pooled message, with the challenge byte.
-fn wrapped(
-    beam: &[&Cand],
-    witnesses: &[&Pooled],
-    challenge: Option<u8>,
-    w: &mut Work<'_>,
-    (credit, work): (&mut u64, &mut u64),
-) -> Option<Cand> {
-    let longest = witnesses.last()?.keyed_len(w.start);
-    let mut tried: Vec<(u8, Vec<u8>)> = Vec::new();
-    for (pad, seed) in beam {
-        let cb = seed.or(challenge)?;
-        let Some(text) = text_of(pad, cb, w.start) else {
-            continue;
-        };
-        // Text shorter than a command word says nothing yet; an empty string is a seed.
-        let key = (cb, text);
-        if key.1.len() < 2 || tried.contains(&key) {
-            continue;
-        }
-        let (cb, text) = &key;
-        let cb = *cb;
-        if *credit < TRIAL * witnesses.len() as u64 {
-            return None;
-        }
-        let whole = pad_of(cb, text, w.start, longest);
-        let mut ran = 0;
-        let ok = witnesses.iter().all(|m| {
-            ran += 1;
-            w.whole(m, &whole)
-        });
-        *credit -= TRIAL * ran;
-        *work += TRIAL * ran;
-        if ok {
-            return Some((whole, Some(cb)));
-        }
-        tried.push(key);
-    }
-    None
-}
-
 /// The pooled messages (up to [`ENDERS`]) whose keyed part is `len` bytes long, and up to
-/// [`LONGER`] ([`LONGER_SERVER`] for a server pad) longer ones. A message one byte longer is
-/// not cut there: its EOF may end exactly at the cut (its last byte unwritten, see
-/// [`classify`]), which reads as an ending, not as a message that goes on.
+/// [`LONGER`] longer ones.
 fn ending_at(msgs: &[Pooled], start: usize, len: usize) -> (Vec<&Pooled>, Vec<&Pooled>) {
     let at = |m: &&Pooled| m.keyed_len(start);
-    let most = if start == keyed_from(false) {
-        LONGER_SERVER
-    } else {
-        LONGER
-    };
     let enders = msgs.iter().filter(|m| at(m) == len).take(ENDERS).collect();
-    let longer = msgs.iter().filter(|m| at(m) > len + 1).take(most).collect();
+    let longer = msgs.iter().filter(|m| at(m) > len).take(LONGER).collect();
     (enders, longer)
 }
 
@@ -689,8 +552,6 @@ struct Checks<'a> {
     longer: &'a [&'a Pooled],
     tail: Option<&'a [bool; 256]>,
     challenge: Option<u8>,
-    /// A server pad: candidates grow on cut messages and their clocks where no message ends.
-    clocked: bool,
     /// The next byte's checks, when messages end there: a byte no message ends at is then
     /// grown together with the next one (checked by the messages ending there), rather than
     /// on the weak evidence of cut messages alone.
@@ -705,24 +566,21 @@ struct Next<'a> {
     tail: &'a [bool; 256],
 }
 
-/// Grows (or checks) every candidate of `beam` by byte `n`, returning the survivors and
-/// whether every growing candidate was tried (false: some were left ungrown for want of
-/// evidence); `None` when the credit is spent or too many candidates grow. Candidates that
-/// agree on their first `n + 1` bytes (seeds of one challenge byte and command words sharing a
-/// start) are checked once: the beam is sorted, and the last check's outcome reused while the
-/// prefix repeats.
+/// Grows (or checks) every candidate of `beam` by byte `n`; `None` when the credit is spent
+/// or too many candidates grow. Candidates that agree on their first `n + 1` bytes (seeds of
+/// one challenge byte and command words sharing a start) are checked once: the beam is sorted,
+/// and the last check's outcome reused while the prefix repeats.
 fn step(
     mut beam: Vec<Cand>,
     c: &Checks<'_>,
     w: &mut Work<'_>,
     credit: &mut u64,
     work: &mut u64,
-) -> Option<(Vec<Cand>, bool)> {
+) -> Option<Vec<Cand>> {
     let n = c.n;
-    // A seeded byte with no message ending at it has nothing to be checked against (but the
-    // cut messages' clocks, for a server pad).
-    if c.enders.is_empty() && !c.clocked && beam.iter().all(|(b, _)| b.len() > n) {
-        return Some((beam, true));
+    // A seeded byte with no message ending at it has nothing to be checked against.
+    if c.enders.is_empty() && beam.iter().all(|(b, _)| b.len() > n) {
+        return Some(beam);
     }
     beam.sort_unstable();
     beam.dedup();
@@ -730,9 +588,6 @@ fn step(
     // seeded ones go on.
     let growing = beam.iter().filter(|(b, _)| b.len() <= n).count();
     let pairs_ok = growing <= PAIR_BEAM;
-    // A server pad's candidates grow on the cut messages and their clocks, while few.
-    let clock_ok = c.clocked && growing <= CLOCK_BEAM;
-    let mut complete = true;
     let mut next = Vec::new();
     let mut grown = 0;
     // The last prefix checked (its first `n` bytes, and byte `n` when seeded) and the bytes
@@ -742,23 +597,45 @@ fn step(
     for (b, seed) in beam {
         let grow = b.len() <= n;
         let key = &b[..(n + usize::from(!grow)).min(b.len())];
-        let by_pairs = grow && c.enders.is_empty() && c.then.is_some() && pairs_ok;
         let passed = match &memo {
             Some((k, passed)) if k[..] == *key => passed.clone(),
             // Cut messages alone hardly decide a byte: a candidate grows only where messages
-            // end at this byte or the next (or, for a server pad, on the clocks too).
-            _ if grow && c.enders.is_empty() && !by_pairs && !clock_ok => {
-                complete = false;
-                Vec::new()
-            }
-            _ if by_pairs => {
-                let then = c.then?;
+            // end at this byte or the next.
+            _ if grow && c.enders.is_empty() && (c.then.is_none() || !pairs_ok) => Vec::new(),
+            _ if grow && c.enders.is_empty() && c.then.is_some() => {
+                let then = c.then.expect("checked");
                 let passed = pairs(&b, c, then, w, (credit, work), &mut looked)?;
                 memo = Some((key.to_vec(), passed.clone()));
                 passed
             }
             _ => {
-                let passed = singles(&b, grow, c, w, (credit, work), &mut looked)?;
+                let opts = if grow {
+                    candidates(&b, w.start, c.challenge)
+                } else {
+                    vec![b[n]]
+                };
+                // Growing needs the cut longer messages; a seeded byte only its enders.
+                let longer = if grow { c.longer } else { &[][..] };
+                let cost = 1 + TRIAL * (c.enders.len() + longer.len()) as u64;
+                let mut passed = Vec::new();
+                for z in opts {
+                    if *credit < cost {
+                        return None;
+                    }
+                    looked += 1;
+                    if looked.is_multiple_of(LOOKS_PER_STEP) {
+                        *credit -= 1;
+                        *work += 1;
+                    }
+                    if c.tail.is_some_and(|t| !t[z as usize]) {
+                        continue;
+                    }
+                    *credit -= cost - 1;
+                    *work += cost - 1;
+                    if w.fits(&b[..n], z, c.enders, longer) {
+                        passed.push(vec![z]);
+                    }
+                }
                 memo = Some((key.to_vec(), passed.clone()));
                 passed
             }
@@ -779,51 +656,7 @@ fn step(
             return None;
         }
     }
-    Some((next, complete))
-}
-
-/// The bytes `n` after `b` (its own byte `n` when seeded) under which the messages ending at
-/// `n` parse cleanly and the longer ones, cut there, read on (`None`: the credit is spent).
-fn singles(
-    b: &[u8],
-    grow: bool,
-    c: &Checks<'_>,
-    w: &mut Work<'_>,
-    (credit, work): (&mut u64, &mut u64),
-    looked: &mut u64,
-) -> Option<Vec<Vec<u8>>> {
-    let n = c.n;
-    let opts = if grow {
-        candidates(b, w.start, c.challenge)
-    } else {
-        vec![b[n]]
-    };
-    // Growing needs the cut longer messages; a seeded byte only its enders (and, for a server
-    // pad, the cut messages' clocks).
-    let longer = if grow || c.clocked { c.longer } else { &[][..] };
-    let cost = 1 + TRIAL * (c.enders.len() + longer.len()) as u64;
-    let mut passed = Vec::new();
-    for z in opts {
-        if *credit < cost {
-            return None;
-        }
-        *looked += 1;
-        if looked.is_multiple_of(LOOKS_PER_STEP) {
-            *credit -= 1;
-            *work += 1;
-        }
-        if c.tail.is_some_and(|t| !t[z as usize]) {
-            continue;
-        }
-        // Charged the trial parses actually run (a check stops at the first failure).
-        let (ok, steps) = w.fits(&b[..n], z, c.enders, longer);
-        *credit = credit.saturating_sub(steps);
-        *work += steps;
-        if ok {
-            passed.push(vec![z]);
-        }
-    }
-    Some(passed)
+    Some(next)
 }
 
 /// The pairs of bytes `n`, `n + 1` after `b` under which the messages ending at `n + 1` parse
@@ -853,10 +686,9 @@ fn pairs(
             if !then.tail[z2 as usize] {
                 continue;
             }
-            let (ok, steps) = w.fits(&prefix, z2, then.enders, then.longer);
-            *credit = credit.saturating_sub(steps);
-            *work += steps;
-            if ok {
+            *credit -= cost - 1;
+            *work += cost - 1;
+            if w.fits(&prefix, z2, then.enders, then.longer) {
                 passed.push(vec![z1, z2]);
             }
         }
@@ -873,19 +705,15 @@ fn common_prefix(beam: &[Cand]) -> usize {
 }
 
 /// The next pad byte's candidates after `pad`: any byte first, then the previous one XOR a
-/// key-string character (1…127 but `%`, or 0 for an empty string), shifted on odd bytes. A
-/// server pad's key string is a client command, typed or built by the client (ioquake3
-/// code/qcommon/cmd.c `Cmd_Args`, code/client/cl_main.c `CL_AddReliableCommand` callers): its
-/// characters are printable (32…126).
+/// key-string character (1…127 but `%`, or 0 for an empty string), shifted on odd bytes.
 fn candidates(pad: &[u8], start: usize, challenge: Option<u8>) -> Vec<u8> {
     let (prev, shift) = match (pad.last(), challenge) {
         (Some(&prev), _) => (prev, (start + pad.len()) & 1),
         (None, Some(cb)) => (cb, 0),
         (None, None) => return (0..=255).collect(),
     };
-    let printable = start == keyed_from(false);
     (0u8..=127)
-        .filter(|&c| c != b'%' && (!printable || c == 0 || (32..127).contains(&c)))
+        .filter(|&c| c != b'%')
         .map(|c| prev ^ (c << shift))
         .collect()
 }
@@ -896,209 +724,28 @@ struct Work<'p> {
     to_server: bool,
     start: usize,
     scratch: Vec<u8>,
-    /// The clocks of the server messages a check parsed.
-    clocks: Vec<(u32, Clock)>,
-    /// [`frame_lengths`].
-    frames: Vec<i64>,
 }
 
 impl Work<'_> {
-    /// Whether `pad` de-keys the whole message `m` cleanly.
-    fn whole(&mut self, m: &Pooled, pad: &[u8]) -> bool {
-        self.scratch.clear();
-        self.scratch.extend_from_slice(&m.body);
-        apply(&mut self.scratch, self.start, m.base, pad);
-        trial(self.probe, self.to_server, &self.scratch, m.sequence) == Trial::Clean
-    }
-
     /// Whether pad `b` + `z` lets every ender parse cleanly and every longer message, cut
-    /// after the new byte, read on without an error; for a server pad, first whether their
-    /// clocks agree ([`clocks_agree`]: a read of a few symbols, against a trial parse of the
-    /// whole cut message). Also says the work it took, in steps.
-    fn fits(&mut self, b: &[u8], z: u8, enders: &[&Pooled], longer: &[&Pooled]) -> (bool, u64) {
+    /// after the new byte, read on without an error.
+    fn fits(&mut self, b: &[u8], z: u8, enders: &[&Pooled], longer: &[&Pooled]) -> bool {
         let cut = self.start + b.len() + 1;
-        let witnesses = || enders.iter().chain(longer);
-        let mut steps = 0;
-        if !self.to_server {
-            self.clocks.clear();
-            for m in witnesses() {
-                self.cut_dekeyed(m, cut, b, z);
-                self.clocks.push((m.sequence, clock_of(&self.scratch)));
-                steps += 1;
-            }
-            if !clocks_agree(&self.clocks, &self.frames) {
-                return (false, steps);
-            }
-        }
-        for (i, m) in witnesses().enumerate() {
-            let want = if i < enders.len() {
-                Trial::Clean
-            } else {
-                Trial::Short
-            };
-            self.cut_dekeyed(m, cut, b, z);
-            steps += TRIAL;
+        for (m, want) in enders
+            .iter()
+            .map(|m| (m, Trial::Clean))
+            .chain(longer.iter().map(|m| (m, Trial::Short)))
+        {
+            self.scratch.clear();
+            self.scratch.extend_from_slice(&m.body[..cut]);
+            apply(&mut self.scratch, self.start, m.base, b);
+            self.scratch[cut - 1] ^= m.base ^ z;
             if trial(self.probe, self.to_server, &self.scratch, m.sequence) != want {
-                return (false, steps);
+                return false;
             }
         }
-        (true, steps)
+        true
     }
-
-    /// `m`'s first `cut` bytes into the scratch buffer, de-keyed with pad `b` + `z`.
-    fn cut_dekeyed(&mut self, m: &Pooled, cut: usize, b: &[u8], z: u8) {
-        self.scratch.clear();
-        self.scratch.extend_from_slice(&m.body[..cut]);
-        apply(&mut self.scratch, self.start, m.base, b);
-        self.scratch[cut - 1] ^= m.base ^ z;
-    }
-}
-
-/// What a server message's first operations say about when it was sent: the snapshot's
-/// server time and the player state's commandTime when the message carries them (and they
-/// were read whole). ioquake3 code/server/sv_snapshot.c `SV_WriteSnapshotToClient` writes the
-/// time right after the opcode (after any reliable commands,
-/// `SV_UpdateServerCommandsToClient`), then deltaNum, snapFlags, the area mask and the player
-/// state, whose first field is commandTime (code/qcommon/msg.c `playerStateFields`, 32 bits,
-/// `MSG_WriteDeltaPlayerstate`: the field count, then a changed bit per field).
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-struct Clock {
-    time: Option<i32>,
-    /// commandTime's low `command_bytes` bytes (it is sent low byte first).
-    command: u32,
-    command_bytes: u8,
-}
-
-/// Reads a (de-keyed, possibly cut) server message's [`Clock`].
-fn clock_of(body: &[u8]) -> Clock {
-    let mut c = Clock::default();
-    let _ = read_clock(&mut BitReader::new(body), &mut c);
-    c
-}
-
-fn read_clock(r: &mut BitReader<'_>, c: &mut Clock) -> R<()> {
-    r.ulong()?;
-    let mut text = Vec::new();
-    // Reliable commands come first (at most MAX_RELIABLE_COMMANDS of them), then the snapshot.
-    for _ in 0..=64 {
-        match Svc(r.byte()?) {
-            Svc::NOP => {}
-            Svc::SERVER_COMMAND => {
-                r.ulong()?;
-                r.string(0, &mut text)?;
-            }
-            Svc::SNAPSHOT => {
-                c.time = Some(r.long()?);
-                r.byte()?;
-                r.byte()?;
-                let areas = r.byte()? as usize;
-                if areas > MAX_AREA_BYTES {
-                    return Ok(());
-                }
-                for _ in 0..areas {
-                    r.byte()?;
-                }
-                let fields = r.byte()? as usize;
-                if (1..=PS_FIELDS).contains(&fields) && r.bit()? == 1 {
-                    for k in 0..4 {
-                        c.command |= (r.byte()? as u32) << (8 * k);
-                        c.command_bytes += 1;
-                    }
-                }
-                return Ok(());
-            }
-            _ => return Ok(()),
-        }
-    }
-    Ok(())
-}
-
-/// The server frame lengths (ms) a server time may advance by per message, the default 50
-/// first: 1000 / sv_fps (ioquake3 code/server/sv_main.c `SV_Frame`: `frameMsec = 1000 /
-/// sv_fps`) for sv_fps 1…1000, and multiples of 50 ms up to 1 s (a client whose `snaps` is
-/// below sv_fps gets every second, third… frame).
-fn frame_lengths() -> Vec<i64> {
-    let mut all: Vec<i64> = (1..=1000i64)
-        .map(|fps| 1000 / fps)
-        .chain((2..=20).map(|k| 50 * k))
-        .filter(|&f| f != 50)
-        .collect();
-    all.sort_unstable();
-    all.dedup();
-    all.insert(0, 50);
-    all
-}
-
-/// Whether the clocks of messages keyed alike could all be true. The player state's
-/// commandTime trails the server time by a lag that holds steady while the client plays (the
-/// last usercmd time the server ran: code/server/sv_client.c `SV_ClientThink`, code/game/
-/// g_active.c `ClientThink_real`): all but a quarter of the lags fall within [`LAG_SPREAD`] ms,
-/// compared on the low byte, the low two bytes, or whole as far as commandTime was read. The
-/// server times lie on one frame grid: `time − frame × sequence` the same for all but a
-/// quarter of them, for one frame length (each server frame sends a client at most one
-/// message; `snaps` below sv_fps skips frames evenly). On both real captures every snapshot is
-/// on the 50 ms grid and 88 % of the lags within 25…100 ms (most within 66…79). A wrong pad byte turns these
-/// values into noise, so a few witnesses reject it.
-fn clocks_agree(clocks: &[(u32, Clock)], frames: &[i64]) -> bool {
-    let mut lags = Vec::with_capacity(clocks.len());
-    for bytes in [1u8, 2, 4] {
-        lags.clear();
-        lags.extend(clocks.iter().filter_map(|(_, c)| {
-            let time = c.time? as u32;
-            (c.command_bytes >= bytes).then(|| {
-                let mask = if bytes == 4 {
-                    u32::MAX
-                } else {
-                    (1 << (8 * bytes)) - 1
-                };
-                (time.wrapping_sub(c.command) & mask, mask)
-            })
-        }));
-        if !lags_cluster(&mut lags) {
-            return false;
-        }
-    }
-    let times: Vec<(i64, i64)> = clocks
-        .iter()
-        .filter_map(|&(seq, c)| Some((seq as i64, c.time? as i64)))
-        .collect();
-    if times.len() < 2 {
-        return true;
-    }
-    let need = times.len() - times.len() / 4;
-    let mut offsets = Vec::with_capacity(times.len());
-    frames.iter().any(|&frame| {
-        offsets.clear();
-        offsets.extend(times.iter().map(|&(seq, time)| time - frame * seq));
-        offsets.sort_unstable();
-        offsets
-            .chunk_by(|a, b| a == b)
-            .any(|same| same.len() >= need)
-    })
-}
-
-/// How far apart the commandTime lags of one group may be (ms), for all but a quarter.
-const LAG_SPREAD: u32 = 64;
-
-/// Whether all but a quarter of `lags` (each a value and the mask it was taken under, all the
-/// same mask) fit in a window of [`LAG_SPREAD`], wrapping around the mask.
-fn lags_cluster(lags: &mut [(u32, u32)]) -> bool {
-    let Some(&(_, mask)) = lags.first() else {
-        return true;
-    };
-    if lags.len() < 2 {
-        return true;
-    }
-    let need = lags.len() - lags.len() / 4;
-    lags.sort_unstable();
-    let n = lags.len();
-    (0..n).any(|i| {
-        let from = lags[i].0;
-        (0..n)
-            .filter(|&k| lags[(i + k) % n].0.wrapping_sub(from) & mask < LAG_SPREAD)
-            .count()
-            >= need
-    })
 }
 
 #[cfg(test)]
@@ -1137,85 +784,5 @@ mod tests {
         assert!(!tail_ok(code as u8 | 0x80, code, len));
         // Stale bits above the code make it a wrong last byte under every alignment.
         assert!(!tail_ok(0xff, code, len));
-    }
-
-    /// The text a pad spells is the key string, cut to its period: a string written out
-    /// longer than itself (the engine wraps at its end) reads back as itself.
-    #[test]
-    fn text_of_reads_the_key_string_back() {
-        for text in [
-            &b"say second chat line 12345 gg"[..],
-            b"disconnect",
-            b"cp \"x",
-        ] {
-            for start in [4usize, 12] {
-                let pad = pad_of(0xee, text, start, 70);
-                assert_eq!(text_of(&pad, 0xee, start).as_deref(), Some(text));
-                // Cut inside the string: the part seen so far, itself cut to its period
-                // (`say s` reads as `say ` repeating).
-                let part = text_of(&pad[..3], 0xee, start).unwrap();
-                assert_eq!(part, &text[..3]);
-                assert_eq!(
-                    text_of(&pad[..5], 0xee, start).unwrap().len(),
-                    5 - usize::from(text[4] == text[0])
-                );
-            }
-        }
-        // An odd byte whose difference is odd is no shifted character.
-        let mut pad = pad_of(0xee, b"say", 4, 8);
-        pad[1] ^= 1;
-        assert_eq!(text_of(&pad, 0xee, 4), None);
-    }
-
-    /// Server times on the 50 ms grid of the sequence, with commandTime 66…79 ms behind (the
-    /// shipped OpenArena capture, messages 236–238: 13900, 13950, 14000 and commandTimes
-    /// 13822, 13871, 13936), agree; a wrong pad's noise does not.
-    #[test]
-    fn clocks_follow_the_frame_grid_and_the_lag() {
-        let frames = frame_lengths();
-        assert_eq!(frames[0], 50);
-        let clock = |time: i32, command: i32, bytes: u8| Clock {
-            time: Some(time),
-            command: command as u32 & (u32::MAX >> (32 - 8 * bytes as u32)),
-            command_bytes: bytes,
-        };
-        let real = [
-            (236, clock(13900, 13822, 4)),
-            (237, clock(13950, 13871, 4)),
-            (238, clock(14000, 13936, 4)),
-        ];
-        assert!(clocks_agree(&real, &frames));
-        // Only the low byte of commandTime read yet: the lags still cluster.
-        let low = real.map(|(s, c)| (s, clock(c.time.unwrap(), c.command as i32, 1)));
-        assert!(clocks_agree(&low, &frames));
-        // A time off the grid, a commandTime far from its time.
-        let mut off = real;
-        off[1].1.time = Some(13_957);
-        assert!(!clocks_agree(&off, &frames));
-        let mut far = real;
-        far[2].1.command = 0x1234_5678;
-        far[1].1.command = 0x0765_4321;
-        assert!(!clocks_agree(&far, &frames));
-        // A frame grid other than 50 ms (sv_fps 40: 25 ms).
-        let fast = [
-            (10, clock(1250, 1180, 4)),
-            (11, clock(1275, 1200, 4)),
-            (13, clock(1325, 1250, 4)),
-        ];
-        assert!(clocks_agree(&fast, &frames));
-        // Nothing read yet agrees with anything.
-        assert!(clocks_agree(
-            &[(1, Clock::default()), (2, Clock::default())],
-            &frames
-        ));
-    }
-
-    /// Lags near the wrap of their mask cluster across it.
-    #[test]
-    fn lags_cluster_across_the_wrap() {
-        let mut lags = [(250, 255), (10, 255), (2, 255), (252, 255)];
-        assert!(lags_cluster(&mut lags));
-        let mut spread = [(0, 255), (64, 255), (128, 255), (192, 255)];
-        assert!(!lags_cluster(&mut spread));
     }
 }

@@ -140,6 +140,10 @@ pub struct State {
     pub client_cmds: Ring,
     pub server_cmds: Ring,
     pub checksum_feed: Option<i32>,
+    /// The serverId (CS_SYSTEMINFO `sv_serverid`) of the gamestate `checksum_feed` came from:
+    /// a client message with another serverId was sent under another map's gamestate (one the
+    /// capture lost), whose checksumFeed is not this one.
+    pub feed_server_id: Option<i32>,
     pub client_num: Option<u32>,
     pub server_id: Option<i32>,
     pub map: Option<String>,
@@ -227,6 +231,7 @@ impl State {
         self.client_cmds = Ring::default();
         self.server_cmds = Ring::default();
         self.checksum_feed = None;
+        self.feed_server_id = None;
         self.ucmd_keys = Default::default();
         self.pads = Default::default();
         self.shown_key = Default::default();

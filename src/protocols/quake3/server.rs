@@ -345,6 +345,7 @@ impl State {
         let feed = d.long("checksumFeed")?;
         d.t.add(&GS_CHECKSUM_FEED, Value::Int(feed as i64), d.since(a));
         self.checksum_feed = Some(feed);
+        self.feed_server_id = self.server_id;
         self.client_num = Some(cn);
         d.t.close(d.end());
         let map = self.map.clone().unwrap_or_default();
