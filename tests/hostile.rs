@@ -613,7 +613,7 @@ fn snapshots_out_of_order_end_early_and_keep_state_flat() {
 /// A Quake 3 flow of random bytes (sequenced headers, random bodies, both directions), each
 /// direction's unkeyed acknowledgements fixed so that every body lands in one key-recovery
 /// group, the worst case: the recovery pools them and searches for pads, and its work is
-/// counted and capped by the 512 steps each pooled message credits (quake3/legacykey.rs; a
+/// counted and capped by the 1,024 steps each pooled message credits (quake3/legacykey.rs; a
 /// step is one candidate byte, a trial parse 16).
 #[test]
 fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
