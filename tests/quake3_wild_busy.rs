@@ -350,3 +350,23 @@ fn ioq3_busy_capture_from_the_wild() {
         assert_eq!(f.wrong, 0, "{name}");
     }
 }
+
+/// After the map change the client sends one more move under the first map's serverId (frame
+/// 3109, after the new gamestate of frame 3108): it is keyed with the first map's checksumFeed,
+/// which the decoder keeps for that serverId. Decoded with the new map's feed it showed weapon
+/// 235; the client holds weapon 2 (the machine gun) before and after.
+#[test]
+fn a_move_under_the_old_map_keeps_the_old_key() {
+    let path = capture(LEGACY);
+    let bytes = fs::read(&path).unwrap();
+    let mut lines = Vec::new();
+    let err = each_record(&bytes, config_for(Path::new(&path)), |meta, r| {
+        if (3100..=3140).contains(&meta.frame) && r.msg_type == "move" {
+            lines.push((meta.frame, r.summary.clone()));
+        }
+    });
+    assert!(err.is_none());
+    let at_3109 = lines.iter().find(|(f, _)| *f == 3109).expect("frame 3109");
+    assert!(at_3109.1.ends_with(" w2"), "{}", at_3109.1);
+    assert!(lines.iter().all(|(_, l)| l.ends_with(" w2")), "{lines:?}");
+}

@@ -307,8 +307,8 @@ impl State {
                 Clc::MOVE | Clc::MOVE_NO_DELTA => {
                     let no_delta = op == Clc::MOVE_NO_DELTA;
                     // The gamestate's checksumFeed keys only moves sent under that gamestate.
-                    let feed_ok = self.feed_server_id.is_none_or(|id| id == server_id);
-                    let acks = (msg_ack, rel_ack, feed_ok);
+                    let feed = self.feed_for(server_id);
+                    let acks = (msg_ack, rel_ack, feed);
                     self.moves(d, s, no_delta, key_text, acks, sum, obs)?;
                     // The server stops parsing after the move (sv_client.c
                     // SV_ExecuteClientMessage); the client always ends with clc_EOF.
@@ -381,7 +381,7 @@ impl State {
         s: usize,
         no_delta: bool,
         key_text: Option<&[u8]>,
-        (msg_ack, rel_ack, feed_ok): (u32, u32, bool),
+        (msg_ack, rel_ack, feed): (u32, u32, Option<i32>),
         sum: &mut Summary,
         obs: &mut Vec<UcmdObs>,
     ) -> Step<()> {
@@ -407,7 +407,7 @@ impl State {
             d.t.close(d.end());
             return Ok(());
         }
-        let key = self.usercmd_key(d, s, key_text.filter(|_| feed_ok), msg_ack, rel_ack);
+        let key = self.usercmd_key(d, s, key_text, feed, (msg_ack, rel_ack));
         let (base_key, key_bits) = key.unwrap_or((0, 0));
         let mut from = UserCmd::default();
         // The bits of each field's value that are known: all of them until the field is first
@@ -479,21 +479,36 @@ impl State {
         Ok(())
     }
 
+    /// The checksumFeed that keys the moves of a client message sent under `server_id`: the
+    /// gamestate's whose serverId it is (CS_SYSTEMINFO `sv_serverid`; the client sends the
+    /// serverId of the gamestate it holds, ioquake3 code/client/cl_input.c `CL_WritePacket`),
+    /// the previous gamestate's after a map change, or `None` when the capture lost the
+    /// gamestate it was sent under (the key is then recovered from the moves).
+    fn feed_for(&self, server_id: i32) -> Option<i32> {
+        if self.feed_server_id.is_none_or(|id| id == server_id) {
+            return self.checksum_feed;
+        }
+        self.prev_feed
+            .filter(|&(id, _)| id == server_id)
+            .map(|(_, feed)| feed)
+    }
+
     /// The usercmd key (ioquake3 code/qcommon/msg.c `MSG_ReadDeltaUsercmdKey` as called by
     /// code/server/sv_client.c `SV_UserMove`) and which of its low 16 bits are known: from the
-    /// gamestate's checksumFeed (all), or recovered ([`super::ucmdkey`]: the low byte, or all
+    /// gamestate's checksumFeed (all; `feed`, [`State::feed_for`] the message's serverId), or
+    /// recovered ([`super::ucmdkey`]: the low byte, or all
     /// 16 bits), shown with how it is known; `None` when nothing is known yet.
     fn usercmd_key(
         &self,
         d: &mut BitDissector<'_, '_>,
         s: usize,
         key_text: Option<&[u8]>,
-        msg_ack: u32,
-        rel_ack: u32,
+        feed: Option<i32>,
+        (msg_ack, rel_ack): (u32, u32),
     ) -> Option<(u32, u16)> {
         let hash = key_text.map(hash_key);
         let at = d.loc.bits(s, d.pos());
-        if let (Some(feed), Some(h)) = (self.checksum_feed, hash) {
+        if let (Some(feed), Some(h)) = (feed, hash) {
             let k = feed as u32 ^ msg_ack ^ h;
             d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at);
             return Some((k, ALL_BITS));

@@ -144,6 +144,9 @@ pub struct State {
     /// a client message with another serverId was sent under another map's gamestate (one the
     /// capture lost), whose checksumFeed is not this one.
     pub feed_server_id: Option<i32>,
+    /// The previous gamestate's (serverId, checksumFeed): after a map change the client sends
+    /// a few moves under the old gamestate before it reads the new one.
+    pub prev_feed: Option<(i32, i32)>,
     pub client_num: Option<u32>,
     pub server_id: Option<i32>,
     pub map: Option<String>,
@@ -232,6 +235,7 @@ impl State {
         self.server_cmds = Ring::default();
         self.checksum_feed = None;
         self.feed_server_id = None;
+        self.prev_feed = None;
         self.ucmd_keys = Default::default();
         self.pads = Default::default();
         self.shown_key = Default::default();

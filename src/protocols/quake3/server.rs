@@ -344,6 +344,11 @@ impl State {
         let a = d.pos();
         let feed = d.long("checksumFeed")?;
         d.t.add(&GS_CHECKSUM_FEED, Value::Int(feed as i64), d.since(a));
+        if let (Some(old), Some(id)) = (self.checksum_feed, self.feed_server_id)
+            && self.server_id != Some(id)
+        {
+            self.prev_feed = Some((id, old));
+        }
         self.checksum_feed = Some(feed);
         self.feed_server_id = self.server_id;
         self.client_num = Some(cn);
