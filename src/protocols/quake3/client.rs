@@ -495,9 +495,9 @@ impl State {
 
     /// The usercmd key (ioquake3 code/qcommon/msg.c `MSG_ReadDeltaUsercmdKey` as called by
     /// code/server/sv_client.c `SV_UserMove`) and which of its low 16 bits are known: from the
-    /// gamestate's checksumFeed (all; `feed`, [`State::feed_for`] the message's serverId), or
-    /// recovered ([`super::ucmdkey`]: the low byte, or all
-    /// 16 bits), shown with how it is known; `None` when nothing is known yet.
+    /// gamestate's checksumFeed (all bits; `feed` is [`State::feed_for`] the message's
+    /// serverId), or recovered ([`super::ucmdkey`]: the low byte, or all 16 bits), shown with
+    /// how it is known; `None` when nothing is known yet.
     fn usercmd_key(
         &self,
         d: &mut BitDissector<'_, '_>,
