@@ -8,20 +8,7 @@ use std::path::Path;
 use gamedissect::events::EventFormat;
 use gamedissect::events::run::events_of;
 use serde_json::Value as J;
-use testkit::dissect::config_for;
-
-fn events(capture: &str, kinds: &[&str]) -> Vec<J> {
-    let bytes = fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
-    events_of(
-        &bytes,
-        config_for(Path::new(capture)),
-        kinds,
-        EventFormat::Json,
-    )
-    .lines()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect()
-}
+use testkit::dissect::{config_for, events_json as events};
 
 fn s(v: &J) -> String {
     v.as_str().unwrap_or_default().to_string()

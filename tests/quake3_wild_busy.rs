@@ -10,11 +10,9 @@ mod wild;
 use std::fs;
 use std::path::Path;
 
-use gamedissect::events::EventFormat;
-use gamedissect::events::run::events_of;
 use gamedissect::tree::Field;
 use serde_json::Value as J;
-use testkit::dissect::{config_for, each_record, value_text};
+use testkit::dissect::{config_for, each_record, events_json, value_text};
 use wild::{Figures, decode, read_pcap, subset, wild_cases};
 
 const LEGACY: &str = "quake3-openarena-busy";
@@ -174,19 +172,6 @@ fn decoded_facts(capture: &str) -> Decoded {
     d
 }
 
-fn events(capture: &str) -> Vec<J> {
-    let bytes = fs::read(capture).unwrap();
-    events_of(
-        &bytes,
-        config_for(Path::new(capture)),
-        &[],
-        EventFormat::Json,
-    )
-    .lines()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect()
-}
-
 fn s(v: &J) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
@@ -212,7 +197,7 @@ fn matches_the_server_log(stem: &str) {
     assert_eq!(d.names, log.names);
     assert_eq!(d.maps, log.maps);
 
-    let ev = events(capture);
+    let ev = events_json(capture, &[]);
     let of = |kind: &str| -> Vec<&J> { ev.iter().filter(|e| e["kind"] == kind).collect() };
     let chat = |mode: &str| -> Vec<&J> {
         of("chat")

@@ -73,6 +73,20 @@ fn read_capture(capture: &str) -> Vec<u8> {
     std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"))
 }
 
+/// `gamedissect events` on a capture file, as JSON records (`kinds` empty: every kind).
+pub fn events_json(capture: &str, kinds: &[&str]) -> Vec<serde_json::Value> {
+    let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
+    gamedissect::events::run::events_of(
+        &bytes,
+        config_for(Path::new(capture)),
+        kinds,
+        gamedissect::events::EventFormat::Json,
+    )
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{capture}: {e}: {l}")))
+    .collect()
+}
+
 /// A field's value as `tshark -T fields` would print it: numbers and booleans plain (hex when
 /// the field is shown in hex), text unquoted, bytes in hex, an enum as `NAME (n)` (or `n`),
 /// without the unit. `None` for a field without a value (a group).
