@@ -201,7 +201,7 @@ fn plain_size(data: &[u8], at: usize) -> Option<(u32, usize)> {
     }
     let plain = match def.ty {
         PropType::INT => !short || id != ID_PROTOCOL_VERSION,
-        PropType::BOOL => short || !(BOOLARRAY_START..=BOOLARRAY_END).contains(&id),
+        PropType::BOOL => !is_bool_block(def, id, short),
         PropType::FLOAT => !short || def.tx.short_float_divisor().is_some(),
         _ => false,
     };
@@ -222,6 +222,13 @@ fn leftover(d: &mut Dissector<'_>) {
             format!("{left} byte(s) after the last property element, too short for another"),
         );
     }
+}
+
+/// Whether an element is a bool block (a v1 BOOL id in the block range: 31 bools in one mask
+/// word, `multiplaymgr.cxx` `SendMyPosition`) rather than one property.
+#[inline]
+fn is_bool_block(def: &PropDef, id: u32, short: bool) -> bool {
+    !short && def.ty == PropType::BOOL && (BOOLARRAY_START..=BOOLARRAY_END).contains(&id)
 }
 
 /// The element being decoded: its table row, its id and where it starts.
@@ -438,9 +445,7 @@ fn v1_element<'a>(
     after: &mut After,
 ) -> Step<usize> {
     match e.def.ty {
-        PropType::BOOL if (BOOLARRAY_START..=BOOLARRAY_END).contains(&e.id) => {
-            bool_block(d, e, after)
-        }
+        PropType::BOOL if is_bool_block(e.def, e.id, false) => bool_block(d, e, after),
         PropType::INT | PropType::BOOL => {
             let v = d.cur.i32_be().map_err(|s| d.short(&f::PROP_VALUE, s))?;
             let item = if e.def.ty == PropType::BOOL {
