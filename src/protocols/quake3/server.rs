@@ -562,6 +562,8 @@ impl State {
             }
             found
         };
+        // After a lost gamestate the baselines kept are another level's: not used.
+        let level = self.baselines_apply();
         let ring = &mut self.snaps.slots;
         if ring.is_empty() {
             ring.resize_with(PACKET_BACKUP, Snap::default);
@@ -593,8 +595,8 @@ impl State {
         }
         d.t.close_as_is();
         let bases = Bases {
-            baselines: &self.baselines,
-            have_gamestate: self.have_gamestate,
+            baselines: if level { &self.baselines } else { &[] },
+            have_gamestate: self.have_gamestate && level,
             whole: target.complete,
         };
         let reference = from_snap.map_or((&[][..], &[][..]), |sn| (&sn.nums[..], &sn.states[..]));

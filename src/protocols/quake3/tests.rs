@@ -612,6 +612,62 @@ fn an_entity_missing_from_a_partial_reference_is_not_from_its_baseline() {
     assert_eq!(ent(&r, "partial"), None);
 }
 
+/// An ioquake3 client message carrying only its header (serverId and acknowledgements).
+fn ioq3_c2s(seq: u32, server_id: i64) -> Vec<u8> {
+    let mut w = BitWriter::default();
+    w.long(server_id);
+    w.long(0); // messageAcknowledge
+    w.long(0); // reliableAcknowledge
+    w.byte(5); // clc_EOF
+    let mut p = seq.to_le_bytes().to_vec();
+    p.extend_from_slice(&7u16.to_le_bytes());
+    p.extend_from_slice(&netchan::checksum(1234567, seq).to_le_bytes());
+    p.extend_from_slice(&w.data);
+    p
+}
+
+/// A client on a serverId no captured gamestate or systeminfo named holds a gamestate the
+/// capture lost (a map change): the baselines kept are the old level's, so a non-delta
+/// snapshot's entities are not read from them. Before, entity 5 showed the old baseline's
+/// modelindex (in the ioquake3 busy capture thinned by 20 %, the second gamestate's last
+/// fragment is lost, and frame 3160 showed old-map eType and origin values).
+#[test]
+fn after_a_lost_gamestate_the_old_baselines_are_not_used() {
+    let (mut f, _) = flow_after_gamestate();
+    let modelindex = "quake3.svc.snapshot.entity.modelindex";
+    let base = "quake3.svc.snapshot.entity.base";
+    let mut w = BitWriter::default();
+    w.long(0);
+    w.byte(5);
+    w.long(1);
+    w.string(b"cs 1 \"\\sv_serverid\\77\"");
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(2, &w.data), Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    // The client on serverId 77, this level's: the baseline applies.
+    run(&mut *f, &ioq3_c2s(1, 77), Direction::ToServer);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(3, &one_entity(1000, 0, 5, 11, 8, 2)),
+        Direction::ToClient,
+    );
+    assert_eq!(value(&r, modelindex), Value::Int(7));
+    // The client on serverId 99: a gamestate the capture lacks.
+    let r = run(&mut *f, &ioq3_c2s(2, 99), Direction::ToServer);
+    assert_eq!(value(&r, "quake3.clc.server_id"), Value::Int(99));
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(4, &one_entity(1050, 0, 5, 11, 8, 2)),
+        Direction::ToClient,
+    );
+    assert_eq!(value(&r, base), Value::Enum(3, "baseline not captured"));
+    assert!(r.find(modelindex).is_none(), "{:?}", r.find(modelindex));
+    assert_eq!(
+        value(&r, "quake3.svc.snapshot.entity.partial"),
+        Value::Bool(true)
+    );
+}
+
 #[test]
 fn bcs_commands_reassemble_a_configstring() {
     let mut f = PROTOCOL.new_flow(&Prefs::default());
