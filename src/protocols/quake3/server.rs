@@ -48,7 +48,13 @@ pub struct Snap {
     /// Its entity list is whole: a non-delta snapshot, or a delta from a whole one (after a
     /// reference that was not captured, only the entities sent since are listed).
     pub complete: bool,
+    /// Entity numbers known not to be in the snapshot (bit n % 64 of word n / 64): every one
+    /// not listed in a whole snapshot; after a lost reference, those removed since.
+    pub gone: Gone,
 }
+
+/// A set of entity numbers (below MAX_GENTITIES), one bit each.
+pub type Gone = [u64; MAX_GENTITIES / 64];
 
 /// The snapshots a flow keeps, in slots by message sequence modulo [`PACKET_BACKUP`], as the
 /// client keeps them (`cl.snapshots[messageNum & PACKET_MASK]`, ioquake3 code/client/cl_parse.c
@@ -597,7 +603,12 @@ impl State {
         let bases = Bases {
             baselines: if level { &self.baselines } else { &[] },
             have_gamestate: self.have_gamestate && level,
-            whole: target.complete,
+            // No reference: every entity is new; a reference not captured: none is known to be.
+            gone: match from_snap {
+                Some(sn) => sn.gone,
+                None if hd.delta_num == 0 => [u64::MAX; MAX_GENTITIES / 64],
+                None => [0; MAX_GENTITIES / 64],
+            },
         };
         let reference = from_snap.map_or((&[][..], &[][..]), |sn| (&sn.nums[..], &sn.states[..]));
         let (sent, removed) = packet_entities(d, &bases, reference, target, ch)?;
@@ -677,10 +688,21 @@ struct Bases<'s> {
     baselines: &'s [Option<Box<EntState>>],
     /// A gamestate was decoded: an absent baseline is known to be zero.
     have_gamestate: bool,
-    /// The reference's entity list is whole (a non-delta snapshot, or deltas from one): an
-    /// entity it lacks is new, a delta from its baseline. Otherwise the entity may have been
-    /// in the real reference, whose state the capture lacks.
-    whole: bool,
+    /// The entities known not to be in the reference (all it does not list when its list is
+    /// whole): one of them is new, a delta from its baseline. Another one missing from the
+    /// reference's list may have been in the real reference, whose state the capture lacks.
+    gone: Gone,
+}
+
+/// Whether `num` is in `set`.
+fn has(set: &Gone, num: u16) -> bool {
+    set[num as usize / 64] >> (num % 64) & 1 == 1
+}
+
+/// Puts `num` in `set`, or takes it out.
+fn mark(set: &mut Gone, num: u16, on: bool) {
+    let (word, bit) = (&mut set[num as usize / 64], 1 << (num % 64));
+    *word = if on { *word | bit } else { *word & !bit };
 }
 
 /// A state of which nothing is known.
@@ -689,11 +711,11 @@ const UNKNOWN_ENT: KnownEnt = KnownEnt {
     known: 0,
 };
 
-/// The state the delta of entity `num`, not in the reference snapshot, applies to: its
-/// baseline when the reference's list is whole (ioquake3 code/client/cl_parse.c
+/// The state the delta of entity `num`, not in the reference's list, applies to: its baseline
+/// when it is known not to be in the reference (ioquake3 code/client/cl_parse.c
 /// `CL_ParsePacketEntities` deltas a new entity from `cl.entityBaselines`), else nothing known.
 fn new_entity_base(bases: &Bases<'_>, num: u16) -> (KnownEnt, EntBase) {
-    if !bases.whole {
+    if !has(&bases.gone, num) {
         return (UNKNOWN_ENT, EntBase::REFERENCE_NOT_CAPTURED);
     }
     let all = |f| KnownEnt {
@@ -719,8 +741,12 @@ fn packet_entities(
     ch: &mut delta::Changes,
 ) -> Step<(usize, Vec<u16>)> {
     let Snap {
-        nums: ents, states, ..
+        nums: ents,
+        states,
+        gone: target_gone,
+        ..
     } = target;
+    let mut gone = bases.gone;
     ents.clear();
     states.clear();
     ents.reserve(old.len() + 8);
@@ -780,9 +806,12 @@ fn packet_entities(
         let mut st = [0u32; delta::ENT_FIELDS];
         let delta = delta::read_entity(d, "entity", &from.f, &mut st, ch)?;
         sent += 1;
-        match delta {
-            EntDelta::Removed => removed.push(num),
-            _ => ents.push(num),
+        let is_removed = delta == EntDelta::Removed;
+        mark(&mut gone, num, is_removed);
+        if is_removed {
+            removed.push(num);
+        } else {
+            ents.push(num);
         }
         if !detail {
             continue;
@@ -804,6 +833,7 @@ fn packet_entities(
     if detail {
         states.extend((rest..old.len()).map(old_state));
     }
+    *target_gone = gone;
     Ok((sent, removed))
 }
 

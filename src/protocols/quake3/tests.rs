@@ -572,7 +572,8 @@ fn snapshot_slots_by_sequence() {
 }
 
 /// After a lost reference, a snapshot's entity list holds only what was sent since: an entity
-/// it lacks may have been in the real reference, so its delta is not from its baseline. Before,
+/// it lacks may have been in the real reference, so its delta is not from its baseline (unless
+/// it is known to be gone: removed since). Before,
 /// entity 5 showed its baseline's modelindex 7 (in the ioquake3 busy capture thinned by 5 %,
 /// frame 989's entity 82 showed pos.trDelta[2] -45600 where the whole capture has -400).
 #[test]
@@ -605,10 +606,22 @@ fn an_entity_missing_from_a_partial_reference_is_not_from_its_baseline() {
     let r = snap(5, one_entity(1150, 1, 6, 50, 16, 1));
     assert_eq!(ent(&r, "base"), Some(unknown));
     assert_eq!(ent(&r, "partial"), Some(partial));
-    // A non-delta snapshot makes the list whole again: entity 5 from its baseline, all known.
-    let r = snap(6, one_entity(1200, 0, 5, 11, 8, 2));
+    // Seq 6 from 5 removes entity 5: known not to be in seq 6, so when seq 7 sends it again it
+    // is new, from its baseline, all known.
+    let mut w = BitWriter::default();
+    snap_header(&mut w, 1200, 1);
+    w.bits(5, 10);
+    w.bit(1); // removed
+    snap_end(&mut w);
+    snap(6, w.data);
+    let r = snap(7, one_entity(1250, 1, 5, 11, 8, 2));
     assert_eq!(ent(&r, "base"), Some(Value::Enum(1, "baseline")));
     assert_eq!(ent(&r, "modelindex"), Some(Value::Int(7)));
+    assert_eq!(ent(&r, "partial"), None);
+    // A non-delta snapshot makes the list whole again: every entity not listed is gone.
+    snap(8, no_entities(1300, 0));
+    let r = snap(9, one_entity(1350, 1, 6, 50, 16, 1));
+    assert_eq!(ent(&r, "base"), Some(Value::Enum(2, "zero baseline")));
     assert_eq!(ent(&r, "partial"), None);
 }
 
