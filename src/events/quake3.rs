@@ -87,9 +87,9 @@ const CS_VOTE_STRING: i64 = 9;
 const ET_OBITUARY: i64 = 13 + 60;
 /// An entity number past the last one: entities are 10-bit (GENTITYNUM_BITS).
 const MAX_GENTITIES: usize = 1024;
-/// `Delta from` value of an entity whose baseline the capture lacks (its unchanged fields are
-/// not known).
-const BASE_NOT_CAPTURED: i64 = 3;
+/// Set on an entity some of whose fields are not known (the state its delta applied to was not
+/// captured, and they were not sent since): an absent field is then unknown, not zero.
+const ENT_PARTIAL: &str = "quake3.svc.snapshot.entity.partial";
 
 /// `meansOfDeath_t` with the MISSIONPACK entries (23–27), which OpenArena's and Team Arena's
 /// game code include; without them (baseq3) 23 is MOD_GRAPPLE.
@@ -447,9 +447,8 @@ impl State {
     /// An obituary entity, once per entity (it stays in snapshots for a while and may be sent
     /// again against an older snapshot).
     fn obituary(&mut self, at: &At, ent: &Field, number: u16) -> Option<Event> {
-        // A field the delta did not send is zero, unless the baseline it applied to is unknown.
-        let base_known =
-            child_int(ent, "quake3.svc.snapshot.entity.base") != Some(BASE_NOT_CAPTURED);
+        // A field not shown is zero, unless the state is partial (then it is not known).
+        let base_known = child(ent, ENT_PARTIAL).is_none();
         let value = |name: &str, label: &str| -> Option<i64> {
             let sent = children(ent, "quake3.svc.snapshot.entity.changed")
                 .any(|c| text(&c.value).is_some_and(|t| t == label));

@@ -146,9 +146,17 @@ fn float(f: &Field, name: &str) -> Option<f64> {
     }
 }
 
-fn xy(f: &Field, prefix: &str) -> (f64, f64) {
-    let at = |i: u8| float(f, &format!("{prefix}_{i}")).unwrap_or(0.0);
-    (at(0), at(1))
+/// The x and y of `f`'s vector `prefix`; a component not shown is zero, unless `f` is
+/// partial (some fields not known: the `partial` child): then the position is not known.
+fn xy(f: &Field, prefix: &str) -> Option<(f64, f64)> {
+    let partial = [
+        "quake3.svc.snapshot.ps.partial",
+        "quake3.svc.snapshot.entity.partial",
+    ]
+    .iter()
+    .any(|name| child(f, name).is_some());
+    let at = |i: u8| float(f, &format!("{prefix}_{i}")).or((!partial).then_some(0.0));
+    Some((at(0)?, at(1)?))
 }
 
 impl Games {
@@ -239,21 +247,24 @@ impl Games {
         let mut seen = Vec::new();
         if let Some(ps) = child(snap, "quake3.svc.snapshot.ps") {
             let who = names.client_num();
-            seen.push((who, xy(ps, "quake3.svc.snapshot.ps.origin")));
+            seen.extend(xy(ps, "quake3.svc.snapshot.ps.origin").map(|p| (who, p)));
         }
         for e in children(snap, "quake3.svc.snapshot.entity") {
             // A player entity is eType ET_PLAYER (1), numbered by its client (bg_public.h,
-            // BG_PlayerStateToEntityState in code/game/bg_misc.c); base 3 means its baseline
-            // was not captured, so its position is not known.
-            let player = child_int(e, "quake3.svc.snapshot.entity.e_type") == Some(1)
-                && child_int(e, "quake3.svc.snapshot.entity.base") != Some(3);
+            // BG_PlayerStateToEntityState in code/game/bg_misc.c); one whose position is not
+            // known (a partial state, see `xy`) is left out.
+            let player = child_int(e, "quake3.svc.snapshot.entity.e_type") == Some(1);
             let removed = matches!(
                 child(e, "quake3.svc.snapshot.entity.removed").map(|r| &r.value),
                 Some(Value::Bool(true))
             );
             let n = child_int(e, "quake3.svc.snapshot.entity.number");
-            if player && !removed && n.is_some_and(|n| (0..64).contains(&n)) {
-                seen.push((n, xy(e, "quake3.svc.snapshot.entity.pos_tr_base")));
+            if player
+                && !removed
+                && n.is_some_and(|n| (0..64).contains(&n))
+                && let Some(p) = xy(e, "quake3.svc.snapshot.entity.pos_tr_base")
+            {
+                seen.push((n, p));
             }
         }
         let server = match meta.direction {

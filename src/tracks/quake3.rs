@@ -27,8 +27,10 @@ const BACKUP: usize = 32;
 const MAX_CLIENTS: u64 = 64;
 /// eType of a player entity (`entityType_t`, bg_public.h).
 const ET_PLAYER: i64 = 1;
-/// `Delta from` value of an entity whose baseline the capture lacks.
-const BASE_NOT_CAPTURED: i64 = 3;
+/// Set on an entity or player state some of whose fields are not known (the state its delta
+/// applied to was not captured): a field not shown is then unknown, not zero.
+const ENT_PARTIAL: &str = "quake3.svc.snapshot.entity.partial";
+const PS_PARTIAL: &str = "quake3.svc.snapshot.ps.partial";
 /// Flows followed at once; beyond, the least recently seen eighth is forgotten.
 const MAX_FLOWS: usize = 4096;
 
@@ -37,7 +39,7 @@ const MAX_FLOWS: usize = 4096;
 struct Seen {
     client: u16,
     pos: [f64; 3],
-    angles: [f64; 3],
+    angles: [Option<f64>; 3],
 }
 
 #[derive(Default)]
@@ -53,8 +55,9 @@ struct Row<'a> {
     subject: &'static str,
     client: Option<i64>,
     name: Option<&'a str>,
-    pos: [f64; 3],
-    angles: [f64; 3],
+    /// `None`: not known (written empty, never guessed).
+    pos: [Option<f64>; 3],
+    angles: [Option<f64>; 3],
     health: Option<i64>,
 }
 
@@ -64,17 +67,19 @@ pub(super) struct Tracks {
     flows: HashMap<u64, Flow>,
 }
 
-fn float(f: &Field, name: &str) -> f64 {
+/// The value of `f`'s field `name`; one not shown is zero (the decoder omits fields that are
+/// zero after the delta), unless `f` is `partial`: then it is not known.
+fn float(f: &Field, name: &str, partial: bool) -> Option<f64> {
     match child(f, name).map(|c| &c.value) {
-        Some(Value::F32(x)) => f64::from(*x),
-        Some(Value::F64(x)) => *x,
-        // The decoder omits fields that are zero after the delta.
-        _ => 0.0,
+        Some(Value::F32(x)) => Some(f64::from(*x)),
+        Some(Value::F64(x)) => Some(*x),
+        _ if partial => None,
+        _ => Some(0.0),
     }
 }
 
-fn vec3(f: &Field, prefix: &str) -> [f64; 3] {
-    [0, 1, 2].map(|i| float(f, &format!("{prefix}_{i}")))
+fn vec3(f: &Field, prefix: &str, partial: bool) -> [Option<f64>; 3] {
+    [0, 1, 2].map(|i| float(f, &format!("{prefix}_{i}"), partial))
 }
 
 impl Tracks {
@@ -104,18 +109,19 @@ impl Tracks {
         let server_time = child_int(snap, "quake3.svc.snapshot.server_time");
         let mut rows = Vec::with_capacity(seen.len() + 1);
         if let Some(ps) = child(snap, "quake3.svc.snapshot.ps") {
+            let partial = child(ps, PS_PARTIAL).is_some();
             let health = children(ps, "quake3.svc.snapshot.ps.stat")
                 .find(|s| child_int(s, "quake3.svc.snapshot.ps.stat.index") == Some(0))
                 .and_then(|s| child_int(s, "quake3.svc.snapshot.ps.stat.value"))
-                .unwrap_or(0);
+                .or((!partial).then_some(0));
             let client = flow.names.client_num();
             rows.push(Row {
                 subject: "client",
                 client,
                 name: client.and_then(|c| flow.names.player_raw(c)),
-                pos: vec3(ps, "quake3.svc.snapshot.ps.origin"),
-                angles: vec3(ps, "quake3.svc.snapshot.ps.viewangles"),
-                health: Some(health),
+                pos: vec3(ps, "quake3.svc.snapshot.ps.origin", partial),
+                angles: vec3(ps, "quake3.svc.snapshot.ps.viewangles", partial),
+                health,
             });
         }
         for s in &seen {
@@ -123,7 +129,7 @@ impl Tracks {
                 subject: "player",
                 client: Some(i64::from(s.client)),
                 name: flow.names.player_raw(i64::from(s.client)),
-                pos: s.pos,
+                pos: s.pos.map(Some),
                 angles: s.angles,
                 health: None,
             });
@@ -179,13 +185,20 @@ impl Flow {
                 child(e, "quake3.svc.snapshot.entity.removed").map(|r| &r.value),
                 Some(Value::Bool(true))
             );
-            let known = child_int(e, "quake3.svc.snapshot.entity.base") != Some(BASE_NOT_CAPTURED);
+            let partial = child(e, ENT_PARTIAL).is_some();
             let player = child_int(e, "quake3.svc.snapshot.entity.e_type") == Some(ET_PLAYER);
-            if !removed && known && player && u64::from(n) < MAX_CLIENTS {
+            // A player whose position is not known is left out (never guessed); unknown
+            // angles are written empty.
+            let pos = vec3(e, "quake3.svc.snapshot.entity.pos_tr_base", partial);
+            if let [Some(x), Some(y), Some(z)] = pos
+                && !removed
+                && player
+                && u64::from(n) < MAX_CLIENTS
+            {
                 seen.push(Seen {
                     client: n,
-                    pos: vec3(e, "quake3.svc.snapshot.entity.pos_tr_base"),
-                    angles: vec3(e, "quake3.svc.snapshot.entity.apos_tr_base"),
+                    pos: [x, y, z],
+                    angles: vec3(e, "quake3.svc.snapshot.entity.apos_tr_base", partial),
                 });
             }
         }
@@ -237,6 +250,7 @@ fn format_row(
         return v.to_string();
     }
     let opt = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let optf = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     format!(
         "{},{},{:.6},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
         meta.frame,
@@ -249,12 +263,12 @@ fn format_row(
         opt(row.client),
         csv_text(clean.as_deref().unwrap_or_default()),
         csv_text(row.name.unwrap_or_default()),
-        row.pos[0],
-        row.pos[1],
-        row.pos[2],
-        row.angles[0],
-        row.angles[1],
-        row.angles[2],
+        optf(row.pos[0]),
+        optf(row.pos[1]),
+        optf(row.pos[2]),
+        optf(row.angles[0]),
+        optf(row.angles[1]),
+        optf(row.angles[2]),
         opt(row.health),
     )
 }

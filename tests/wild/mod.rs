@@ -81,12 +81,13 @@ pub struct Message {
 }
 
 /// Field names whose value depends on state outside the message (the merged entity count, what
-/// a delta applied to, the usercmd key and how it was recovered, the netchan's XOR key and
+/// a delta applied to, which state fields are known, the usercmd key and how it was recovered, the netchan's XOR key and
 /// string), so not compared.
 pub const NOT_COMPARED: &[&str] = &[
     "quake3.svc.snapshot.entities",
     "quake3.svc.snapshot.entity.base",
     "quake3.svc.snapshot.ps.partial",
+    "quake3.svc.snapshot.entity.partial",
     "quake3.clc.move.key",
     "quake3.clc.move.key_recovered_from",
     "quake3.clc.move.key_known_bits",

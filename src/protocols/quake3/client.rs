@@ -293,6 +293,7 @@ impl State {
         let a = d.pos();
         let server_id = d.long("client message header")?;
         d.t.add(&CLC_SERVER_ID, Value::Int(server_id as i64), d.since(a));
+        self.client_server_id.set(Some(server_id));
         let a = d.pos();
         let msg_ack = d.ulong("client message header")?;
         d.t.add(&CLC_MESSAGE_ACK, Value::UInt(msg_ack as u64), d.since(a));

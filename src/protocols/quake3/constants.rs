@@ -107,6 +107,10 @@ crate::open_enum! {
         /// The gamestate sent no baseline for it: the client's baseline is all zero.
         ZERO = 2 => "zero baseline",
         NOT_CAPTURED = 3 => "baseline not captured",
+        /// Not in the reference snapshot's entity list, which is not whole (the reference, or
+        /// one before it, was not captured): the entity may have been in the real one, so the
+        /// baseline is not what the delta applied to.
+        REFERENCE_NOT_CAPTURED = 4 => "reference not captured",
     }
 }
 

@@ -13,6 +13,20 @@ pub const PS_FIELDS: usize = 48;
 
 pub type EntState = [u32; ENT_FIELDS];
 
+/// Every entity field known.
+pub const ENT_ALL_KNOWN: u64 = (1 << ENT_FIELDS) - 1;
+
+/// An entity's state as a snapshot keeps it, and which of its fields are known (bit i:
+/// `f[i]`). A delta from a state the capture lacks (a reference snapshot not captured, or
+/// one whose entity list is not whole, or a baseline not captured) knows only the fields it
+/// sends, and those it carries on to the next snapshots: an unknown field is shown absent,
+/// never as a value guessed from a baseline.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct KnownEnt {
+    pub f: EntState,
+    pub known: u64,
+}
+
 #[derive(Clone, PartialEq, Debug)]
 pub struct PlayerState {
     pub f: [u32; PS_FIELDS],
@@ -227,10 +241,13 @@ fn pos_for(ch: Option<&Changes>, i: usize, source: u8, fallback: Pos) -> Pos {
     }
 }
 
-/// Adds the non-zero fields of an entity state under the open group, changed ones located.
+/// Adds the known non-zero fields of an entity state under the open group, changed ones
+/// located; `known` says which fields are known (the changed ones always are), and a state
+/// with some not known is marked partial.
 pub fn render_entity(
     t: &mut TreeBuilder,
     st: &EntState,
+    known: u64,
     ch: Option<&Changes>,
     source: u8,
     at: Pos,
@@ -239,12 +256,9 @@ pub fn render_entity(
         return;
     }
     let mask = ch.map_or(0, |c| c.mask);
-    let shown = st
-        .iter()
-        .enumerate()
-        .filter(|&(i, &v)| v != 0 || mask >> i & 1 == 1)
-        .count();
-    t.reserve(mask.count_ones() as usize + shown);
+    let shows = |i: usize, v: u32| mask >> i & 1 == 1 || (known >> i & 1 == 1 && v != 0);
+    let shown = st.iter().enumerate().filter(|&(i, &v)| shows(i, v)).count();
+    t.reserve(mask.count_ones() as usize + shown + 1);
     if let Some(c) = ch {
         for (i, wf) in ENTITY_FIELDS.iter().enumerate() {
             if c.mask >> i & 1 == 1 {
@@ -253,14 +267,16 @@ pub fn render_entity(
         }
     }
     for (i, wf) in ENTITY_FIELDS.iter().enumerate() {
-        let changed = ch.is_some_and(|c| c.mask >> i & 1 == 1);
-        if st[i] == 0 && !changed {
+        if !shows(i, st[i]) {
             continue;
         }
         let f = t.add(wf.def, value_of(wf, st[i]), pos_for(ch, i, source, at));
-        if changed {
+        if mask >> i & 1 == 1 {
             f.meaning = Some("changed".into());
         }
+    }
+    if (known | mask) != ENT_ALL_KNOWN {
+        t.add(&ENT_PARTIAL, Value::Bool(true), at);
     }
 }
 
@@ -452,6 +468,7 @@ mod render_tests {
             assert!(under(&ENTITY, wf.def), "{}", wf.def.name);
         }
         assert!(under(&ENTITY, &ENT_CHANGED));
+        assert!(under(&ENTITY, &ENT_PARTIAL));
         let arrays = ARRAY_DEFS.iter().flat_map(|&(a, b, c)| [a, b, c]);
         for def in PLAYER_FIELDS.iter().map(|wf| wf.def).chain(arrays) {
             assert!(under(&PS, def), "{}", def.name);

@@ -104,10 +104,11 @@ crate::field_defs! {
     VOIP_RECIPIENTS = bytes("quake3.svc.voip.recipients", "Recipients").desc("Client → server: 64-bit recipient mask");
 
     // Delta-coded states (ioquake3 code/qcommon/msg.c `entityStateFields`, `playerStateFields`).
-    ENTITY = group("quake3.svc.snapshot.entity", "Entity").repeated().desc("An entity state (snapshot entity or gamestate baseline) with absolute values; zero fields omitted");
+    ENTITY = group("quake3.svc.snapshot.entity", "Entity").repeated().desc("An entity state (snapshot entity or gamestate baseline) with absolute values; zero fields omitted, and unknown ones (see partial)");
     ENT_NUMBER = uint("quake3.svc.snapshot.entity.number", "Number").desc("Entity number");
     ENT_REMOVED = boolean("quake3.svc.snapshot.entity.removed", "Removed").desc("The entity is removed from the snapshot");
-    ENT_BASE = enumeration("quake3.svc.snapshot.entity.base", "Delta from").desc("What the delta applied to: 0 previous snapshot, 1 baseline from the gamestate, 2 zero baseline (the gamestate had none), 3 baseline not captured (values relative to zero)");
+    ENT_BASE = enumeration("quake3.svc.snapshot.entity.base", "Delta from").desc("What the delta applied to: 0 previous snapshot, 1 baseline from the gamestate, 2 zero baseline (the gamestate had none), 3 baseline not captured (fields not sent unknown), 4 reference not captured (the reference snapshot, or one it was a delta from, was not captured: the entity may have been in it, so its fields not sent are unknown)");
+    ENT_PARTIAL = boolean("quake3.svc.snapshot.entity.partial", "Partial").desc("Some fields are unknown: the state the delta applied to (or one before it) was not captured, and they have not been sent since; they are absent, never 0 or a baseline's value");
     ENT_CHANGED = string("quake3.svc.snapshot.entity.changed", "Changed").repeated().desc("Fields changed by this delta");
     ENT_POS_TR_TIME = int("quake3.svc.snapshot.entity.pos_tr_time", "pos.trTime").desc("Entity field `pos.trTime` (32-bit), absolute value after the delta");
     ENT_POS_TR_BASE_0 = float("quake3.svc.snapshot.entity.pos_tr_base_0", "pos.trBase[0]").desc("Entity field `pos.trBase[0]` (float), absolute value after the delta");

@@ -159,6 +159,12 @@ pub struct State {
     /// The server command sequence of the last gamestate: the client acknowledges it without
     /// having received its text.
     pub gamestate_cmd_seq: Option<u32>,
+    /// The serverId of the last client message read (set in place by every parse: it is in
+    /// the unkeyed header). A client sends the serverId of the gamestate it holds (ioquake3
+    /// code/client/cl_input.c `CL_WritePacket`); one that no captured gamestate or systeminfo
+    /// named means the capture lost the gamestate of the client's level, whose baselines are
+    /// then not the ones kept (see [`State::baselines_apply`]).
+    pub client_server_id: std::cell::Cell<Option<i32>>,
     baselines: Vec<Option<Box<EntState>>>,
     /// How many of `baselines` are set, kept as they change so that measuring the state does
     /// not walk 1,024 slots.
@@ -202,6 +208,20 @@ impl State {
         }
         *slot = Some(Box::new(st));
     }
+    /// Whether the baselines kept are those of the level the client is on: no client message
+    /// yet, or its serverId is one the captured gamestates and systeminfo named (the current
+    /// one, or the previous map's while the client has not read the new gamestate).
+    pub fn baselines_apply(&self) -> bool {
+        let Some(id) = self.client_server_id.get() else {
+            return true;
+        };
+        let known = [
+            self.server_id,
+            self.feed_server_id,
+            self.prev_feed.map(|(id, _)| id),
+        ];
+        known.iter().all(Option::is_none) || known.contains(&Some(id))
+    }
     /// A gamestate starts a new level: old baselines and snapshots no longer apply.
     pub fn gamestate_seen(&mut self, command_sequence: u32) {
         self.gamestate_cmd_seq = Some(command_sequence);
@@ -236,6 +256,7 @@ impl State {
         self.checksum_feed = None;
         self.feed_server_id = None;
         self.prev_feed = None;
+        self.client_server_id.set(None);
         self.ucmd_keys = Default::default();
         self.pads = Default::default();
         self.shown_key = Default::default();

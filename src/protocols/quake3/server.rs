@@ -8,7 +8,7 @@ use super::constants::{
     Cs, ENTITYNUM_NONE, EntBase, GENTITYNUM_BITS, MAX_AREA_BYTES, MAX_CONFIGSTRINGS, MAX_GENTITIES,
     MAX_OPS, PACKET_BACKUP, Svc,
 };
-use super::delta::{self, EntDelta, EntState, PlayerState};
+use super::delta::{self, ENT_ALL_KNOWN, EntDelta, EntState, KnownEnt, PlayerState};
 use super::fields::*;
 use super::msg::{BitDissector, Loc};
 use super::notes;
@@ -44,11 +44,17 @@ pub struct Snap {
     /// entities exist, and a list of plain numbers is cleared without touching its memory).
     /// States are shared between the snapshots of the ring: an entity a delta leaves unchanged
     /// is the same allocation in both (copy on write).
-    pub states: Vec<Arc<EntState>>,
+    pub states: Vec<Arc<KnownEnt>>,
     /// Its entity list is whole: a non-delta snapshot, or a delta from a whole one (after a
     /// reference that was not captured, only the entities sent since are listed).
     pub complete: bool,
+    /// Entity numbers known not to be in the snapshot (bit n % 64 of word n / 64): every one
+    /// not listed in a whole snapshot; after a lost reference, those removed since.
+    pub gone: Gone,
 }
+
+/// A set of entity numbers (below MAX_GENTITIES), one bit each.
+pub type Gone = [u64; MAX_GENTITIES / 64];
 
 /// The snapshots a flow keeps, in slots by message sequence modulo [`PACKET_BACKUP`], as the
 /// client keeps them (`cl.snapshots[messageNum & PACKET_MASK]`, ioquake3 code/client/cl_parse.c
@@ -315,7 +321,8 @@ impl State {
                     d.t.add(&ENT_NUMBER, Value::UInt(num as u64), p);
                     match delta {
                         EntDelta::Changed => {
-                            delta::render_entity(d.t, &st, Some(&ch), d.loc.source, p);
+                            let (all, src) = (ENT_ALL_KNOWN, d.loc.source);
+                            delta::render_entity(d.t, &st, all, Some(&ch), src, p);
                             self.set_baseline(num, st);
                         }
                         EntDelta::Removed => {
@@ -549,10 +556,20 @@ impl State {
         } else {
             let found = self.snaps.find(hd.from_seq);
             if found.is_none() {
-                d.t.expert(&notes::DELTA_REFERENCE_MISSING, Some(&SNAP_DELTA_FROM), Some(d.since(hd.mask_at)), format!("reference snapshot {} was not captured: values are relative to zero / baselines", hd.from_seq));
+                d.t.expert(
+                    &notes::DELTA_REFERENCE_MISSING,
+                    Some(&SNAP_DELTA_FROM),
+                    Some(d.since(hd.mask_at)),
+                    format!(
+                        "reference snapshot {} was not captured: fields not sent are unknown",
+                        hd.from_seq
+                    ),
+                );
             }
             found
         };
+        // After a lost gamestate the baselines kept are another level's: not used.
+        let level = self.baselines_apply();
         let ring = &mut self.snaps.slots;
         if ring.is_empty() {
             ring.resize_with(PACKET_BACKUP, Snap::default);
@@ -584,8 +601,14 @@ impl State {
         }
         d.t.close_as_is();
         let bases = Bases {
-            baselines: &self.baselines,
-            have_gamestate: self.have_gamestate,
+            baselines: if level { &self.baselines } else { &[] },
+            have_gamestate: self.have_gamestate && level,
+            // No reference: every entity is new; a reference not captured: none is known to be.
+            gone: match from_snap {
+                Some(sn) => sn.gone,
+                None if hd.delta_num == 0 => [u64::MAX; MAX_GENTITIES / 64],
+                None => [0; MAX_GENTITIES / 64],
+            },
         };
         let reference = from_snap.map_or((&[][..], &[][..]), |sn| (&sn.nums[..], &sn.states[..]));
         let (sent, removed) = packet_entities(d, &bases, reference, target, ch)?;
@@ -665,6 +688,45 @@ struct Bases<'s> {
     baselines: &'s [Option<Box<EntState>>],
     /// A gamestate was decoded: an absent baseline is known to be zero.
     have_gamestate: bool,
+    /// The entities known not to be in the reference (all it does not list when its list is
+    /// whole): one of them is new, a delta from its baseline. Another one missing from the
+    /// reference's list may have been in the real reference, whose state the capture lacks.
+    gone: Gone,
+}
+
+/// Whether `num` is in `set`.
+fn has(set: &Gone, num: u16) -> bool {
+    set[num as usize / 64] >> (num % 64) & 1 == 1
+}
+
+/// Puts `num` in `set`, or takes it out.
+fn mark(set: &mut Gone, num: u16, on: bool) {
+    let (word, bit) = (&mut set[num as usize / 64], 1 << (num % 64));
+    *word = if on { *word | bit } else { *word & !bit };
+}
+
+/// A state of which nothing is known.
+const UNKNOWN_ENT: KnownEnt = KnownEnt {
+    f: [0; delta::ENT_FIELDS],
+    known: 0,
+};
+
+/// The state the delta of entity `num`, not in the reference's list, applies to: its baseline
+/// when it is known not to be in the reference (ioquake3 code/client/cl_parse.c
+/// `CL_ParsePacketEntities` deltas a new entity from `cl.entityBaselines`), else nothing known.
+fn new_entity_base(bases: &Bases<'_>, num: u16) -> (KnownEnt, EntBase) {
+    if !has(&bases.gone, num) {
+        return (UNKNOWN_ENT, EntBase::REFERENCE_NOT_CAPTURED);
+    }
+    let all = |f| KnownEnt {
+        f,
+        known: ENT_ALL_KNOWN,
+    };
+    match bases.baselines.get(num as usize).and_then(|b| b.as_deref()) {
+        Some(b) => (all(*b), EntBase::BASELINE),
+        None if bases.have_gamestate => (all([0; delta::ENT_FIELDS]), EntBase::ZERO),
+        None => (UNKNOWN_ENT, EntBase::NOT_CAPTURED),
+    }
 }
 
 /// The entity records of a snapshot, merged with the reference's entity list into the target
@@ -674,23 +736,23 @@ struct Bases<'s> {
 fn packet_entities(
     d: &mut BitDissector<'_, '_>,
     bases: &Bases<'_>,
-    (old, old_states): (&[u16], &[Arc<EntState>]),
+    (old, old_states): (&[u16], &[Arc<KnownEnt>]),
     target: &mut Snap,
     ch: &mut delta::Changes,
 ) -> Step<(usize, Vec<u16>)> {
     let Snap {
-        nums: ents, states, ..
+        nums: ents,
+        states,
+        gone: target_gone,
+        ..
     } = target;
+    let mut gone = bases.gone;
     ents.clear();
     states.clear();
     ents.reserve(old.len() + 8);
-    // The state of the reference's entity `i` (all zero if trees were off when it was read).
-    let old_state = |i: usize| {
-        old_states
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| Arc::new([0; delta::ENT_FIELDS]))
-    };
+    // The state of the reference's entity `i` (none known if trees were off when it was read).
+    let old_state =
+        |i: usize| (old_states.get(i).cloned()).unwrap_or_else(|| Arc::new(UNKNOWN_ENT));
     let detail = d.t.detail();
     let mut oi = 0usize;
     let mut sent = 0usize;
@@ -730,43 +792,37 @@ fn packet_entities(
         if in_reference {
             oi += 1;
         }
-        let prev: Option<Arc<EntState>> = if in_reference && detail {
-            old_states.get(oi - 1).cloned()
-        } else {
-            None
+        let (mut fresh, mut base) = (UNKNOWN_ENT, EntBase::PREVIOUS);
+        let prev = match (in_reference, detail) {
+            (true, true) => Some(old_state(oi - 1)),
+            (false, true) => {
+                (fresh, base) = new_entity_base(bases, num);
+                None
+            }
+            (_, false) => None,
         };
-        let baseline = if prev.is_none() && detail {
-            bases
-                .baselines
-                .get(num as usize)
-                .and_then(|b| b.as_deref().copied())
-        } else {
-            None
-        };
-        let zero = [0u32; delta::ENT_FIELDS];
-        let (from, base): (&EntState, EntBase) = match (&prev, &baseline) {
-            (Some(rc), _) => (rc, EntBase::PREVIOUS),
-            (None, Some(b)) => (b, EntBase::BASELINE),
-            (None, None) if bases.have_gamestate => (&zero, EntBase::ZERO),
-            (None, None) => (&zero, EntBase::NOT_CAPTURED),
-        };
+        let from = prev.as_deref().unwrap_or(&fresh);
+        let known = from.known;
         let mut st = [0u32; delta::ENT_FIELDS];
-        let delta = delta::read_entity(d, "entity", from, &mut st, ch)?;
+        let delta = delta::read_entity(d, "entity", &from.f, &mut st, ch)?;
         sent += 1;
-        match delta {
-            EntDelta::Removed => removed.push(num),
-            _ => ents.push(num),
+        let is_removed = delta == EntDelta::Removed;
+        mark(&mut gone, num, is_removed);
+        if is_removed {
+            removed.push(num);
+        } else {
+            ents.push(num);
         }
         if !detail {
             continue;
         }
         let state = match delta {
             EntDelta::Removed => None,
-            EntDelta::Unchanged => Some(match &prev {
-                Some(rc) => Arc::clone(rc),
-                None => Arc::new(*from),
-            }),
-            EntDelta::Changed => Some(Arc::new(st)),
+            EntDelta::Unchanged => Some(prev.unwrap_or_else(|| Arc::new(fresh))),
+            EntDelta::Changed => Some(Arc::new(KnownEnt {
+                f: st,
+                known: known | ch.mask,
+            })),
         };
         let changes = (delta == EntDelta::Changed).then_some(&*ch);
         entity_record(d, a, num, base, state.as_deref(), changes);
@@ -777,6 +833,7 @@ fn packet_entities(
     if detail {
         states.extend((rest..old.len()).map(old_state));
     }
+    *target_gone = gone;
     Ok((sent, removed))
 }
 
@@ -787,7 +844,7 @@ fn entity_record(
     a: usize,
     num: u16,
     base: EntBase,
-    state: Option<&EntState>,
+    state: Option<&KnownEnt>,
     changes: Option<&delta::Changes>,
 ) {
     let p = d.since(a);
@@ -799,7 +856,7 @@ fn entity_record(
         }
         Some(st) => {
             d.t.add(&ENT_BASE, Value::Enum(base.0 as i64, base.name_or("")), p);
-            delta::render_entity(d.t, st, changes, d.loc.source, p);
+            delta::render_entity(d.t, &st.f, st.known, changes, d.loc.source, p);
         }
     }
     d.t.close_as_is();

@@ -571,6 +571,116 @@ fn snapshot_slots_by_sequence() {
     );
 }
 
+/// After a lost reference, a snapshot's entity list holds only what was sent since: an entity
+/// it lacks may have been in the real reference, so its delta is not from its baseline (unless
+/// it is known to be gone: removed since). Before,
+/// entity 5 showed its baseline's modelindex 7 (in the ioquake3 busy capture thinned by 5 %,
+/// frame 989's entity 82 showed pos.trDelta[2] -45600 where the whole capture has -400).
+#[test]
+fn an_entity_missing_from_a_partial_reference_is_not_from_its_baseline() {
+    let (mut f, _) = flow_after_gamestate();
+    // The entity's field `name`, when shown.
+    let ent = |r: &Record, name: &str| {
+        let f = r.find(&format!("quake3.svc.snapshot.entity.{name}"));
+        f.map(|f| f.value.clone())
+    };
+    let (unknown, partial) = (Value::Enum(4, "reference not captured"), Value::Bool(true));
+    let mut snap =
+        |seq: u32, body: Vec<u8>| run(&mut *f, &ioq3_s2c(seq, &body), Direction::ToClient);
+    // Seq 3 deltas from seq 2, never captured: entity 5 sends eType (11) = 2.
+    let r = snap(3, one_entity(1050, 1, 5, 11, 8, 2));
+    assert!(has_note(&r, "fields not sent are unknown"), "{:?}", r.notes);
+    assert_eq!(ent(&r, "base"), Some(unknown.clone()));
+    assert_eq!(ent(&r, "e_type"), Some(Value::Int(2)));
+    assert_eq!(ent(&r, "modelindex"), None);
+    assert_eq!(ent(&r, "partial"), Some(partial.clone()));
+    // Seq 4 from seq 3 (captured, its list not whole): entity 5 keeps what was sent (eType),
+    // the rest stays unknown.
+    let r = snap(4, one_entity(1100, 1, 5, 50, 16, 3));
+    assert_eq!(ent(&r, "base"), Some(Value::Enum(0, "previous snapshot")));
+    assert_eq!(ent(&r, "e_type"), Some(Value::Int(2)));
+    assert_eq!(ent(&r, "frame"), Some(Value::Int(3)));
+    assert_eq!(ent(&r, "modelindex"), None);
+    assert_eq!(ent(&r, "partial"), Some(partial.clone()));
+    // Seq 5 from 4: entity 6 is not in seq 4's list either.
+    let r = snap(5, one_entity(1150, 1, 6, 50, 16, 1));
+    assert_eq!(ent(&r, "base"), Some(unknown));
+    assert_eq!(ent(&r, "partial"), Some(partial));
+    // Seq 6 from 5 removes entity 5: known not to be in seq 6, so when seq 7 sends it again it
+    // is new, from its baseline, all known.
+    let mut w = BitWriter::default();
+    snap_header(&mut w, 1200, 1);
+    w.bits(5, 10);
+    w.bit(1); // removed
+    snap_end(&mut w);
+    snap(6, w.data);
+    let r = snap(7, one_entity(1250, 1, 5, 11, 8, 2));
+    assert_eq!(ent(&r, "base"), Some(Value::Enum(1, "baseline")));
+    assert_eq!(ent(&r, "modelindex"), Some(Value::Int(7)));
+    assert_eq!(ent(&r, "partial"), None);
+    // A non-delta snapshot makes the list whole again: every entity not listed is gone.
+    snap(8, no_entities(1300, 0));
+    let r = snap(9, one_entity(1350, 1, 6, 50, 16, 1));
+    assert_eq!(ent(&r, "base"), Some(Value::Enum(2, "zero baseline")));
+    assert_eq!(ent(&r, "partial"), None);
+}
+
+/// An ioquake3 client message carrying only its header (serverId and acknowledgements).
+fn ioq3_c2s(seq: u32, server_id: i64) -> Vec<u8> {
+    let mut w = BitWriter::default();
+    w.long(server_id);
+    w.long(0); // messageAcknowledge
+    w.long(0); // reliableAcknowledge
+    w.byte(5); // clc_EOF
+    let mut p = seq.to_le_bytes().to_vec();
+    p.extend_from_slice(&7u16.to_le_bytes());
+    p.extend_from_slice(&netchan::checksum(1234567, seq).to_le_bytes());
+    p.extend_from_slice(&w.data);
+    p
+}
+
+/// A client on a serverId no captured gamestate or systeminfo named holds a gamestate the
+/// capture lost (a map change): the baselines kept are the old level's, so a non-delta
+/// snapshot's entities are not read from them. Before, entity 5 showed the old baseline's
+/// modelindex (in the ioquake3 busy capture thinned by 20 %, the second gamestate's last
+/// fragment is lost, and frame 3160 showed old-map eType and origin values).
+#[test]
+fn after_a_lost_gamestate_the_old_baselines_are_not_used() {
+    let (mut f, _) = flow_after_gamestate();
+    let modelindex = "quake3.svc.snapshot.entity.modelindex";
+    let base = "quake3.svc.snapshot.entity.base";
+    let mut w = BitWriter::default();
+    w.long(0);
+    w.byte(5);
+    w.long(1);
+    w.string(b"cs 1 \"\\sv_serverid\\77\"");
+    w.byte(8);
+    let r = run(&mut *f, &ioq3_s2c(2, &w.data), Direction::ToClient);
+    assert!(!r.has_errors(), "{:?}", r.notes);
+    // The client on serverId 77, this level's: the baseline applies.
+    run(&mut *f, &ioq3_c2s(1, 77), Direction::ToServer);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(3, &one_entity(1000, 0, 5, 11, 8, 2)),
+        Direction::ToClient,
+    );
+    assert_eq!(value(&r, modelindex), Value::Int(7));
+    // The client on serverId 99: a gamestate the capture lacks.
+    let r = run(&mut *f, &ioq3_c2s(2, 99), Direction::ToServer);
+    assert_eq!(value(&r, "quake3.clc.server_id"), Value::Int(99));
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(4, &one_entity(1050, 0, 5, 11, 8, 2)),
+        Direction::ToClient,
+    );
+    assert_eq!(value(&r, base), Value::Enum(3, "baseline not captured"));
+    assert!(r.find(modelindex).is_none(), "{:?}", r.find(modelindex));
+    assert_eq!(
+        value(&r, "quake3.svc.snapshot.entity.partial"),
+        Value::Bool(true)
+    );
+}
+
 #[test]
 fn bcs_commands_reassemble_a_configstring() {
     let mut f = PROTOCOL.new_flow(&Prefs::default());
