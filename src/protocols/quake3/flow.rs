@@ -483,6 +483,18 @@ impl Flow {
         if s.detail.on() {
             chosen_key = self.key_string_change(s, msg, chosen_key);
         }
+        // A key string read off a recovered pad keys the rest of its group the ordinary way
+        // (and gives the usercmd key its hash).
+        for (to_server, ack, text) in self.st.pads.take_texts() {
+            let ring = if to_server {
+                &mut self.st.server_cmds
+            } else {
+                &mut self.st.client_cmds
+            };
+            if ring.get(ack).is_none() {
+                ring.put(ack, &text);
+            }
+        }
         if s.flavour == Flavour::Legacy && self.st.xor_challenge().is_none() {
             let st = &mut self.st;
             let (sc, cc) = (&st.server_cmds, &st.client_cmds);
