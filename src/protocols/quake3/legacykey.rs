@@ -505,7 +505,7 @@ struct Cand {
 /// first byte (any byte, or the known challenge byte XOR a character); and each challenge
 /// byte (or the one known) with each command word alone (the string then repeats, so the pad
 /// follows far), followed by a space, or by a space and a quote.
-fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> Vec<Cand> {
+fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 3] {
     let start = keyed_from(to_server);
     let words = if to_server {
         SERVER_WORDS
@@ -516,26 +516,28 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> Vec<Cand> {
         Some(c) => vec![c],
         None => (0..=255).collect(),
     };
-    let mut out = vec![Cand {
+    let generic = vec![Cand {
         pad: Vec::new(),
         seed: challenge,
         word: false,
     }];
+    let (mut whole, mut starts) = (Vec::new(), Vec::new());
     for &cb in &bytes {
         for w in words {
             let texts = [w.to_vec(), [w, &b" "[..]].concat(), [w, &b" \""[..]].concat()];
-            for (k, t) in texts.iter().enumerate() {
-                // A word alone repeats; a longer start is known only as far as it goes.
-                let len = if k == 0 { SEED_PAD } else { t.len() };
-                out.push(Cand {
-                    pad: pad_of(cb, t, start, len.min(longest)),
-                    seed: Some(cb),
-                    word: true,
-                });
+            for t in &texts {
+                // The whole string (it then repeats), or the start of a longer one.
+                for (len, out) in [(SEED_PAD, &mut whole), (t.len(), &mut starts)] {
+                    out.push(Cand {
+                        pad: pad_of(cb, t, start, len.min(longest)),
+                        seed: Some(cb),
+                        word: true,
+                    });
+                }
             }
         }
     }
-    out
+    [generic, whole, starts]
 }
 
 /// The longest pad the pooled messages of `g` decide, spending at most `credit` work steps
@@ -567,13 +569,21 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         }
         return found;
     }
-    let mut generic = seeds(s.g.to_server, challenge, longest);
-    let words = generic.split_off(1);
-    let (found, end) = s.run(generic, credit, work);
-    if end != End::Overflow {
-        return found;
+    // Growing from the challenge byte alone, then from whole command words, then from the
+    // starts of command lines, until a run does not end with too many candidates.
+    let mut found = Cand {
+        pad: Vec::new(),
+        seed: None,
+        word: false,
+    };
+    for beam in seeds(s.g.to_server, challenge, longest) {
+        let end;
+        (found, end) = s.run(beam, credit, work);
+        if end != End::Overflow {
+            break;
+        }
     }
-    s.run(words, credit, work).0
+    found
 }
 
 /// How a search run ended.
@@ -746,7 +756,11 @@ fn step(
             next.push(grown);
         }
         if next.len() > BEAM {
-            return Err(End::Overflow);
+            // Only whole strings seeded from command words go on.
+            next.retain(|c| c.word && c.pad.len() > n + 1);
+            if next.is_empty() || next.len() > BEAM {
+                return Err(End::Overflow);
+            }
         }
     }
     Ok(merge(next))
