@@ -483,8 +483,30 @@ impl Flow {
         if s.detail.on() {
             chosen_key = self.key_string_change(s, msg, chosen_key);
         }
-        // A key string read off a recovered pad keys the rest of its group the ordinary way
-        // (and gives the usercmd key its hash).
+        self.take_recovered_texts();
+        if s.flavour == Flavour::Legacy {
+            self.find_challenge();
+        }
+        self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Looks for the challenge byte in the recovered pads and the captured command texts.
+    fn find_challenge(&mut self) {
+        if self.st.xor_challenge().is_some() {
+            return;
+        }
+        let st = &mut self.st;
+        let (sc, cc) = (&st.server_cmds, &st.client_cmds);
+        st.pads.find_challenge(
+            |to_server, ack| {
+                if to_server { sc.get(ack) } else { cc.get(ack) }
+            },
+        );
+    }
+
+    /// Files the key strings read off recovered pads as the commands they are: the rest of
+    /// each group is then keyed the ordinary way, and the usercmd key gets its hash.
+    fn take_recovered_texts(&mut self) {
         for (to_server, ack, text) in self.st.pads.take_texts() {
             let ring = if to_server {
                 &mut self.st.server_cmds
@@ -495,16 +517,6 @@ impl Flow {
                 ring.put(ack, &text);
             }
         }
-        if s.flavour == Flavour::Legacy && self.st.xor_challenge().is_none() {
-            let st = &mut self.st;
-            let (sc, cc) = (&st.server_cmds, &st.client_cmds);
-            st.pads.find_challenge(
-                |to_server, ack| {
-                    if to_server { sc.get(ack) } else { cc.get(ack) }
-                },
-            );
-        }
-        self.finish_message(s, msg, t, sum, chosen_key, r);
     }
 
     /// Parses a message that is ready (de-keyed, or never keyed); returns the client commands

@@ -36,7 +36,7 @@ const BEAM: usize = 1 << 15;
 const SEED_PAD: usize = 64;
 /// Work steps credited to the flow per pooled message, and the most it may save up. A step is
 /// one candidate byte looked at; a trial parse costs [`TRIAL`] steps, a seed its length / 16.
-const WORK_PER_MESSAGE: u64 = 1 << 16;
+const WORK_PER_MESSAGE: u64 = 1 << 13;
 const WORK_SAVED: u64 = 1 << 24;
 /// The credit a flow starts with, at its first keyed message.
 const WORK_START: u64 = 1 << 23;
@@ -44,6 +44,8 @@ const TRIAL: u64 = 16;
 /// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
 /// parse's thousands of instructions).
 const LOOKS_PER_STEP: u64 = 16;
+/// Work steps per candidate carried through a byte (copied, sorted and merged).
+const KEEP: u64 = 16;
 /// Ending messages and cut longer messages tried per candidate byte.
 const ENDERS: usize = 4;
 const LONGER: usize = 3;
@@ -365,9 +367,8 @@ fn read_string(pad: &[u8], challenge: Option<u8>) -> Option<(u8, Vec<u8>)> {
         .collect();
     // chars[k - 1] is the character at pad byte k.
     let at = |k: usize| chars[k - 1];
-    let period = (1..pad.len()).find(|&l| {
-        pad.len() >= 2 * l + 2 && (1..pad.len() - l).all(|k| at(k) == at(k + l))
-    })?;
+    let period = (1..pad.len())
+        .find(|&l| pad.len() >= 2 * l + 2 && (1..pad.len() - l).all(|k| at(k) == at(k + l)))?;
     let first = at(period);
     let text: Vec<u8> = if first == 0 {
         // The empty string: no character changes the key.
@@ -376,7 +377,9 @@ fn read_string(pad: &[u8], challenge: Option<u8>) -> Option<(u8, Vec<u8>)> {
         }
         Vec::new()
     } else {
-        (0..period).map(|k| if k == 0 { first } else { at(k) }).collect()
+        (0..period)
+            .map(|k| if k == 0 { first } else { at(k) })
+            .collect()
     };
     if text.contains(&0) {
         return None;
@@ -524,7 +527,11 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
     let (mut whole, mut starts) = (Vec::new(), Vec::new());
     for &cb in &bytes {
         for w in words {
-            let texts = [w.to_vec(), [w, &b" "[..]].concat(), [w, &b" \""[..]].concat()];
+            let texts = [
+                w.to_vec(),
+                [w, &b" "[..]].concat(),
+                [w, &b" \""[..]].concat(),
+            ];
             for t in &texts {
                 // The whole string (it then repeats), or the start of a longer one.
                 for (len, out) in [(SEED_PAD, &mut whole), (t.len(), &mut starts)] {
@@ -625,7 +632,6 @@ impl Search<'_> {
             start: self.start,
             scratch: Vec::new(),
         };
-        let dbg = std::env::var_os("PADDBG").is_some();
         for n in g.pad.len()..self.longest {
             let (enders, longer) = ending_at(&g.msgs, self.start, n + 1);
             let checks = Checks {
@@ -635,27 +641,10 @@ impl Search<'_> {
                 mask: self.votes[n].as_ref(),
                 next: self.votes.get(n + 1).and_then(Option::as_ref),
             };
-            let blen = beam.len();
-            if let (Some(t), Some(c)) = (std::env::var_os("PADTRUTH"), std::env::var("PADC").ok().map(|c| c.parse::<u8>().unwrap()).or(beam.first().and_then(|b| b.seed))) {
-                let truth = pad_of(c, t.to_str().unwrap().as_bytes(), self.start, n + 1);
-                let inbeam = beam.iter().any(|b| b.pad.len() >= n && b.pad[..n] == truth[..n]);
-                let maskok = checks.mask.map(|m| m[truth[n] as usize]);
-                let mut ok = Vec::new();
-                for e in &enders { ok.push(w.fits(&truth[..n], truth[n], &[e], &[])); }
-                let eof = if g.to_server { Clc::EOF.0 } else { Svc::EOF.0 };
-                let (code, len) = static_table().codes[eof as usize];
-                let all: Vec<_> = g.msgs.iter().filter(|m| m.keyed_len(self.start) == n + 1).map(|m| { let p = m.body[m.body.len()-1] ^ m.base ^ truth[n]; (format!("{p:08b}"), tail_ok(p, code, len)) }).collect();
-                eprintln!("   code={code:b} len={len} tails {all:?}");
-                eprintln!("   truth n={n} inbeam={inbeam} mask={maskok:?} enders={ok:?} lead={}", checks.enders.is_empty() && !checks.leads_on(truth[n]));
-            }
             let next = match step(std::mem::take(&mut beam), &checks, &mut w, credit, work) {
                 Ok(next) => next,
-                Err(end) => {
-                    if dbg { eprintln!("  n={n} beam={blen} enders={} -> {end:?}", enders.len()); }
-                    return (found, end);
-                }
+                Err(end) => return (found, end),
             };
-            if dbg { eprintln!("  n={n} beam={blen} enders={} mask={} -> {}", enders.len(), checks.mask.is_some(), next.len()); }
             if next.is_empty() {
                 return (found, End::Dead);
             }
@@ -663,7 +652,9 @@ impl Search<'_> {
             let common = common_prefix(&beam).min(n + 1);
             if enders.len() >= 2 && common > found.pad.len() {
                 // The challenge byte is known when every survivor grew from the same one.
-                let seed = beam[0].seed.filter(|&c| beam.iter().all(|b| b.seed == Some(c)));
+                let seed = beam[0]
+                    .seed
+                    .filter(|&c| beam.iter().all(|b| b.seed == Some(c)));
                 found = Cand {
                     pad: beam[0].pad[..common].to_vec(),
                     seed,
@@ -732,7 +723,7 @@ fn step(
         } else {
             options(&cand, n)
         };
-        let looks = 1 + opts.len() as u64 / LOOKS_PER_STEP;
+        let looks = KEEP + opts.len() as u64 / LOOKS_PER_STEP;
         *credit = credit.checked_sub(looks).ok_or(End::Spent)?;
         *work += looks;
         for z in opts {
@@ -870,5 +861,22 @@ mod tests {
         assert!(!tail_ok(code as u8 | 0x80, code, len));
         // Stale bits above the code make it a wrong last byte under every alignment.
         assert!(!tail_ok(0xff, code, len));
+    }
+
+    /// A string that repeats within the pad gives itself and the challenge byte; one that does
+    /// not repeat twice gives nothing (ioquake3 code/server/sv_net_chan.c `SV_Netchan_Decode`:
+    /// the key string restarts at its first character after its last).
+    #[test]
+    fn a_repeating_string_is_read_off_its_pad() {
+        let pad = pad_of(0xee, b"cp \"", 12, 10);
+        assert_eq!(read_string(&pad, None), Some((0xee, b"cp \"".to_vec())));
+        assert_eq!(read_string(&pad, Some(0xee)), Some((0xee, b"cp \"".to_vec())));
+        assert_eq!(read_string(&pad, Some(0x12)), None);
+        // Two repeats are needed before the period is trusted.
+        assert_eq!(read_string(&pad[..9], None), None);
+        let empty = pad_of(0x5a, b"", 12, 6);
+        assert_eq!(read_string(&empty, None), Some((0x5a, Vec::new())));
+        let long = pad_of(0x5a, b"print \"hello\\n\"", 12, 20);
+        assert_eq!(read_string(&long, None), None);
     }
 }
