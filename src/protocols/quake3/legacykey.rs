@@ -198,6 +198,9 @@ pub struct Pads {
     /// Key strings read off recovered pads, not yet taken by [`Pads::take_texts`]: the
     /// direction of the messages they key, the command number and the text.
     texts: Vec<(bool, u32, Vec<u8>)>,
+    /// Pooled messages de-keyed by a newly recovered pad, not yet taken by
+    /// [`Pads::take_harvest`]: whether they are client messages, their sequence, their bytes.
+    harvest: Vec<(bool, u32, Vec<u8>)>,
 }
 
 /// What the recovery knows for one message.
@@ -307,17 +310,91 @@ impl Pads {
             g.pad = found;
             g.from = g.added;
             if let Some((cb, text)) = read_string(&g.pad, cb) {
+                // The whole string is known: the pad reaches every pooled message.
+                let start = keyed_from(g.to_server);
+                let longest = g.msgs.iter().map(|m| m.keyed_len(start)).max().unwrap_or(0);
+                g.pad = pad_of(cb, &text, start, longest.clamp(g.pad.len(), MAX_PAD));
+                self.harvest.extend(dekeyed_pool(g));
                 self.texts.push((g.to_server, g.ack, text));
                 if self.challenge.is_none() {
                     self.challenge = Some(cb);
                 }
                 return;
             }
+            self.harvest.extend(dekeyed_pool(g));
+            let g = &self.groups[gi];
             // Pad bytes that only one challenge byte explains.
             if g.pad.len() >= 3 && self.challenge.is_none() && cb.is_none() {
                 self.challenge = seed;
             }
         }
+    }
+
+    /// Whether group (`to_server`, `ack`) is due a try of predicted key strings: at 4 pooled
+    /// messages and each time their number doubles.
+    pub fn due(&self, to_server: bool, ack: u32) -> bool {
+        self.groups
+            .iter()
+            .find(|g| g.to_server == to_server && g.ack == ack)
+            .is_some_and(|g| g.pad.is_empty() && g.added >= 4 && g.added.is_power_of_two())
+    }
+
+    /// Tries whole key strings predicted for group (`to_server`, `ack`) under challenge byte
+    /// `cb`. A string fits when every pooled message of the group (at least four) parses
+    /// cleanly to its last byte under its pad; the first that fits gives the group its pad
+    /// (`Some`). The string itself is returned only when it is the one string that fits and the
+    /// messages reach past its end: predictions that share their start (one speaker's chat
+    /// lines) are not told apart by messages shorter than that start.
+    pub fn try_texts(
+        &mut self,
+        (to_server, ack): (bool, u32),
+        texts: &[Vec<u8>],
+        cb: u8,
+    ) -> Option<Option<Vec<u8>>> {
+        let g = (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)?;
+        if g.msgs.len() < 4 {
+            return None;
+        }
+        let start = keyed_from(to_server);
+        let longest = g
+            .msgs
+            .iter()
+            .map(|m| m.keyed_len(start))
+            .max()?
+            .min(MAX_PAD);
+        let mut probe = State::default();
+        let mut scratch = Vec::new();
+        let mut fitting: Vec<(&Vec<u8>, Vec<u8>)> = Vec::new();
+        for text in texts {
+            let cost = TRIAL * g.msgs.len() as u64;
+            self.credit = self.credit.checked_sub(cost)?;
+            self.work += cost;
+            let pad = pad_of(cb, text, start, longest);
+            let fits = g.msgs.iter().all(|m| {
+                scratch.clear();
+                scratch.extend_from_slice(&m.body);
+                apply(&mut scratch, start, m.base, &pad);
+                trial(&mut probe, to_server, &scratch, m.sequence) == Trial::Clean
+            });
+            if fits {
+                fitting.push((text, pad));
+            }
+        }
+        let one = fitting.len() == 1 && fitting[0].0.len() <= longest;
+        let text = one.then(|| fitting[0].0.clone());
+        let (_, pad) = fitting.into_iter().next()?;
+        g.pad = pad;
+        g.from = g.added;
+        let dekeyed = dekeyed_pool(g);
+        self.harvest.extend(dekeyed);
+        Some(text)
+    }
+
+    /// The pooled messages newly de-keyed since the last call: (whether they are client
+    /// messages, sequence, bytes). Their records were written keyed; the commands they carry
+    /// still key the other direction.
+    pub fn take_harvest(&mut self) -> Vec<(bool, u32, Vec<u8>)> {
+        std::mem::take(&mut self.harvest)
     }
 
     /// The key strings read off recovered pads since the last call: (whether they key client
@@ -351,6 +428,22 @@ impl Pads {
             }
         }
     }
+}
+
+/// The pooled messages of `g` its pad covers and de-keys into a clean parse, with their
+/// direction and sequence.
+fn dekeyed_pool(g: &Group) -> Vec<(bool, u32, Vec<u8>)> {
+    let start = keyed_from(g.to_server);
+    let mut probe = State::default();
+    (g.msgs.iter())
+        .filter(|m| m.keyed_len(start) <= g.pad.len())
+        .filter_map(|m| {
+            let mut body = m.body.clone();
+            apply(&mut body, start, m.base, &g.pad);
+            let clean = trial(&mut probe, g.to_server, &body, m.sequence) == Trial::Clean;
+            clean.then_some((g.to_server, m.sequence, body))
+        })
+        .collect()
 }
 
 /// The challenge byte and the whole key string a pad gives when the string repeats within it.
@@ -870,7 +963,10 @@ mod tests {
     fn a_repeating_string_is_read_off_its_pad() {
         let pad = pad_of(0xee, b"cp \"", 12, 10);
         assert_eq!(read_string(&pad, None), Some((0xee, b"cp \"".to_vec())));
-        assert_eq!(read_string(&pad, Some(0xee)), Some((0xee, b"cp \"".to_vec())));
+        assert_eq!(
+            read_string(&pad, Some(0xee)),
+            Some((0xee, b"cp \"".to_vec()))
+        );
         assert_eq!(read_string(&pad, Some(0x12)), None);
         // Two repeats are needed before the period is trusted.
         assert_eq!(read_string(&pad[..9], None), None);
