@@ -483,16 +483,85 @@ impl Flow {
         if s.detail.on() {
             chosen_key = self.key_string_change(s, msg, chosen_key);
         }
-        if s.flavour == Flavour::Legacy && self.st.xor_challenge().is_none() {
-            let st = &mut self.st;
-            let (sc, cc) = (&st.server_cmds, &st.client_cmds);
-            st.pads.find_challenge(
-                |to_server, ack| {
-                    if to_server { sc.get(ack) } else { cc.get(ack) }
-                },
-            );
+        self.take_recovered_texts();
+        if s.flavour == Flavour::Legacy {
+            self.find_challenge();
         }
         self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Looks for the challenge byte in the recovered pads and the captured command texts.
+    fn find_challenge(&mut self) {
+        if self.st.xor_challenge().is_some() {
+            return;
+        }
+        let st = &mut self.st;
+        let (sc, cc) = (&st.server_cmds, &st.client_cmds);
+        st.pads.find_challenge(
+            |to_server, ack| {
+                if to_server { sc.get(ack) } else { cc.get(ack) }
+            },
+        );
+    }
+
+    /// Reads the commands out of pooled messages a new pad de-keyed: their records were written
+    /// keyed, but a client command in them keys the server messages that acknowledge it, and a
+    /// server command the client messages. A command already known is kept as it was.
+    fn harvest_commands(&mut self) {
+        for (to_server, sequence, body) in self.st.pads.take_harvest() {
+            let (mut t, mut sum) = (TreeBuilder::new(false), Summary::default());
+            let loc = Loc { source: 0, base: 0 };
+            if to_server {
+                let (mut cmds, mut obs) = (Vec::new(), Vec::new());
+                self.st
+                    .parse_client(&body, None, loc, &mut t, &mut sum, &mut cmds, &mut obs);
+                for (n, text) in cmds {
+                    if self.st.client_cmds.get(n).is_none() {
+                        self.st.client_cmds.put(n, &text);
+                    }
+                }
+            } else {
+                let mut probe = State::default();
+                probe.parse_server(&body, sequence, loc, &mut t, &mut sum);
+                for (n, text) in probe.server_cmds.texts() {
+                    if self.st.server_cmds.get(n).is_none() {
+                        self.st.server_cmds.put(n, text);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tries the server commands predicted from the client's chat as the key string of a
+    /// client message group whose command was not captured: one that fits gives the group its
+    /// pad, and is filed as the command when the messages tell it from the others.
+    fn try_predicted(&mut self, to_server: bool, ack: u32, cb: Option<u8>) -> Option<()> {
+        let cb = cb?;
+        if !to_server || !self.st.pads.due(to_server, ack) {
+            return None;
+        }
+        let texts = self.st.predicted_server_commands();
+        let text = self.st.pads.try_texts((to_server, ack), &texts, cb)?;
+        if let Some(text) = text {
+            self.st.server_cmds.put(ack, &text);
+        }
+        Some(())
+    }
+
+    /// Files the key strings read off recovered pads as the commands they are: the rest of
+    /// each group is then keyed the ordinary way, and the usercmd key gets its hash.
+    fn take_recovered_texts(&mut self) {
+        self.harvest_commands();
+        for (to_server, ack, text) in self.st.pads.take_texts() {
+            let ring = if to_server {
+                &mut self.st.server_cmds
+            } else {
+                &mut self.st.client_cmds
+            };
+            if ring.get(ack).is_none() {
+                ring.put(ack, &text);
+            }
+        }
     }
 
     /// Parses a message that is ready (de-keyed, or never keyed); returns the client commands
@@ -559,7 +628,13 @@ impl Flow {
         };
         let seq = s.h.sequence;
         let cb = self.st.xor_challenge();
-        let found = (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb)?;
+        let found = match (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb) {
+            Some(found) => found,
+            None => {
+                self.try_predicted(s.to_server, ack, cb)?;
+                (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb)?
+            }
+        };
         let (pad, from) = (found.pad.to_vec(), found.from);
         let start = legacykey::keyed_from(s.to_server);
         legacykey::apply(&mut msg.body, start, base, &pad);

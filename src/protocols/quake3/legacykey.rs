@@ -31,21 +31,23 @@ pub const GROUPS: usize = 8;
 /// The longest keyed part a pad is searched for (MAX_PACKETLEN − headers).
 pub const MAX_PAD: usize = 1400;
 /// Candidate pads kept per byte position; more means the messages do not decide yet.
-const BEAM: usize = 4096;
+const BEAM: usize = 1 << 15;
 /// How far a seed that repeats one command word is written out (then it grows as any other).
 const SEED_PAD: usize = 64;
 /// Work steps credited to the flow per pooled message, and the most it may save up. A step is
 /// one candidate byte looked at; a trial parse costs [`TRIAL`] steps, a seed its length / 16.
-const WORK_PER_MESSAGE: u64 = 1024;
-const WORK_SAVED: u64 = 1 << 18;
+const WORK_PER_MESSAGE: u64 = 1 << 13;
+const WORK_SAVED: u64 = 1 << 24;
+/// The credit a flow starts with, at its first keyed message.
+const WORK_START: u64 = 1 << 23;
 const TRIAL: u64 = 16;
 /// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
 /// parse's thousands of instructions).
 const LOOKS_PER_STEP: u64 = 16;
-/// Growing candidates a step may grow by pairs of bytes.
-const PAIR_BEAM: usize = 256;
+/// Work steps per candidate carried through a byte (copied, sorted and merged).
+const KEEP: u64 = 16;
 /// Ending messages and cut longer messages tried per candidate byte.
-const ENDERS: usize = 6;
+const ENDERS: usize = 4;
 const LONGER: usize = 3;
 
 /// How a trial parse went.
@@ -166,15 +168,39 @@ struct Group {
     from: usize,
 }
 
+impl Group {
+    /// Drops one pooled message of the most common keyed length (the oldest of them): the
+    /// search needs messages ending at as many different bytes as it can get.
+    fn forget_one(&mut self) {
+        let mut counts = std::collections::HashMap::new();
+        for m in &self.msgs {
+            *counts.entry(m.body.len()).or_insert(0usize) += 1;
+        }
+        let Some((&len, _)) = counts.iter().max_by_key(|&(&len, &n)| (n, len)) else {
+            return;
+        };
+        if let Some(i) = self.msgs.iter().position(|m| m.body.len() == len) {
+            self.msgs.remove(i);
+        }
+    }
+}
+
 /// The per-flow recovery state.
 #[derive(Default)]
 pub struct Pads {
     groups: Vec<Group>,
     credit: u64,
+    started: bool,
     /// Trial parses spent so far (counted work, for the hostile tests and `stats`).
     pub work: u64,
     /// Whether the challenge byte has been found from a pad and a captured command.
     pub challenge: Option<u8>,
+    /// Key strings read off recovered pads, not yet taken by [`Pads::take_texts`]: the
+    /// direction of the messages they key, the command number and the text.
+    texts: Vec<(bool, u32, Vec<u8>)>,
+    /// Pooled messages de-keyed by a newly recovered pad, not yet taken by
+    /// [`Pads::take_harvest`]: whether they are client messages, their sequence, their bytes.
+    harvest: Vec<(bool, u32, Vec<u8>)>,
 }
 
 /// What the recovery knows for one message.
@@ -235,8 +261,7 @@ impl Pads {
         if self.groups[gi].pad.len() < need {
             let g = &mut self.groups[gi];
             if g.msgs.len() >= POOL {
-                // The shortest (kept first by the search) fixed bytes the pad already has.
-                g.msgs.remove(0);
+                g.forget_one();
             }
             g.msgs.push(Pooled {
                 body: body.to_vec(),
@@ -244,15 +269,19 @@ impl Pads {
                 sequence,
             });
             g.added += 1;
+            if !self.started {
+                self.started = true;
+                self.credit = WORK_START;
+            }
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
-            // Searched at 4 messages and each time their number doubles.
+            // Searched at 4 messages and each time their number grows by half.
             let n = g.added;
             // A server message's pad is searched for only with the challenge byte known (from
             // a client message's pad, whose messages end after a few keyed bytes): before it,
             // 256 times the seeds would grow through the ten or more bytes before the first
             // message end, spending the flow's credit for nothing.
             let ready = to_server || challenge.or(self.challenge).is_some();
-            if n >= 4 && n >= 2 * g.searched_at && ready {
+            if n >= 4 && n >= g.searched_at + (g.searched_at / 2).max(4) && ready {
                 g.searched_at = n;
                 self.search(gi, challenge);
             }
@@ -274,15 +303,104 @@ impl Pads {
             ..
         } = self;
         let g = &mut groups[gi];
-        let (found, seed) = extend(g, cb, credit, work);
+        let Cand {
+            pad: found, seed, ..
+        } = extend(g, cb, credit, work);
         if found.len() > g.pad.len() {
             g.pad = found;
             g.from = g.added;
+            if let Some((cb, text)) = read_string(&g.pad, cb) {
+                // The whole string is known: the pad reaches every pooled message.
+                let start = keyed_from(g.to_server);
+                let longest = g.msgs.iter().map(|m| m.keyed_len(start)).max().unwrap_or(0);
+                g.pad = pad_of(cb, &text, start, longest.clamp(g.pad.len(), MAX_PAD));
+                self.harvest.extend(dekeyed_pool(g));
+                self.texts.push((g.to_server, g.ack, text));
+                if self.challenge.is_none() {
+                    self.challenge = Some(cb);
+                }
+                return;
+            }
+            self.harvest.extend(dekeyed_pool(g));
+            let g = &self.groups[gi];
             // Pad bytes that only one challenge byte explains.
             if g.pad.len() >= 3 && self.challenge.is_none() && cb.is_none() {
                 self.challenge = seed;
             }
         }
+    }
+
+    /// Whether group (`to_server`, `ack`) is due a try of predicted key strings: at 4 pooled
+    /// messages and each time their number doubles.
+    pub fn due(&self, to_server: bool, ack: u32) -> bool {
+        self.groups
+            .iter()
+            .find(|g| g.to_server == to_server && g.ack == ack)
+            .is_some_and(|g| g.pad.is_empty() && g.added >= 4 && g.added.is_power_of_two())
+    }
+
+    /// Tries whole key strings predicted for group (`to_server`, `ack`) under challenge byte
+    /// `cb`. A string fits when every pooled message of the group (at least four) parses
+    /// cleanly to its last byte under its pad; the first that fits gives the group its pad
+    /// (`Some`). The string itself is returned only when it is the one string that fits and the
+    /// messages reach past its end: predictions that share their start (one speaker's chat
+    /// lines) are not told apart by messages shorter than that start.
+    pub fn try_texts(
+        &mut self,
+        (to_server, ack): (bool, u32),
+        texts: &[Vec<u8>],
+        cb: u8,
+    ) -> Option<Option<Vec<u8>>> {
+        let g = (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)?;
+        if g.msgs.len() < 4 {
+            return None;
+        }
+        let start = keyed_from(to_server);
+        let longest = g
+            .msgs
+            .iter()
+            .map(|m| m.keyed_len(start))
+            .max()?
+            .min(MAX_PAD);
+        let mut probe = State::default();
+        let mut scratch = Vec::new();
+        let mut fitting: Vec<(&Vec<u8>, Vec<u8>)> = Vec::new();
+        for text in texts {
+            let cost = TRIAL * g.msgs.len() as u64;
+            self.credit = self.credit.checked_sub(cost)?;
+            self.work += cost;
+            let pad = pad_of(cb, text, start, longest);
+            let fits = g.msgs.iter().all(|m| {
+                scratch.clear();
+                scratch.extend_from_slice(&m.body);
+                apply(&mut scratch, start, m.base, &pad);
+                trial(&mut probe, to_server, &scratch, m.sequence) == Trial::Clean
+            });
+            if fits {
+                fitting.push((text, pad));
+            }
+        }
+        let one = fitting.len() == 1 && fitting[0].0.len() <= longest;
+        let text = one.then(|| fitting[0].0.clone());
+        let (_, pad) = fitting.into_iter().next()?;
+        g.pad = pad;
+        g.from = g.added;
+        let dekeyed = dekeyed_pool(g);
+        self.harvest.extend(dekeyed);
+        Some(text)
+    }
+
+    /// The pooled messages newly de-keyed since the last call: (whether they are client
+    /// messages, sequence, bytes). Their records were written keyed; the commands they carry
+    /// still key the other direction.
+    pub fn take_harvest(&mut self) -> Vec<(bool, u32, Vec<u8>)> {
+        std::mem::take(&mut self.harvest)
+    }
+
+    /// The key strings read off recovered pads since the last call: (whether they key client
+    /// messages, command number, text).
+    pub fn take_texts(&mut self) -> Vec<(bool, u32, Vec<u8>)> {
+        std::mem::take(&mut self.texts)
     }
 
     /// Looks for the challenge byte: a group's pad that the captured text of the command it
@@ -312,6 +430,60 @@ impl Pads {
     }
 }
 
+/// The pooled messages of `g` its pad covers and de-keys into a clean parse, with their
+/// direction and sequence.
+fn dekeyed_pool(g: &Group) -> Vec<(bool, u32, Vec<u8>)> {
+    let start = keyed_from(g.to_server);
+    let mut probe = State::default();
+    (g.msgs.iter())
+        .filter(|m| m.keyed_len(start) <= g.pad.len())
+        .filter_map(|m| {
+            let mut body = m.body.clone();
+            apply(&mut body, start, m.base, &g.pad);
+            let clean = trial(&mut probe, g.to_server, &body, m.sequence) == Trial::Clean;
+            clean.then_some((g.to_server, m.sequence, body))
+        })
+        .collect()
+}
+
+/// The challenge byte and the whole key string a pad gives when the string repeats within it.
+/// Consecutive pad bytes give the string's characters (`Z_k XOR Z_(k-1)`, shifted left on odd
+/// bytes); the shortest period that at least two repeats confirm is the string's length, and
+/// the character at that position is its first, which with the first pad byte gives the
+/// challenge byte. `challenge`, when known, must agree.
+fn read_string(pad: &[u8], challenge: Option<u8>) -> Option<(u8, Vec<u8>)> {
+    let chars: Vec<u8> = (1..pad.len())
+        .map(|k| {
+            let d = pad[k] ^ pad[k - 1];
+            if k & 1 == 1 { d >> 1 } else { d }
+        })
+        .collect();
+    // chars[k - 1] is the character at pad byte k.
+    let at = |k: usize| chars[k - 1];
+    let period = (1..pad.len())
+        .find(|&l| pad.len() >= 2 * l + 2 && (1..pad.len() - l).all(|k| at(k) == at(k + l)))?;
+    let first = at(period);
+    let text: Vec<u8> = if first == 0 {
+        // The empty string: no character changes the key.
+        if !chars.iter().all(|&c| c == 0) {
+            return None;
+        }
+        Vec::new()
+    } else {
+        (0..period)
+            .map(|k| if k == 0 { first } else { at(k) })
+            .collect()
+    };
+    if text.contains(&0) {
+        return None;
+    }
+    let cb = pad[0] ^ first;
+    if challenge.is_some_and(|c| c != cb) {
+        return None;
+    }
+    Some((cb, text))
+}
+
 /// Whether byte `p` can be the last byte of a message that ends inside it: the EOF
 /// operation's code (bit `k` of `code` is its `k`-th bit) ends in it, and the bits above are
 /// zero. (A message whose EOF ends a byte carries one more, unwritten byte: see [`classify`].)
@@ -324,35 +496,35 @@ fn tail_ok(p: u8, code: u32, len: u32) -> bool {
     })
 }
 
-/// Per keyed byte position, the pad bytes worth a trial parse: those under which most pooled
-/// messages ending there end inside their last byte with the EOF operation ([`tail_ok`]).
-/// About one message in eight ends on a byte boundary and carries an unwritten byte, so this
-/// only orders the work: a pad is taken on full parses alone. `None` where no message ends.
-fn tail_masks(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
+/// Per keyed byte position, the pad bytes under which the messages ending there end with the
+/// EOF operation inside their last byte ([`tail_ok`]): a filter applied before any trial parse.
+/// About one message in eight ends on a byte boundary and carries an unwritten byte, so a byte
+/// passes when five in eight of the enders agree (one of two, two of three); a single ender
+/// filters nothing. `None` where it does not filter.
+fn votes(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
     let eof = if g.to_server { Clc::EOF.0 } else { Svc::EOF.0 };
     let (code, len) = static_table().codes[eof as usize];
-    let mut counts = vec![None; longest];
+    let ok: [bool; 256] = std::array::from_fn(|p| tail_ok(p as u8, code, len));
+    let mut counts: Vec<Option<(u32, [u32; 256])>> = vec![None; longest];
     for m in &g.msgs {
         let Some(n) = m.keyed_len(start).checked_sub(1) else {
             continue;
         };
+        let Some(slot) = counts.get_mut(n) else {
+            continue;
+        };
         let last = m.body[m.body.len() - 1] ^ m.base;
-        let (total, fits) = counts[n].get_or_insert((0u32, [0u32; 256]));
+        let (total, fits) = slot.get_or_insert((0u32, [0u32; 256]));
         *total += 1;
         for (z, f) in fits.iter_mut().enumerate() {
-            *f += tail_ok(last ^ z as u8, code, len) as u32;
+            *f += ok[(last ^ z as u8) as usize] as u32;
         }
     }
     counts
         .into_iter()
         .map(|c| {
             let (total, fits) = c?;
-            // At least five in eight of them, once there are three.
-            let need = if total < 3 {
-                1
-            } else {
-                (total * 5).div_ceil(8)
-            };
+            let need = total / 5 + 1;
             Some(fits.map(|f| f >= need))
         })
         .collect()
@@ -382,8 +554,6 @@ const SERVER_WORDS: &[&[u8]] = &[
     b"tell",
     b"respawn",
 ];
-/// Server commands whose argument is a configstring index (0…1023) and a quoted value.
-const INDEXED_WORDS: &[&[u8]] = &[b"cs", b"bcs0", b"bcs1", b"bcs2"];
 const CLIENT_WORDS: &[&[u8]] = &[
     b"userinfo",
     b"say",
@@ -418,11 +588,20 @@ const CLIENT_WORDS: &[&[u8]] = &[
     b"stats",
 ];
 
-/// The first candidate pads: each challenge byte (or the one known) with each command word,
-/// alone (the string then repeats, so the whole pad follows), followed by a space, or by a
-/// space and a quote, and the empty string. Once the challenge byte is known, a configstring
-/// command also with each index (`cs 5 "`).
-fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> Vec<Cand> {
+/// A candidate pad: its bytes, the challenge byte it was seeded with (when one), and whether
+/// it started from a command word (kept when the candidates grow too many).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Cand {
+    pad: Vec<u8>,
+    seed: Option<u8>,
+    word: bool,
+}
+
+/// The first candidates: the empty pad, grown one key-string character at a time from the
+/// first byte (any byte, or the known challenge byte XOR a character); and each challenge
+/// byte (or the one known) with each command word alone (the string then repeats, so the pad
+/// follows far), followed by a space, or by a space and a quote.
+fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 3] {
     let start = keyed_from(to_server);
     let words = if to_server {
         SERVER_WORDS
@@ -433,107 +612,151 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> Vec<Cand> {
         Some(c) => vec![c],
         None => (0..=255).collect(),
     };
-    let mut texts: Vec<Vec<u8>> = Vec::new();
-    for w in words {
-        texts.push(w.to_vec());
-        texts.push([w, &b" "[..]].concat());
-        texts.push([w, &b" \""[..]].concat());
-    }
-    if to_server && challenge.is_some() {
-        for w in INDEXED_WORDS {
-            for i in 0..1024 {
-                texts.push(format!("{} {i} \"", String::from_utf8_lossy(w)).into_bytes());
+    let generic = vec![Cand {
+        pad: Vec::new(),
+        seed: challenge,
+        word: false,
+    }];
+    let (mut whole, mut starts) = (Vec::new(), Vec::new());
+    for &cb in &bytes {
+        for w in words {
+            let texts = [
+                w.to_vec(),
+                [w, &b" "[..]].concat(),
+                [w, &b" \""[..]].concat(),
+            ];
+            for t in &texts {
+                // The whole string (it then repeats), or the start of a longer one.
+                for (len, out) in [(SEED_PAD, &mut whole), (t.len(), &mut starts)] {
+                    out.push(Cand {
+                        pad: pad_of(cb, t, start, len.min(longest)),
+                        seed: Some(cb),
+                        word: true,
+                    });
+                }
             }
         }
     }
-    let mut out = Vec::new();
-    for &cb in &bytes {
-        let seed = Some(cb);
-        out.push((pad_of(cb, b"", start, longest.min(SEED_PAD)), seed));
-        for (k, t) in texts.iter().enumerate() {
-            // A word alone repeats; a longer start is known only as far as it goes.
-            let len = if k % 3 == 0 && k < 3 * words.len() {
-                SEED_PAD
-            } else {
-                t.len()
-            };
-            out.push((pad_of(cb, t, start, len.min(longest)), seed));
-        }
-    }
-    out
+    [generic, whole, starts]
 }
 
-/// A candidate pad, with the challenge byte of the seed it grew from.
-type Cand = (Vec<u8>, Option<u8>);
-
-/// The longest pad the pooled messages of `g` decide, spending at most `credit` trial parses
-/// (counted in `work`): candidates start from [`seeds`] (or the pad found so far), grow one
-/// key-string character at a time, and are kept while the messages that end at each byte
-/// parse cleanly; what every survivor agrees on is the pad.
+/// The longest pad the pooled messages of `g` decide, spending at most `credit` work steps
+/// (counted in `work`). From the pad found so far, or else first from the challenge byte alone
+/// (one key-string character at a time) and, when that grows too many candidates before the
+/// first message end, from the command words ([`seeds`]). A pad that no longer fits the pooled
+/// messages is forgotten.
 fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> Cand {
-    let mut probe = State::default();
     let start = keyed_from(g.to_server);
     g.msgs.sort_by_key(|m| m.body.len());
-    let longest = g.msgs.last().map_or(0, |m| m.keyed_len(start));
-    let tails = tail_masks(g, start, longest);
-    let mut beam = if g.pad.is_empty() {
-        let words = if g.to_server {
-            SERVER_WORDS
-        } else {
-            CLIENT_WORDS
-        };
-        let (bytes, texts) = match challenge {
-            Some(_) => (1, 3 * words.len() + 4 * 1024 + 1),
-            None => (256, 3 * words.len() + 1),
-        };
-        let cost = (bytes * texts) as u64 * (1 + longest.min(SEED_PAD) as u64 / 16);
-        if *credit < cost {
-            return (Vec::new(), None);
-        }
-        *credit -= cost;
-        *work += cost;
-        seeds(g.to_server, challenge, longest)
-    } else {
-        vec![(g.pad.clone(), None)]
-    };
-    let mut found = (g.pad.clone(), None);
-    let mut w = Work {
-        probe: &mut probe,
-        to_server: g.to_server,
+    let longest = g.msgs.last().map_or(0, |m| m.keyed_len(start)).min(MAX_PAD);
+    let mut s = Search {
+        g: &*g,
         start,
-        scratch: Vec::new(),
+        longest,
+        votes: Vec::new(),
+        probe: State::default(),
     };
-    for (n, tail) in tails.iter().enumerate().skip(g.pad.len()) {
-        let (enders, longer) = ending_at(&g.msgs, start, n + 1);
-        let (after, after_longer) = ending_at(&g.msgs, start, n + 2);
-        let then = tails.get(n + 1).and_then(Option::as_ref).map(|t| Next {
-            enders: &after,
-            longer: &after_longer,
-            tail: t,
-        });
-        let checks = Checks {
-            n,
-            enders: &enders,
-            longer: &longer,
-            tail: tail.as_ref(),
-            challenge,
-            then,
+    s.votes = votes(s.g, start, longest);
+    if !s.g.pad.is_empty() {
+        let known = Cand {
+            pad: s.g.pad.clone(),
+            seed: None,
+            word: false,
         };
-        let Some(next) = step(std::mem::take(&mut beam), &checks, &mut w, credit, work) else {
-            return found;
-        };
-        if next.is_empty() {
-            break;
+        let (found, end) = s.run(vec![known], credit, work);
+        if end == End::Dead {
+            g.pad.clear();
         }
-        beam = next;
-        let common = common_prefix(&beam).min(n + 1);
-        if common > found.0.len() {
-            // The challenge byte is known when every survivor grew from the same one.
-            let cb = beam[0].1.filter(|&c| beam.iter().all(|b| b.1 == Some(c)));
-            found = (beam[0].0[..common].to_vec(), cb);
+        return found;
+    }
+    // Growing from the challenge byte alone, then from whole command words, then from the
+    // starts of command lines, until a run does not end with too many candidates.
+    let mut found = Cand {
+        pad: Vec::new(),
+        seed: None,
+        word: false,
+    };
+    for beam in seeds(s.g.to_server, challenge, longest) {
+        let end;
+        (found, end) = s.run(beam, credit, work);
+        if end != End::Overflow {
+            break;
         }
     }
     found
+}
+
+/// How a search run ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum End {
+    /// Every byte the messages reach was looked at.
+    Done,
+    /// No candidate fits the messages.
+    Dead,
+    /// Too many candidates.
+    Overflow,
+    /// The credit is spent.
+    Spent,
+}
+
+/// One group's search: its messages, where keying starts, the message ends' filters and a
+/// scratch state for trial parses.
+struct Search<'g> {
+    g: &'g Group,
+    start: usize,
+    longest: usize,
+    votes: Vec<Option<[bool; 256]>>,
+    probe: State,
+}
+
+impl Search<'_> {
+    /// Grows `beam` byte by byte; returns what every survivor agrees on, up to the last byte
+    /// where at least two messages ended (every byte before it then passed their full parses).
+    fn run(&mut self, mut beam: Vec<Cand>, credit: &mut u64, work: &mut u64) -> (Cand, End) {
+        let g = self.g;
+        let mut found = Cand {
+            pad: g.pad.clone(),
+            seed: None,
+            word: false,
+        };
+        let mut w = Work {
+            probe: &mut self.probe,
+            to_server: g.to_server,
+            start: self.start,
+            scratch: Vec::new(),
+        };
+        for n in g.pad.len()..self.longest {
+            let (enders, longer) = ending_at(&g.msgs, self.start, n + 1);
+            let checks = Checks {
+                n,
+                enders: &enders,
+                longer: if g.to_server { &[] } else { &longer },
+                mask: self.votes[n].as_ref(),
+                next: self.votes.get(n + 1).and_then(Option::as_ref),
+            };
+            let next = match step(std::mem::take(&mut beam), &checks, &mut w, credit, work) {
+                Ok(next) => next,
+                Err(end) => return (found, end),
+            };
+            if next.is_empty() {
+                return (found, End::Dead);
+            }
+            beam = next;
+            let common = common_prefix(&beam).min(n + 1);
+            if enders.len() >= 2 && common > found.pad.len() {
+                // The challenge byte is known when every survivor grew from the same one.
+                let seed = beam[0]
+                    .seed
+                    .filter(|&c| beam.iter().all(|b| b.seed == Some(c)));
+                found = Cand {
+                    pad: beam[0].pad[..common].to_vec(),
+                    seed,
+                    word: false,
+                };
+            }
+        }
+        (found, End::Done)
+    }
 }
 
 /// The pooled messages (up to [`ENDERS`]) whose keyed part is `len` bytes long, and up to
@@ -548,174 +771,121 @@ fn ending_at(msgs: &[Pooled], start: usize, len: usize) -> (Vec<&Pooled>, Vec<&P
 /// What one search step checks a candidate byte at keyed position `n` against.
 struct Checks<'a> {
     n: usize,
+    /// Messages ending at this byte: each must parse cleanly to its last byte.
     enders: &'a [&'a Pooled],
+    /// Longer server messages, cut after this byte, which must read on without an error
+    /// (only where no message ends here; a client message's grammar hardly checks a cut).
     longer: &'a [&'a Pooled],
-    tail: Option<&'a [bool; 256]>,
-    challenge: Option<u8>,
-    /// The next byte's checks, when messages end there: a byte no message ends at is then
-    /// grown together with the next one (checked by the messages ending there), rather than
-    /// on the weak evidence of cut messages alone.
-    then: Option<Next<'a>>,
+    /// The message ends' filter for this byte and the next.
+    mask: Option<&'a [bool; 256]>,
+    next: Option<&'a [bool; 256]>,
 }
 
-/// The checks of the byte after a step's: the messages ending there, longer ones and the mask.
-#[derive(Clone, Copy)]
-struct Next<'a> {
-    enders: &'a [&'a Pooled],
-    longer: &'a [&'a Pooled],
-    tail: &'a [bool; 256],
+impl Checks<'_> {
+    /// Whether byte `z` at this position can lead to a byte the next position's filter passes.
+    fn leads_on(&self, z: u8) -> bool {
+        let Some(next) = self.next else {
+            return true;
+        };
+        let shift = (self.n + 1) & 1;
+        key_chars().any(|c| next[(z ^ (c << shift)) as usize])
+    }
 }
 
-/// Grows (or checks) every candidate of `beam` by byte `n`; `None` when the credit is spent
-/// or too many candidates grow. Candidates that agree on their first `n + 1` bytes (seeds of
-/// one challenge byte and command words sharing a start) are checked once: the beam is sorted,
-/// and the last check's outcome reused while the prefix repeats.
+/// The characters a key string byte may give: 1…127 but `%` (the transform writes `.` for `%`
+/// and for bytes over 127), and 0 for the empty string.
+fn key_chars() -> impl Iterator<Item = u8> + Clone {
+    (0u8..=127).filter(|&c| c != b'%')
+}
+
+/// Grows (or checks) every candidate of `beam` by byte `n`; an error when the credit is spent
+/// or the candidates grow too many.
 fn step(
-    mut beam: Vec<Cand>,
+    beam: Vec<Cand>,
     c: &Checks<'_>,
     w: &mut Work<'_>,
     credit: &mut u64,
     work: &mut u64,
-) -> Option<Vec<Cand>> {
+) -> Result<Vec<Cand>, End> {
     let n = c.n;
-    // A seeded byte with no message ending at it has nothing to be checked against.
-    if c.enders.is_empty() && beam.iter().all(|(b, _)| b.len() > n) {
-        return Some(beam);
-    }
-    beam.sort_unstable();
-    beam.dedup();
-    // Pairs cost up to 127 × 127 lookups per growing candidate: with many of them, only the
-    // seeded ones go on.
-    let growing = beam.iter().filter(|(b, _)| b.len() <= n).count();
-    let pairs_ok = growing <= PAIR_BEAM;
-    let mut next = Vec::new();
-    let mut grown = 0;
-    // The last prefix checked (its first `n` bytes, and byte `n` when seeded) and the bytes
-    // that passed after it (one, or two when grown in pairs).
-    let mut memo: Option<(Vec<u8>, Vec<Vec<u8>>)> = None;
-    let mut looked = 0u64;
-    for (b, seed) in beam {
-        let grow = b.len() <= n;
-        let key = &b[..(n + usize::from(!grow)).min(b.len())];
-        let passed = match &memo {
-            Some((k, passed)) if k[..] == *key => passed.clone(),
-            // Cut messages alone hardly decide a byte: a candidate grows only where messages
-            // end at this byte or the next.
-            _ if grow && c.enders.is_empty() && (c.then.is_none() || !pairs_ok) => Vec::new(),
-            _ if grow && c.enders.is_empty() && c.then.is_some() => {
-                let then = c.then.expect("checked");
-                let passed = pairs(&b, c, then, w, (credit, work), &mut looked)?;
-                memo = Some((key.to_vec(), passed.clone()));
-                passed
-            }
-            _ => {
-                let opts = if grow {
-                    candidates(&b, w.start, c.challenge)
-                } else {
-                    vec![b[n]]
-                };
-                // Growing needs the cut longer messages; a seeded byte only its enders.
-                let longer = if grow { c.longer } else { &[][..] };
-                let cost = 1 + TRIAL * (c.enders.len() + longer.len()) as u64;
-                let mut passed = Vec::new();
-                for z in opts {
-                    if *credit < cost {
-                        return None;
-                    }
-                    looked += 1;
-                    if looked.is_multiple_of(LOOKS_PER_STEP) {
-                        *credit -= 1;
-                        *work += 1;
-                    }
-                    if c.tail.is_some_and(|t| !t[z as usize]) {
-                        continue;
-                    }
-                    *credit -= cost - 1;
-                    *work += cost - 1;
-                    if w.fits(&b[..n], z, c.enders, longer) {
-                        passed.push(vec![z]);
-                    }
-                }
-                memo = Some((key.to_vec(), passed.clone()));
-                passed
-            }
+    let mut next: Vec<Cand> = Vec::new();
+    let cost = TRIAL * (c.enders.len() + c.longer.len()) as u64;
+    for cand in beam {
+        let opts: Vec<u8> = if cand.pad.len() > n {
+            vec![cand.pad[n]]
+        } else {
+            options(&cand, n)
         };
-        if !grow {
-            if !passed.is_empty() {
-                next.push((b, seed));
-            }
-            continue;
-        }
-        for z in passed {
-            let mut p = b.clone();
-            p.extend_from_slice(&z);
-            grown += 1;
-            next.push((p, seed));
-        }
-        if grown > BEAM {
-            return None;
-        }
-    }
-    Some(next)
-}
-
-/// The pairs of bytes `n`, `n + 1` after `b` under which the messages ending at `n + 1` parse
-/// cleanly and the longer ones, cut there, read on (`None`: the credit is spent).
-fn pairs(
-    b: &[u8],
-    c: &Checks<'_>,
-    then: Next<'_>,
-    w: &mut Work<'_>,
-    (credit, work): (&mut u64, &mut u64),
-    looked: &mut u64,
-) -> Option<Vec<Vec<u8>>> {
-    let cost = 1 + TRIAL * (then.enders.len() + then.longer.len()) as u64;
-    let mut passed = Vec::new();
-    let mut prefix = b.to_vec();
-    for z1 in candidates(b, w.start, c.challenge) {
-        prefix.push(z1);
-        for z2 in candidates(&prefix, w.start, c.challenge) {
-            if *credit < cost {
-                return None;
-            }
-            *looked += 1;
-            if looked.is_multiple_of(LOOKS_PER_STEP) {
-                *credit -= 1;
-                *work += 1;
-            }
-            if !then.tail[z2 as usize] {
+        let looks = KEEP + opts.len() as u64 / LOOKS_PER_STEP;
+        *credit = credit.checked_sub(looks).ok_or(End::Spent)?;
+        *work += looks;
+        for z in opts {
+            if c.mask.is_some_and(|m| !m[z as usize]) {
                 continue;
             }
-            *credit -= cost - 1;
-            *work += cost - 1;
-            if w.fits(&prefix, z2, then.enders, then.longer) {
-                passed.push(vec![z1, z2]);
+            if c.enders.is_empty() && !c.leads_on(z) {
+                continue;
+            }
+            if cost > 0 {
+                *credit = credit.checked_sub(cost).ok_or(End::Spent)?;
+                *work += cost;
+                if !w.fits(&cand.pad[..n], z, c.enders, c.longer) {
+                    continue;
+                }
+            }
+            let mut grown = cand.clone();
+            if grown.pad.len() <= n {
+                grown.pad.push(z);
+            }
+            next.push(grown);
+        }
+        if next.len() > BEAM {
+            // Only whole strings seeded from command words go on.
+            next.retain(|c| c.word && c.pad.len() > n + 1);
+            if next.is_empty() || next.len() > BEAM {
+                return Err(End::Overflow);
             }
         }
-        prefix.pop();
     }
-    Some(passed)
+    Ok(merge(next))
+}
+
+/// The byte values position `n` may take after `cand`'s pad: the previous byte XOR a key
+/// character (shifted left on odd bytes); the first byte is the challenge byte XOR a
+/// character, or any byte when the challenge byte is not known.
+fn options(cand: &Cand, n: usize) -> Vec<u8> {
+    let prev = match (cand.pad.last(), cand.seed) {
+        (Some(&prev), _) => prev,
+        (None, Some(cb)) => cb,
+        (None, None) => return (0..=255).collect(),
+    };
+    let shift = n & 1;
+    key_chars().map(|c| prev ^ (c << shift)).collect()
+}
+
+/// Sorts the candidates and merges those with the same bytes (their seeds agreeing or not).
+fn merge(mut next: Vec<Cand>) -> Vec<Cand> {
+    next.sort_unstable();
+    let mut out: Vec<Cand> = Vec::with_capacity(next.len());
+    for c in next {
+        match out.last_mut() {
+            Some(last) if last.pad == c.pad => {
+                if last.seed != c.seed {
+                    last.seed = None;
+                }
+                last.word |= c.word;
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn common_prefix(beam: &[Cand]) -> usize {
-    let first = &beam[0].0;
-    beam[1..].iter().fold(first.len(), |n, (b, _)| {
-        n.min(first.iter().zip(b).take_while(|(x, y)| x == y).count())
+    let first = &beam[0].pad;
+    beam[1..].iter().fold(first.len(), |n, b| {
+        n.min(first.iter().zip(&b.pad).take_while(|(x, y)| x == y).count())
     })
-}
-
-/// The next pad byte's candidates after `pad`: any byte first, then the previous one XOR a
-/// key-string character (1…127 but `%`, or 0 for an empty string), shifted on odd bytes.
-fn candidates(pad: &[u8], start: usize, challenge: Option<u8>) -> Vec<u8> {
-    let (prev, shift) = match (pad.last(), challenge) {
-        (Some(&prev), _) => (prev, (start + pad.len()) & 1),
-        (None, Some(cb)) => (cb, 0),
-        (None, None) => return (0..=255).collect(),
-    };
-    (0u8..=127)
-        .filter(|&c| c != b'%')
-        .map(|c| prev ^ (c << shift))
-        .collect()
 }
 
 /// The trial parses of one search step.
@@ -784,5 +954,25 @@ mod tests {
         assert!(!tail_ok(code as u8 | 0x80, code, len));
         // Stale bits above the code make it a wrong last byte under every alignment.
         assert!(!tail_ok(0xff, code, len));
+    }
+
+    /// A string that repeats within the pad gives itself and the challenge byte; one that does
+    /// not repeat twice gives nothing (ioquake3 code/server/sv_net_chan.c `SV_Netchan_Decode`:
+    /// the key string restarts at its first character after its last).
+    #[test]
+    fn a_repeating_string_is_read_off_its_pad() {
+        let pad = pad_of(0xee, b"cp \"", 12, 10);
+        assert_eq!(read_string(&pad, None), Some((0xee, b"cp \"".to_vec())));
+        assert_eq!(
+            read_string(&pad, Some(0xee)),
+            Some((0xee, b"cp \"".to_vec()))
+        );
+        assert_eq!(read_string(&pad, Some(0x12)), None);
+        // Two repeats are needed before the period is trusted.
+        assert_eq!(read_string(&pad[..9], None), None);
+        let empty = pad_of(0x5a, b"", 12, 6);
+        assert_eq!(read_string(&empty, None), Some((0x5a, Vec::new())));
+        let long = pad_of(0x5a, b"print \"hello\\n\"", 12, 20);
+        assert_eq!(read_string(&long, None), None);
     }
 }

@@ -123,6 +123,12 @@ impl Ring {
             .get(num as usize % MAX_RELIABLE_COMMANDS)
             .map_or(&[], |s| &s.1)
     }
+    /// The captured commands, in no particular order.
+    pub fn texts(&self) -> impl Iterator<Item = (u32, &[u8])> {
+        (self.slots.iter())
+            .filter(|s| s.0 != u32::MAX)
+            .map(|s| (s.0, &s.1[..]))
+    }
     fn bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<(u32, Vec<u8>)>() + self.text_bytes
     }
@@ -246,6 +252,41 @@ impl State {
             covered.then(|| self.server_cmds.slot(num))
         })
     }
+    /// Server commands predicted from the client's chat: the server echoes a client's `say X`
+    /// as a `chat "…X…"` command to every client (ioquake3 code/game/g_cmds.c `G_Say`,
+    /// `G_SayTo`), wrapped in the sender's name and colours. The wrapping is learned from a
+    /// captured pair (a server `chat`/`tchat` text containing a captured `say` text) and put
+    /// around the client's newest chat lines. Used only as candidate key strings, each checked
+    /// against every pooled message it would key.
+    pub fn predicted_server_commands(&self) -> Vec<Vec<u8>> {
+        let says: Vec<(u32, &[u8])> = (self.client_cmds.texts())
+            .filter_map(|(n, t)| Some((n, say_text(t)?)))
+            .collect();
+        let mut wraps: Vec<(&[u8], &[u8])> = Vec::new();
+        for (_, t) in self.server_cmds.texts() {
+            if !(t.starts_with(b"chat \"") || t.starts_with(b"tchat \"")) {
+                continue;
+            }
+            for &(_, x) in &says {
+                if let Some(at) = t.windows(x.len()).position(|w| w == x) {
+                    let wrap = (&t[..at], &t[at + x.len()..]);
+                    if !wraps.contains(&wrap) && wraps.len() < 4 {
+                        wraps.push(wrap);
+                    }
+                }
+            }
+        }
+        let mut newest = says;
+        newest.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+        newest.truncate(4);
+        let mut out = Vec::new();
+        for (_, x) in newest {
+            for (before, after) in &wraps {
+                out.push([before, x, after].concat());
+            }
+        }
+        out
+    }
     fn new_connection(&mut self) {
         self.gamestate_cmd_seq = None;
         self.flavour = None;
@@ -269,6 +310,16 @@ impl State {
     pub fn xor_challenge(&self) -> Option<u8> {
         self.challenge.map(|c| c as u8).or(self.pads.challenge)
     }
+}
+
+/// The chat line of a `say` or `say_team` command (at least three characters, quotes off).
+fn say_text(cmd: &[u8]) -> Option<&[u8]> {
+    let rest = (cmd.strip_prefix(b"say "))
+        .or_else(|| cmd.strip_prefix(b"say_team "))?
+        .trim_ascii();
+    let rest = rest.strip_prefix(b"\"").unwrap_or(rest);
+    let rest = rest.strip_suffix(b"\"").unwrap_or(rest);
+    (rest.len() >= 3).then_some(rest)
 }
 
 #[cfg(test)]
