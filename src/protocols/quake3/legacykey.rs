@@ -38,6 +38,13 @@ const SEED_PAD: usize = 64;
 /// one candidate byte looked at; a trial parse costs [`TRIAL`] steps, a seed its length / 16.
 const WORK_PER_MESSAGE: u64 = 1 << 13;
 const WORK_SAVED: u64 = 1 << 24;
+/// The most one search may spend per pooled message of its group (a search at 4 messages
+/// 65,536 steps, at 96 1,572,864).
+const SEARCH_PER_MESSAGE: u64 = 1 << 14;
+/// Searches of a group that may find nothing before it is given up (at 4, 8, 12, 18 and 27
+/// messages): a group whose first messages decide nothing seldom gets better, and random bytes
+/// would otherwise keep the search busy.
+const GIVE_UP: u32 = 5;
 /// The credit a flow starts with, at its first keyed message.
 const WORK_START: u64 = 1 << 23;
 const TRIAL: u64 = 16;
@@ -162,6 +169,8 @@ struct Group {
     pad: Vec<u8>,
     /// Pool size at the last search (searched again when it doubles).
     searched_at: usize,
+    /// Searches that found nothing: at [`GIVE_UP`] the group is not searched again.
+    failed: u32,
     /// Messages pooled so far (the pool keeps the newest [`POOL`]).
     added: usize,
     /// How many pooled messages the pad was found from.
@@ -172,14 +181,20 @@ impl Group {
     /// Drops one pooled message of the most common keyed length (the oldest of them): the
     /// search needs messages ending at as many different bytes as it can get.
     fn forget_one(&mut self) {
-        let mut counts = std::collections::HashMap::new();
-        for m in &self.msgs {
-            *counts.entry(m.body.len()).or_insert(0usize) += 1;
+        let mut lens: Vec<usize> = self.msgs.iter().map(|m| m.body.len()).collect();
+        lens.sort_unstable();
+        let (mut best, mut best_run, mut run) = (0, 0, 0);
+        for (i, &len) in lens.iter().enumerate() {
+            run = if i > 0 && lens[i - 1] == len {
+                run + 1
+            } else {
+                1
+            };
+            if run > best_run {
+                (best, best_run) = (len, run);
+            }
         }
-        let Some((&len, _)) = counts.iter().max_by_key(|&(&len, &n)| (n, len)) else {
-            return;
-        };
-        if let Some(i) = self.msgs.iter().position(|m| m.body.len() == len) {
+        if let Some(i) = self.msgs.iter().position(|m| m.body.len() == best) {
             self.msgs.remove(i);
         }
     }
@@ -237,6 +252,7 @@ impl Pads {
             msgs: Vec::new(),
             pad: Vec::new(),
             searched_at: 0,
+            failed: 0,
             added: 0,
             from: 0,
         });
@@ -281,7 +297,8 @@ impl Pads {
             // 256 times the seeds would grow through the ten or more bytes before the first
             // message end, spending the flow's credit for nothing.
             let ready = to_server || challenge.or(self.challenge).is_some();
-            if n >= 4 && n >= g.searched_at + (g.searched_at / 2).max(4) && ready {
+            let hopeless = g.failed >= GIVE_UP;
+            if n >= 4 && n >= g.searched_at + (g.searched_at / 2).max(4) && ready && !hopeless {
                 g.searched_at = n;
                 self.search(gi, challenge);
             }
@@ -303,13 +320,24 @@ impl Pads {
             ..
         } = self;
         let g = &mut groups[gi];
+        // A search may spend what its pooled messages warrant, from the flow's credit.
+        let cap = (SEARCH_PER_MESSAGE * g.msgs.len() as u64).min(*credit);
+        let mut allowed = cap;
         let Cand {
-            pad: found, seed, ..
-        } = extend(g, cb, credit, work);
+            pad: found,
+            seed,
+            text: whole,
+            ..
+        } = extend(g, cb, &mut allowed, work);
+        *credit -= cap - allowed;
+        if found.is_empty() && g.pad.is_empty() {
+            g.failed += 1;
+        }
         if found.len() > g.pad.len() {
             g.pad = found;
             g.from = g.added;
-            if let Some((cb, text)) = read_string(&g.pad, cb) {
+            let known = seed.zip(whole).filter(|&(c, _)| cb.is_none_or(|k| k == c));
+            if let Some((cb, text)) = known.or_else(|| read_string(&g.pad, cb)) {
                 // The whole string is known: the pad reaches every pooled message.
                 let start = keyed_from(g.to_server);
                 let longest = g.msgs.iter().map(|m| m.keyed_len(start)).max().unwrap_or(0);
@@ -595,6 +623,8 @@ struct Cand {
     pad: Vec<u8>,
     seed: Option<u8>,
     word: bool,
+    /// The whole key string, for a candidate seeded with one.
+    text: Option<Vec<u8>>,
 }
 
 /// The first candidates: the empty pad, grown one key-string character at a time from the
@@ -616,6 +646,7 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
         pad: Vec::new(),
         seed: challenge,
         word: false,
+        text: None,
     }];
     let (mut whole, mut starts) = (Vec::new(), Vec::new());
     for &cb in &bytes {
@@ -627,17 +658,21 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
             ];
             for t in &texts {
                 // The whole string (it then repeats), or the start of a longer one.
-                for (len, out) in [(SEED_PAD, &mut whole), (t.len(), &mut starts)] {
+                for (len, out, text) in [
+                    (SEED_PAD, &mut whole, Some(t.clone())),
+                    (t.len(), &mut starts, None),
+                ] {
                     out.push(Cand {
                         pad: pad_of(cb, t, start, len.min(longest)),
                         seed: Some(cb),
                         word: true,
+                        text,
                     });
                 }
             }
         }
     }
-    [generic, whole, starts]
+    [whole, generic, starts]
 }
 
 /// The longest pad the pooled messages of `g` decide, spending at most `credit` work steps
@@ -662,6 +697,7 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
             pad: s.g.pad.clone(),
             seed: None,
             word: false,
+            text: None,
         };
         let (found, end) = s.run(vec![known], credit, work);
         if end == End::Dead {
@@ -669,17 +705,26 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         }
         return found;
     }
-    // Growing from the challenge byte alone, then from whole command words, then from the
-    // starts of command lines, until a run does not end with too many candidates.
+    // From whole command words (cheap: they do not grow), then growing from the challenge
+    // byte alone, then from the starts of command lines, until a run finds a pad or does not
+    // end with too many candidates.
     let mut found = Cand {
         pad: Vec::new(),
         seed: None,
         word: false,
+        text: None,
     };
-    for beam in seeds(s.g.to_server, challenge, longest) {
+    for (k, beam) in seeds(s.g.to_server, challenge, longest)
+        .into_iter()
+        .enumerate()
+    {
         let end;
         (found, end) = s.run(beam, credit, work);
-        if end != End::Overflow {
+        let go_on = match k {
+            0 => end != End::Spent && found.pad.is_empty(),
+            _ => end == End::Overflow,
+        };
+        if !go_on {
             break;
         }
     }
@@ -718,6 +763,7 @@ impl Search<'_> {
             pad: g.pad.clone(),
             seed: None,
             word: false,
+            text: None,
         };
         let mut w = Work {
             probe: &mut self.probe,
@@ -734,6 +780,11 @@ impl Search<'_> {
                 mask: self.votes[n].as_ref(),
                 next: self.votes.get(n + 1).and_then(Option::as_ref),
             };
+            // A seeded byte that nothing checks is passed over (nothing could reject it).
+            let checked = !checks.enders.is_empty() || !checks.longer.is_empty();
+            if !checked && beam.iter().all(|c| c.pad.len() > n) {
+                continue;
+            }
             let next = match step(std::mem::take(&mut beam), &checks, &mut w, credit, work) {
                 Ok(next) => next,
                 Err(end) => return (found, end),
@@ -748,10 +799,17 @@ impl Search<'_> {
                 let seed = beam[0]
                     .seed
                     .filter(|&c| beam.iter().all(|b| b.seed == Some(c)));
+                // And the key string when they all are one whole string, checked through its
+                // end and its first character again.
+                let text = (beam[0].text.as_ref())
+                    .filter(|t| seed.is_some() && common > t.len())
+                    .filter(|t| beam.iter().all(|b| b.text.as_ref() == Some(t)))
+                    .cloned();
                 found = Cand {
                     pad: beam[0].pad[..common].to_vec(),
                     seed,
                     word: false,
+                    text,
                 };
             }
         }
@@ -811,14 +869,16 @@ fn step(
     let mut next: Vec<Cand> = Vec::new();
     let cost = TRIAL * (c.enders.len() + c.longer.len()) as u64;
     for cand in beam {
-        let opts: Vec<u8> = if cand.pad.len() > n {
+        let seeded = cand.pad.len() > n;
+        let opts: Vec<u8> = if seeded {
             vec![cand.pad[n]]
         } else {
             options(&cand, n)
         };
-        let looks = KEEP + opts.len() as u64 / LOOKS_PER_STEP;
+        let looks = 1 + opts.len() as u64 / LOOKS_PER_STEP;
         *credit = credit.checked_sub(looks).ok_or(End::Spent)?;
         *work += looks;
+        let mut passed = Vec::new();
         for z in opts {
             if c.mask.is_some_and(|m| !m[z as usize]) {
                 continue;
@@ -833,11 +893,24 @@ fn step(
                     continue;
                 }
             }
-            let mut grown = cand.clone();
-            if grown.pad.len() <= n {
-                grown.pad.push(z);
+            passed.push(z);
+        }
+        // A grown candidate is a copy of its bytes, later sorted and merged.
+        let copy = KEEP + cand.pad.len() as u64 / 4;
+        *credit = credit
+            .checked_sub(copy * passed.len() as u64)
+            .ok_or(End::Spent)?;
+        *work += copy * passed.len() as u64;
+        if seeded {
+            if !passed.is_empty() {
+                next.push(cand);
             }
-            next.push(grown);
+        } else {
+            for z in passed {
+                let mut grown = cand.clone();
+                grown.pad.push(z);
+                next.push(grown);
+            }
         }
         if next.len() > BEAM {
             // Only whole strings seeded from command words go on.
