@@ -480,12 +480,17 @@ fn dekeyed_pool(g: &Group) -> Vec<(bool, u32, Vec<u8>)> {
 /// the character at that position is its first, which with the first pad byte gives the
 /// challenge byte. `challenge`, when known, must agree.
 fn read_string(pad: &[u8], challenge: Option<u8>) -> Option<(u8, Vec<u8>)> {
+    // A character is 0…127, shifted left on odd bytes: any other difference is no key string.
     let chars: Vec<u8> = (1..pad.len())
         .map(|k| {
             let d = pad[k] ^ pad[k - 1];
-            if k & 1 == 1 { d >> 1 } else { d }
+            match k & 1 {
+                1 if d & 1 == 0 => Some(d >> 1),
+                0 if d < 128 => Some(d),
+                _ => None,
+            }
         })
-        .collect();
+        .collect::<Option<_>>()?;
     // chars[k - 1] is the character at pad byte k.
     let at = |k: usize| chars[k - 1];
     let period = (1..pad.len())
@@ -1047,5 +1052,9 @@ mod tests {
         assert_eq!(read_string(&empty, None), Some((0x5a, Vec::new())));
         let long = pad_of(0x5a, b"print \"hello\\n\"", 12, 20);
         assert_eq!(read_string(&long, None), None);
+        // A difference no character gives (odd bytes shift the character left).
+        let mut bad = pad.clone();
+        bad[1] ^= 1;
+        assert_eq!(read_string(&bad, None), None);
     }
 }
