@@ -52,16 +52,16 @@ fn openarena_legacy_from_the_wild() {
     // With 20 % lost the server command `cp "` (4 characters, the key of 420 client messages)
     // was never captured: its pad is recovered from the messages' ends, the string is read off
     // the pad (it repeats within it) and filed as the command, so the group and the usercmd
-    // key then follow the ordinary path: 997 messages decode exactly (287 before the pads
+    // key then follow the ordinary path: 1,012 messages decode exactly (287 before the pads
     // were filtered by the message ends and strings read off them, 76 before any pad
     // recovery).
     let (_, twenty) = cases
         .iter()
         .find(|(n, _)| n == "20 % of frames lost")
         .expect("the 20 % case");
-    assert_eq!((twenty.exact, twenty.counted), (997, 1045));
+    assert_eq!((twenty.exact, twenty.counted), (1012, 1045));
     assert!(twenty.share() >= 0.95);
-    // Cut at 20 % and 40 %, 100 % and 99.1 % exact; at 10 % and 30 %, 85.1 % and 82.4 % (the
+    // Cut at 20 % and 40 %, 100 % and 99.1 % exact; at 10 % and 30 %, 85.1 % and 83.8 % (the
     // rest de-keyed, their usercmd values still keyed). From 50 % on the server messages stay
     // keyed until the client's next command (their key, a client command sent before the cut,
     // is a long text: `userinfo "…"` or a `say` line): 42 to 65 %.
@@ -72,8 +72,8 @@ fn openarena_legacy_from_the_wild() {
     assert_eq!(share("cut at 20 % (frame 336)"), 1.0);
     assert!(share("cut at 40 % (frame 671)") >= 0.99);
     assert!(share("cut at 10 % (frame 168)") >= 0.85);
-    assert!(share("cut at 30 % (frame 503)") >= 0.82);
-    assert_eq!(total.exact, 6140);
+    assert!(share("cut at 30 % (frame 503)") >= 0.83);
+    assert_eq!(total.exact, 6165);
     // No value shown differs from the whole capture's. Nine did (frames 602, 704 and 1278 in
     // several cases) while a client message whose acknowledged command was not captured was
     // also tried under the command's ring slot (an older text) and the empty string: a clean
@@ -81,10 +81,10 @@ fn openarena_legacy_from_the_wild() {
     // wrong values could mislead the usercmd key's top bit. Such messages now go to the pad
     // recovery, whose pads every pooled message ending at their bytes must parse under.
     assert_eq!(total.wrong, 0);
-    // De-keyed (exact or with usercmd values still keyed): 1,032 of them (405 before); over all
-    // cases 6,482 (3,786 before).
-    assert_eq!(twenty.dekeyed, 1032);
-    assert_eq!(total.dekeyed, 6482);
+    // De-keyed (exact or with usercmd values still keyed): 1,031 of them (405 before); over all
+    // cases 6,481 (3,786 before).
+    assert_eq!(twenty.dekeyed, 1031);
+    assert_eq!(total.dekeyed, 6481);
 }
 
 #[test]
@@ -154,12 +154,11 @@ fn stats_count_decoded_and_keyed_messages() {
         f["game messages"],
         "544 decoded (190 with usercmd values still keyed), 314 left keyed (key not captured)"
     );
-    // The challenge byte the recovery found is the low byte of the real challenge
-    // (110895342 = 0x069c_27ee).
-    assert_eq!(
-        f["xor keys"],
-        "challenge byte 0xee recovered from the keyed messages; key strings from the captured commands"
-    );
+    // No pad here reaches two repeats of its key string, so the challenge byte is not read
+    // off one (it is in the cuts at 10 % to 40 %: 0xee, the low byte of the real challenge
+    // 110895342 = 0x069c_27ee); a challenge byte a pad would allow under one command word is
+    // not taken. The server messages are not searched without it.
+    assert_eq!(f["xor keys"], "challenge not known (no handshake captured)");
     assert!(
         f["xor pads"].contains("messages de-keyed with a pad"),
         "{}",

@@ -292,8 +292,8 @@ fn busy_capture_from_the_wild() {
     assert_eq!(five.chat_found, five.chat_expected);
     assert!(twenty.exact >= 2002, "{}", twenty.exact);
     assert!(case(&cases, "cut at 50 % (frame 3150)").share() >= 0.94);
-    assert!(total.exact >= 25_982, "{}", total.exact);
-    assert!(total.dekeyed >= 26_311, "{}", total.dekeyed);
+    assert!(total.exact >= 26_006, "{}", total.exact);
+    assert!(total.dekeyed >= 26_271, "{}", total.dekeyed);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
     // their baseline while the lost reference may have held them: those fields are now

@@ -513,8 +513,11 @@ impl Flow {
             let loc = Loc { source: 0, base: 0 };
             if to_server {
                 let (mut cmds, mut obs) = (Vec::new(), Vec::new());
+                // An old message's serverId is not the one the client holds now.
+                let holds = self.st.client_server_id.get();
                 self.st
                     .parse_client(&body, None, loc, &mut t, &mut sum, &mut cmds, &mut obs);
+                self.st.client_server_id.set(holds);
                 for (n, text) in cmds {
                     if self.st.client_cmds.get(n).is_none() {
                         self.st.client_cmds.put(n, &text);
@@ -542,7 +545,7 @@ impl Flow {
         }
         let texts = self.st.predicted_server_commands();
         let text = self.st.pads.try_texts((to_server, ack), &texts, cb)?;
-        if let Some(text) = text {
+        if let Some(text) = text.filter(|_| self.st.server_cmds.get(ack).is_none()) {
             self.st.server_cmds.put(ack, &text);
         }
         Some(())

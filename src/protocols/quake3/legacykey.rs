@@ -36,11 +36,13 @@ const BEAM: usize = 1 << 15;
 const SEED_PAD: usize = 64;
 /// Work steps credited to the flow per pooled message, and the most it may save up. A step is
 /// one candidate byte looked at; a trial parse costs [`TRIAL`] steps, a seed its length / 16.
-const WORK_PER_MESSAGE: u64 = 1 << 13;
+const WORK_PER_MESSAGE: u64 = 1 << 10;
 const WORK_SAVED: u64 = 1 << 24;
 /// The most one search may spend per pooled message of its group (a search at 4 messages
 /// 65,536 steps, at 96 1,572,864).
 const SEARCH_PER_MESSAGE: u64 = 1 << 14;
+/// A search is not started with less credit than this.
+const MIN_SEARCH: u64 = 4096;
 /// Searches of a group that may find nothing before it is given up (at 4, 8, 12, 18 and 27
 /// messages): a group whose first messages decide nothing seldom gets better, and random bytes
 /// would otherwise keep the search busy.
@@ -171,6 +173,8 @@ struct Group {
     searched_at: usize,
     /// Searches that found nothing: at [`GIVE_UP`] the group is not searched again.
     failed: u32,
+    /// Pool size at the last try of predicted key strings.
+    tried_at: usize,
     /// Messages pooled so far (the pool keeps the newest [`POOL`]).
     added: usize,
     /// How many pooled messages the pad was found from.
@@ -253,6 +257,7 @@ impl Pads {
             pad: Vec::new(),
             searched_at: 0,
             failed: 0,
+            tried_at: 0,
             added: 0,
             from: 0,
         });
@@ -321,50 +326,71 @@ impl Pads {
         } = self;
         let g = &mut groups[gi];
         // A search may spend what its pooled messages warrant, from the flow's credit.
-        let cap = (SEARCH_PER_MESSAGE * g.msgs.len() as u64).min(*credit);
+        let full = SEARCH_PER_MESSAGE * g.msgs.len() as u64;
+        let cap = full.min(*credit);
+        if cap < MIN_SEARCH {
+            return;
+        }
         let mut allowed = cap;
-        let Cand {
-            pad: found,
-            seed,
-            text: whole,
-            ..
-        } = extend(g, cb, &mut allowed, work);
+        let (
+            Cand {
+                pad: found,
+                seed,
+                text: whole,
+                ..
+            },
+            end,
+        ) = extend(g, cb, &mut allowed, work);
         *credit -= cap - allowed;
-        if found.is_empty() && g.pad.is_empty() {
+        // A search the flow's credit cut short does not count against the group.
+        if found.is_empty() && g.pad.is_empty() && (end != End::Spent || cap == full) {
             g.failed += 1;
         }
-        if found.len() > g.pad.len() {
-            g.pad = found;
-            g.from = g.added;
-            let known = seed.zip(whole).filter(|&(c, _)| cb.is_none_or(|k| k == c));
-            if let Some((cb, text)) = known.or_else(|| read_string(&g.pad, cb)) {
-                // The whole string is known: the pad reaches every pooled message.
-                let start = keyed_from(g.to_server);
-                let longest = g.msgs.iter().map(|m| m.keyed_len(start)).max().unwrap_or(0);
-                g.pad = pad_of(cb, &text, start, longest.clamp(g.pad.len(), MAX_PAD));
-                self.harvest.extend(dekeyed_pool(g));
+        if found.len() <= g.pad.len() {
+            return;
+        }
+        g.pad = found;
+        g.from = g.added;
+        // A whole command word every survivor agreed on, checked through its end.
+        let whole = seed
+            .zip(whole)
+            .filter(|(c, t)| cb.is_none_or(|k| k == *c) && g.pad.len() > t.len());
+        if let Some((cb, text)) = whole.or_else(|| read_string(&g.pad, cb)) {
+            // The whole string is known: its pad reaches every pooled message, and must
+            // de-key every one of them into a clean parse, some of them through at least three
+            // characters of its repeat (a word that is only the start of a longer command
+            // fails there unless the command goes on with the word's own first letters).
+            let start = keyed_from(g.to_server);
+            let longest = g.msgs.iter().map(|m| m.keyed_len(start)).max().unwrap_or(0);
+            let checked = std::mem::take(&mut g.pad);
+            g.pad = pad_of(cb, &text, start, longest.clamp(checked.len(), MAX_PAD));
+            let dekeyed = dekeyed_pool(g);
+            if longest >= text.len() + 3 && dekeyed.len() == g.msgs.len() {
+                self.harvest.extend(dekeyed);
                 self.texts.push((g.to_server, g.ack, text));
                 if self.challenge.is_none() {
                     self.challenge = Some(cb);
                 }
                 return;
             }
-            self.harvest.extend(dekeyed_pool(g));
-            let g = &self.groups[gi];
-            // Pad bytes that only one challenge byte explains.
-            if g.pad.len() >= 3 && self.challenge.is_none() && cb.is_none() {
-                self.challenge = seed;
-            }
+            g.pad = checked;
         }
+        self.harvest.extend(dekeyed_pool(g));
     }
 
     /// Whether group (`to_server`, `ack`) is due a try of predicted key strings: at 4 pooled
-    /// messages and each time their number doubles.
-    pub fn due(&self, to_server: bool, ack: u32) -> bool {
-        self.groups
-            .iter()
-            .find(|g| g.to_server == to_server && g.ack == ack)
-            .is_some_and(|g| g.pad.is_empty() && g.added >= 4 && g.added.is_power_of_two())
+    /// messages and each time their number doubles (once each).
+    pub fn due(&mut self, to_server: bool, ack: u32) -> bool {
+        let Some(g) = (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)
+        else {
+            return false;
+        };
+        let due = g.pad.is_empty() && g.added >= 4 && g.added.is_power_of_two();
+        if !due || g.tried_at == g.added {
+            return false;
+        }
+        g.tried_at = g.added;
+        true
     }
 
     /// Tries whole key strings predicted for group (`to_server`, `ack`) under challenge byte
@@ -408,10 +434,14 @@ impl Pads {
                 fitting.push((text, pad));
             }
         }
-        let one = fitting.len() == 1 && fitting[0].0.len() <= longest;
+        let one = fitting.len() == 1 && fitting[0].0.len() < longest;
         let text = one.then(|| fitting[0].0.clone());
-        let (_, pad) = fitting.into_iter().next()?;
-        g.pad = pad;
+        // Several strings that fit give the group only the bytes their pads agree on.
+        let (_, first) = fitting.first()?;
+        let agreed = (fitting.iter()).fold(first.len(), |n, (_, p)| {
+            n.min(first.iter().zip(p).take_while(|(a, b)| a == b).count())
+        });
+        g.pad = first[..agreed].to_vec();
         g.from = g.added;
         let dekeyed = dekeyed_pool(g);
         self.harvest.extend(dekeyed);
@@ -522,7 +552,7 @@ fn read_string(pad: &[u8], challenge: Option<u8>) -> Option<(u8, Vec<u8>)> {
 /// zero. (A message whose EOF ends a byte carries one more, unwritten byte: see [`classify`].)
 fn tail_ok(p: u8, code: u32, len: u32) -> bool {
     (1..=7u32).any(|e| {
-        let above = if e < 8 { p >> e } else { 0 };
+        let above = p >> e;
         let m = len.min(e);
         let mask = (1u32 << m) - 1;
         above == 0 && (p as u32 >> (e - m)) & mask == (code >> (len - m)) & mask
@@ -531,9 +561,10 @@ fn tail_ok(p: u8, code: u32, len: u32) -> bool {
 
 /// Per keyed byte position, the pad bytes under which the messages ending there end with the
 /// EOF operation inside their last byte ([`tail_ok`]): a filter applied before any trial parse.
-/// About one message in eight ends on a byte boundary and carries an unwritten byte, so a byte
-/// passes when five in eight of the enders agree (one of two, two of three); a single ender
-/// filters nothing. `None` where it does not filter.
+/// A message whose EOF ends on a byte boundary carries an unwritten byte, whatever it holds: on
+/// the real captures 40 % of the client messages. So a byte passes when one in five of the
+/// enders (at least one) agree, and fewer than three enders filter nothing (all of them could
+/// end so). `None` where it does not filter.
 fn votes(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
     let eof = if g.to_server { Clc::EOF.0 } else { Svc::EOF.0 };
     let (code, len) = static_table().codes[eof as usize];
@@ -557,6 +588,10 @@ fn votes(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
         .into_iter()
         .map(|c| {
             let (total, fits) = c?;
+            // Fewer than three enders are too likely all to end on a byte boundary.
+            if total < 3 {
+                return None;
+            }
             let need = total / 5 + 1;
             Some(fits.map(|f| f >= need))
         })
@@ -685,7 +720,7 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
 /// (one key-string character at a time) and, when that grows too many candidates before the
 /// first message end, from the command words ([`seeds`]). A pad that no longer fits the pooled
 /// messages is forgotten.
-fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> Cand {
+fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> (Cand, End) {
     let start = keyed_from(g.to_server);
     g.msgs.sort_by_key(|m| m.body.len());
     let longest = g.msgs.last().map_or(0, |m| m.keyed_len(start)).min(MAX_PAD);
@@ -697,6 +732,16 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         probe: State::default(),
     };
     s.votes = votes(s.g, start, longest);
+    // The filters and the seeds are work too.
+    let setup = (longest as u64 * 16 + s.g.msgs.len() as u64 * 16) / LOOKS_PER_STEP;
+    *credit = credit.saturating_sub(setup);
+    *work += setup;
+    let empty = Cand {
+        pad: Vec::new(),
+        seed: None,
+        word: false,
+        text: None,
+    };
     if !s.g.pad.is_empty() {
         let known = Cand {
             pad: s.g.pad.clone(),
@@ -707,33 +752,43 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         let (found, end) = s.run(vec![known], credit, work);
         if end == End::Dead {
             g.pad.clear();
+            return (empty, end);
         }
-        return found;
+        return (found, end);
     }
     // From whole command words (cheap: they do not grow), then growing from the challenge
     // byte alone, then from the starts of command lines, until a run finds a pad or does not
     // end with too many candidates.
-    let mut found = Cand {
-        pad: Vec::new(),
-        seed: None,
-        word: false,
-        text: None,
+    // Writing the seeds out is work as well: a step per 16 bytes of each.
+    let words = if s.g.to_server {
+        SERVER_WORDS.len()
+    } else {
+        CLIENT_WORDS.len()
     };
+    let bytes = if challenge.is_some() { 1 } else { 256 };
+    let seeding = (bytes * words * 6) as u64 * (1 + SEED_PAD.min(longest) as u64 / 16);
+    let Some(left) = credit.checked_sub(seeding) else {
+        return (empty, End::Spent);
+    };
+    *credit = left;
+    *work += seeding;
+    let mut out = (empty, End::Done);
     for (k, beam) in seeds(s.g.to_server, challenge, longest)
         .into_iter()
         .enumerate()
     {
-        let end;
-        (found, end) = s.run(beam, credit, work);
-        let go_on = match k {
-            0 => end != End::Spent && found.pad.is_empty(),
-            _ => end == End::Overflow,
-        };
+        out = s.run(beam, credit, work);
+        let (found, end) = &out;
+        let go_on = found.pad.is_empty()
+            && match k {
+                0 => *end != End::Spent,
+                _ => *end == End::Overflow,
+            };
         if !go_on {
             break;
         }
     }
-    found
+    out
 }
 
 /// How a search run ended.
@@ -836,8 +891,8 @@ struct Checks<'a> {
     n: usize,
     /// Messages ending at this byte: each must parse cleanly to its last byte.
     enders: &'a [&'a Pooled],
-    /// Longer server messages, cut after this byte, which must read on without an error
-    /// (only where no message ends here; a client message's grammar hardly checks a cut).
+    /// Longer server messages, cut after this byte, which must read on without an error (a
+    /// client message's grammar, its keyed usercmd values, hardly checks a cut).
     longer: &'a [&'a Pooled],
     /// The message ends' filter for this byte and the next.
     mask: Option<&'a [bool; 256]>,
@@ -918,11 +973,7 @@ fn step(
             }
         }
         if next.len() > BEAM {
-            // Only whole strings seeded from command words go on.
-            next.retain(|c| c.word && c.pad.len() > n + 1);
-            if next.is_empty() || next.len() > BEAM {
-                return Err(End::Overflow);
-            }
+            return Err(End::Overflow);
         }
     }
     Ok(merge(next))
@@ -938,7 +989,16 @@ fn options(cand: &Cand, n: usize) -> Vec<u8> {
         (None, None) => return (0..=255).collect(),
     };
     let shift = n & 1;
-    key_chars().map(|c| prev ^ (c << shift)).collect()
+    // The empty string gives 0 at every byte, any other string never: after the first step
+    // the rest follow its kind.
+    let empty = match cand.pad.len() {
+        0 | 1 => None,
+        k => Some(cand.pad[k - 1] == cand.pad[k - 2]),
+    };
+    key_chars()
+        .filter(|&c| empty.is_none_or(|e| e == (c == 0)))
+        .map(|c| prev ^ (c << shift))
+        .collect()
 }
 
 /// Sorts the candidates and merges those with the same bytes (their seeds agreeing or not).
@@ -950,6 +1010,9 @@ fn merge(mut next: Vec<Cand>) -> Vec<Cand> {
             Some(last) if last.pad == c.pad => {
                 if last.seed != c.seed {
                     last.seed = None;
+                }
+                if last.text != c.text {
+                    last.text = None;
                 }
                 last.word |= c.word;
             }
@@ -979,6 +1042,7 @@ impl Work<'_> {
     /// after the new byte, read on without an error.
     fn fits(&mut self, b: &[u8], z: u8, enders: &[&Pooled], longer: &[&Pooled]) -> bool {
         let cut = self.start + b.len() + 1;
+        let mut heads = Vec::new();
         for (m, want) in enders
             .iter()
             .map(|m| (m, Trial::Clean))
@@ -988,12 +1052,36 @@ impl Work<'_> {
             self.scratch.extend_from_slice(&m.body[..cut]);
             apply(&mut self.scratch, self.start, m.base, b);
             self.scratch[cut - 1] ^= m.base ^ z;
+            self.probe.seen_head = None;
             if trial(self.probe, self.to_server, &self.scratch, m.sequence) != want {
                 return false;
             }
+            heads.extend(self.probe.seen_head.map(|h| (m.sequence, h)));
         }
-        true
+        heads_agree(&mut heads)
     }
+}
+
+/// Whether the snapshot headers read from server messages keyed with one string agree: a
+/// server time over 0 that grows with the sequence, by at most a second per message (the
+/// server sends at most one snapshot per frame, ioquake3 code/server/sv_snapshot.c
+/// `SV_SendClientMessages`, and `sv.time` grows by a frame's milliseconds), and a delta number
+/// under 32 (`SV_WriteSnapshotToClient` deltas only from the last `PACKET_BACKUP - 3`
+/// messages). Random bytes under a wrong pad give random times.
+fn heads_agree(heads: &mut [(u32, super::SeenHead)]) -> bool {
+    heads.sort_unstable_by_key(|h| h.0);
+    if heads
+        .iter()
+        .any(|&(_, (t, hd))| t <= 0 || hd.is_some_and(|(d, _)| d >= 32))
+    {
+        return false;
+    }
+    heads.windows(2).all(|w| {
+        let (s0, (t0, _)) = w[0];
+        let (s1, (t1, _)) = w[1];
+        let (ds, dt) = (s1.wrapping_sub(s0) as i64, t1 as i64 - t0 as i64);
+        ds > 0 && dt > 0 && dt <= 1000 * ds
+    })
 }
 
 #[cfg(test)]

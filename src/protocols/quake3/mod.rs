@@ -195,7 +195,13 @@ pub struct State {
     /// The XOR key string last shown per direction (0 = to client, 1 = to server): shown
     /// again only when it changes.
     pub shown_key: [Option<Vec<u8>>; 2],
+    /// The last snapshot header read, as far as it was read: the server time, then the delta
+    /// number and flags. The key recovery compares it across the messages of one key string.
+    pub seen_head: Option<SeenHead>,
 }
+
+/// A snapshot's server time and, when read, its delta number and flags.
+pub type SeenHead = (i32, Option<(u8, u8)>);
 
 impl State {
     pub fn baseline(&self, num: u16) -> Option<EntState> {

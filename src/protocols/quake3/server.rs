@@ -548,7 +548,7 @@ impl State {
     ) -> Step<()> {
         sum.msg_type = "snapshot";
         d.t.open(&SNAPSHOT, Value::None, d.loc.bits(s, s));
-        let Some(hd) = snapshot_header(d, sequence)? else {
+        let Some(hd) = snapshot_header(d, sequence, &mut self.seen_head)? else {
             return Ok(());
         };
         let reference = if hd.delta_num == 0 {
@@ -646,10 +646,15 @@ struct SnapHeader {
 
 /// Reads the server time, delta number, flags and area mask (ioquake3 code/client/cl_parse.c
 /// `CL_ParseSnapshot`); `None` when the area mask is too long to follow.
-fn snapshot_header(d: &mut BitDissector<'_, '_>, sequence: u32) -> Step<Option<SnapHeader>> {
+fn snapshot_header(
+    d: &mut BitDissector<'_, '_>,
+    sequence: u32,
+    seen: &mut Option<super::SeenHead>,
+) -> Step<Option<SnapHeader>> {
     const WHAT: &str = "snapshot";
     let a = d.pos();
     let time = d.long(WHAT)?;
+    *seen = Some((time, None));
     d.t.add(&SNAP_SERVER_TIME, Value::Int(time as i64), d.since(a));
     let a = d.pos();
     let delta_num = d.byte(WHAT)?;
@@ -660,6 +665,7 @@ fn snapshot_header(d: &mut BitDissector<'_, '_>, sequence: u32) -> Step<Option<S
     }
     let a = d.pos();
     let flags = d.byte(WHAT)?;
+    *seen = Some((time, Some((delta_num, flags))));
     d.t.add(&SNAP_FLAGS, Value::UInt(flags as u64), d.since(a));
     let mask_at = d.pos();
     let alen = d.byte(WHAT)? as usize;
