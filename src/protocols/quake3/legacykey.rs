@@ -11,10 +11,16 @@
 //!
 //! The pad is found one byte at a time from the grammar of the messages: each step has at
 //! most 128 candidates (`Z_i XOR Z_(i-1)` is one key-string character, shifted left on odd
-//! bytes), and a candidate is kept only while every pooled message that ends at that byte
-//! parses to `svc_EOF` / `clc_EOF` exactly in its last byte with zero padding bits, and a few
-//! longer ones, cut there, read on without an error until the cut. Messages are never decoded
-//! with a pad that has not passed a full parse of the message itself.
+//! bytes), first sifted by the last bytes of the messages ending there (`votes`), and a
+//! candidate is kept only while the pooled messages that end at that byte parse to `svc_EOF` /
+//! `clc_EOF` exactly in their last byte with zero padding bits (for server messages, a few
+//! longer ones cut there must also read on without an error, their snapshot clocks agreeing).
+//! Candidates start from whole command words, from the challenge byte alone, or from the
+//! starts of command lines (`seeds`). When the pad shows its whole key string (a command
+//! word, or a string that repeats within it: `read_string`) and that string's pad de-keys
+//! every pooled message, the string and the challenge byte are known, and the flow files the
+//! string as the command it is. Messages are never decoded with a pad that has not passed a
+//! full parse of the message itself.
 
 use super::State;
 use super::constants::{Clc, Svc};
