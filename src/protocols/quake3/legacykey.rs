@@ -662,13 +662,12 @@ const CLIENT_WORDS: &[&[u8]] = &[
     b"stats",
 ];
 
-/// A candidate pad: its bytes, the challenge byte it was seeded with (when one), and whether
-/// it started from a command word (kept when the candidates grow too many).
+/// A candidate pad: its bytes, the challenge byte it was seeded with (when one), and the whole
+/// key string it stands for (when seeded with one).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Cand {
     pad: Vec<u8>,
     seed: Option<u8>,
-    word: bool,
     /// The whole key string, for a candidate seeded with one.
     text: Option<Vec<u8>>,
 }
@@ -691,7 +690,6 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
     let generic = vec![Cand {
         pad: Vec::new(),
         seed: challenge,
-        word: false,
         text: None,
     }];
     let (mut whole, mut starts) = (Vec::new(), Vec::new());
@@ -711,7 +709,6 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
                     out.push(Cand {
                         pad: pad_of(cb, t, start, len.min(longest)),
                         seed: Some(cb),
-                        word: true,
                         text,
                     });
                 }
@@ -745,14 +742,12 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
     let empty = Cand {
         pad: Vec::new(),
         seed: None,
-        word: false,
         text: None,
     };
     if !s.g.pad.is_empty() {
         let known = Cand {
             pad: s.g.pad.clone(),
             seed: None,
-            word: false,
             text: None,
         };
         let (found, end) = s.run(vec![known], credit, work);
@@ -828,7 +823,6 @@ impl Search<'_> {
         let mut found = Cand {
             pad: g.pad.clone(),
             seed: None,
-            word: false,
             text: None,
         };
         let mut w = Work {
@@ -874,7 +868,6 @@ impl Search<'_> {
                 found = Cand {
                     pad: beam[0].pad[..common].to_vec(),
                     seed,
-                    word: false,
                     text,
                 };
             }
@@ -1020,7 +1013,6 @@ fn merge(mut next: Vec<Cand>) -> Vec<Cand> {
                 if last.text != c.text {
                     last.text = None;
                 }
-                last.word |= c.word;
             }
             _ => out.push(c),
         }
