@@ -519,17 +519,13 @@ impl Flow {
                     .parse_client(&body, None, loc, &mut t, &mut sum, &mut cmds, &mut obs);
                 self.st.client_server_id.set(holds);
                 for (n, text) in cmds {
-                    if self.st.client_cmds.get(n).is_none() {
-                        self.st.client_cmds.put(n, &text);
-                    }
+                    self.st.client_cmds.put_recovered(n, &text);
                 }
             } else {
                 let mut probe = State::default();
                 probe.parse_server(&body, sequence, loc, &mut t, &mut sum);
                 for (n, text) in probe.server_cmds.texts() {
-                    if self.st.server_cmds.get(n).is_none() {
-                        self.st.server_cmds.put(n, text);
-                    }
+                    self.st.server_cmds.put_recovered(n, text);
                 }
             }
         }
@@ -545,8 +541,8 @@ impl Flow {
         }
         let texts = self.st.predicted_server_commands();
         let text = self.st.pads.try_texts((to_server, ack), &texts, cb)?;
-        if let Some(text) = text.filter(|_| self.st.server_cmds.get(ack).is_none()) {
-            self.st.server_cmds.put(ack, &text);
+        if let Some(text) = text {
+            self.st.server_cmds.put_recovered(ack, &text);
         }
         Some(())
     }
@@ -561,9 +557,7 @@ impl Flow {
             } else {
                 &mut self.st.client_cmds
             };
-            if ring.get(ack).is_none() {
-                ring.put(ack, &text);
-            }
+            ring.put_recovered(ack, &text);
         }
     }
 

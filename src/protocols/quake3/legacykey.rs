@@ -188,6 +188,21 @@ struct Group {
 }
 
 impl Group {
+    /// The longest keyed part of a pooled message (at most [`MAX_PAD`]).
+    fn longest(&self) -> usize {
+        let start = keyed_from(self.to_server);
+        (self.msgs.iter().map(|m| m.keyed_len(start)).max()).map_or(0, |n| n.min(MAX_PAD))
+    }
+
+    /// Pooled message `m` de-keyed with `pad` into `body`, and whether it then parses cleanly
+    /// to its last byte.
+    fn dekeys(&self, m: &Pooled, pad: &[u8], probe: &mut State, body: &mut Vec<u8>) -> bool {
+        body.clear();
+        body.extend_from_slice(&m.body);
+        apply(body, keyed_from(self.to_server), m.base, pad);
+        trial(probe, self.to_server, body, m.sequence) == Trial::Clean
+    }
+
     /// Drops one pooled message of the most common keyed length (the oldest of them): the
     /// search needs messages ending at as many different bytes as it can get.
     fn forget_one(&mut self) {
@@ -243,6 +258,11 @@ impl Pads {
                 g.pad.capacity() + g.msgs.iter().map(|m| m.body.capacity() + 16).sum::<usize>()
             })
             .sum()
+    }
+
+    /// The group of (`to_server`, `ack`), when there is one.
+    fn find(&mut self, to_server: bool, ack: u32) -> Option<&mut Group> {
+        (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)
     }
 
     fn group(&mut self, to_server: bool, ack: u32) -> usize {
@@ -366,10 +386,10 @@ impl Pads {
             // de-key every one of them into a clean parse, some of them through at least three
             // characters of its repeat (a word that is only the start of a longer command
             // fails there unless the command goes on with the word's own first letters).
-            let start = keyed_from(g.to_server);
-            let longest = g.msgs.iter().map(|m| m.keyed_len(start)).max().unwrap_or(0);
+            let longest = g.longest();
             let checked = std::mem::take(&mut g.pad);
-            g.pad = pad_of(cb, &text, start, longest.clamp(checked.len(), MAX_PAD));
+            let start = keyed_from(g.to_server);
+            g.pad = pad_of(cb, &text, start, longest.max(checked.len()));
             let dekeyed = dekeyed_pool(g);
             if longest >= text.len() + 3 && dekeyed.len() == g.msgs.len() {
                 self.harvest.extend(dekeyed);
@@ -387,8 +407,7 @@ impl Pads {
     /// Whether group (`to_server`, `ack`) is due a try of predicted key strings: at 4 pooled
     /// messages and each time their number doubles (once each).
     pub fn due(&mut self, to_server: bool, ack: u32) -> bool {
-        let Some(g) = (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)
-        else {
+        let Some(g) = self.find(to_server, ack) else {
             return false;
         };
         let due = g.pad.is_empty() && g.added >= 4 && g.added.is_power_of_two();
@@ -411,31 +430,27 @@ impl Pads {
         texts: &[Vec<u8>],
         cb: u8,
     ) -> Option<Option<Vec<u8>>> {
-        let g = (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)?;
+        let Pads {
+            groups,
+            credit,
+            work,
+            harvest,
+            ..
+        } = self;
+        let g = (groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)?;
         if g.msgs.len() < 4 {
             return None;
         }
-        let start = keyed_from(to_server);
-        let longest = g
-            .msgs
-            .iter()
-            .map(|m| m.keyed_len(start))
-            .max()?
-            .min(MAX_PAD);
+        let longest = g.longest();
         let mut probe = State::default();
         let mut scratch = Vec::new();
         let mut fitting: Vec<(&Vec<u8>, Vec<u8>)> = Vec::new();
         for text in texts {
             let cost = TRIAL * g.msgs.len() as u64;
-            self.credit = self.credit.checked_sub(cost)?;
-            self.work += cost;
-            let pad = pad_of(cb, text, start, longest);
-            let fits = g.msgs.iter().all(|m| {
-                scratch.clear();
-                scratch.extend_from_slice(&m.body);
-                apply(&mut scratch, start, m.base, &pad);
-                trial(&mut probe, to_server, &scratch, m.sequence) == Trial::Clean
-            });
+            *credit = credit.checked_sub(cost)?;
+            *work += cost;
+            let pad = pad_of(cb, text, keyed_from(to_server), longest);
+            let fits = (g.msgs.iter()).all(|m| g.dekeys(m, &pad, &mut probe, &mut scratch));
             if fits {
                 fitting.push((text, pad));
             }
@@ -449,8 +464,7 @@ impl Pads {
         });
         g.pad = first[..agreed].to_vec();
         g.from = g.added;
-        let dekeyed = dekeyed_pool(g);
-        self.harvest.extend(dekeyed);
+        harvest.extend(dekeyed_pool(g));
         Some(text)
     }
 
@@ -502,9 +516,8 @@ fn dekeyed_pool(g: &Group) -> Vec<(bool, u32, Vec<u8>)> {
     (g.msgs.iter())
         .filter(|m| m.keyed_len(start) <= g.pad.len())
         .filter_map(|m| {
-            let mut body = m.body.clone();
-            apply(&mut body, start, m.base, &g.pad);
-            let clean = trial(&mut probe, g.to_server, &body, m.sequence) == Trial::Clean;
+            let mut body = Vec::new();
+            let clean = g.dekeys(m, &g.pad, &mut probe, &mut body);
             clean.then_some((g.to_server, m.sequence, body))
         })
         .collect()
@@ -726,7 +739,7 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
 fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> (Cand, End) {
     let start = keyed_from(g.to_server);
     g.msgs.sort_by_key(|m| m.body.len());
-    let longest = g.msgs.last().map_or(0, |m| m.keyed_len(start)).min(MAX_PAD);
+    let longest = g.longest();
     let mut s = Search {
         g: &*g,
         start,

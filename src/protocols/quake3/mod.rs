@@ -109,6 +109,12 @@ impl Ring {
         self.text_bytes = self.text_bytes - before + slot.1.capacity();
         true
     }
+    /// Stores a command recovered rather than captured: a captured text is kept as it is.
+    pub fn put_recovered(&mut self, num: u32, text: &[u8]) {
+        if self.get(num).is_none() {
+            self.put(num, text);
+        }
+    }
     /// The text of command `num` when it was captured (number 0 = nothing yet: empty).
     pub fn get(&self, num: u32) -> Option<&[u8]> {
         match self.slots.get(num as usize % MAX_RELIABLE_COMMANDS) {
