@@ -415,6 +415,8 @@ impl Flow {
         match keying {
             Keying::Unkeyed(why) => {
                 if let Some(from) = self.pad_dekey(s, msg, acks) {
+                    // A key string read off the new pad keys this message's usercmds too.
+                    self.take_recovered_texts();
                     new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                     msg.recovered_from = Some(from);
                 } else {
@@ -448,6 +450,7 @@ impl Flow {
                     }
                     None => match self.pad_dekey(s, msg, acks) {
                         Some(from) => {
+                            self.take_recovered_texts();
                             new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                             msg.recovered_from = Some(from);
                         }

@@ -1,0 +1,194 @@
+//! Whole key strings with a number in them, screened against a client-message group's
+//! message ends before its pad is grown byte by byte.
+//!
+//! Mid-game, the server command a client acknowledges is most often a score: every frag sets
+//! the score configstrings (ioquake3 code/game/g_main.c `CalculateRanks`:
+//! `trap_SetConfigstring( CS_SCORES1, va("%i", …) )`), which reach each client as
+//! `cs <index> "<value>"\n` (code/server/sv_init.c `SV_SendConfigstring`). The client's
+//! messages keyed with it end after two dozen keyed bytes or more, where nothing in their first
+//! bytes (keyed usercmd values) checks a grown candidate, so the byte-by-byte search overflows.
+//! A whole string needs no such check: each one enumerated here gives every pad byte at once,
+//! up to the challenge byte, and the message ends' filters ([`votes`](super::votes)) at a few
+//! byte positions leave about one string in a thousand per challenge byte. The survivors are
+//! tried as the group's key string, which must de-key every pooled message into a clean parse;
+//! exactly one must, or none is taken.
+
+use super::{End, Group, SERVER_WORDS, Search, TRIAL, keyed_from, pad_of};
+use crate::protocols::quake3::State;
+use crate::protocols::quake3::constants::Cs;
+use crate::protocols::quake3::netchan::xor;
+use std::io::Write;
+
+/// Configstrings whose values are small numbers set during play (code/game/bg_public.h):
+/// warmup, the two scores, vote and team vote counts, intermission.
+const SMALL_NUMBER_CONFIGSTRINGS: [Cs; 10] = [
+    Cs::WARMUP,
+    Cs::SCORES1,
+    Cs::SCORES2,
+    Cs::VOTE_YES,
+    Cs::VOTE_NO,
+    Cs::TEAMVOTE_YES,
+    Cs(Cs::TEAMVOTE_YES.0 + 1),
+    Cs::TEAMVOTE_NO,
+    Cs(Cs::TEAMVOTE_NO.0 + 1),
+    Cs::INTERMISSION,
+];
+/// The values enumerated: empty, −99…999, and `SCORE_NOT_PRESENT` (code/game/g_local.h), the
+/// second score when one player is in the game.
+const LOWEST: i32 = -99;
+const HIGHEST: i32 = 999;
+const SCORE_NOT_PRESENT: i32 = -9999;
+/// Byte positions with a filter needed for a screen that leaves few survivors, and the most
+/// used (more cost more and hardly filter further).
+const MIN_FILTERS: usize = 2;
+const MAX_FILTERS: usize = 8;
+/// The most bytes the strongest filter may pass for a screen to be worth its cost.
+const MAX_PASSING: usize = 32;
+
+/// The numbers enumerated after a command word: 0…999 (ioquake3 and OpenArena
+/// code/game/g_*.c send `respawn %i` with 0 when the wait is over, `map_restart`, `tinfo`
+/// and `tell` with small counts and client numbers).
+const WORD_NUMBERS: u32 = 1000;
+
+/// Calls `each` with every enumerated string until it returns `Err`.
+fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+    let mut text = Vec::with_capacity(24);
+    let values = std::iter::once(None)
+        .chain((LOWEST..=HIGHEST).map(Some))
+        .chain(std::iter::once(Some(SCORE_NOT_PRESENT)));
+    for cs in SMALL_NUMBER_CONFIGSTRINGS {
+        for v in values.clone() {
+            text.clear();
+            // Writing to a Vec cannot fail.
+            let _ = match v {
+                Some(v) => writeln!(text, "cs {} \"{v}\"", cs.0),
+                None => writeln!(text, "cs {} \"\"", cs.0),
+            };
+            each(&text)?;
+        }
+    }
+    for word in SERVER_WORDS {
+        for n in 0..WORD_NUMBERS {
+            text.clear();
+            text.extend_from_slice(word);
+            let _ = write!(text, " {n}");
+            each(&text)?;
+        }
+    }
+    Ok(())
+}
+
+/// The one enumerated string and challenge byte (the known one, when `challenge` is) that
+/// the group's message ends let through and whose pad de-keys every pooled message into a
+/// clean parse; `Err` when the credit ran out.
+pub(super) fn screen(
+    s: &Search<'_>,
+    challenge: Option<u8>,
+    credit: &mut u64,
+    work: &mut u64,
+) -> Result<Option<(u8, Vec<u8>)>, End> {
+    // The strongest filters first; real messages' ends pass about ten bytes in 256 each,
+    // random bytes' many more, and a screen through weak filters would mostly try survivors.
+    let mut filters: Vec<(usize, &[bool; 256], usize)> = (s.votes.iter().enumerate())
+        .filter_map(|(n, v)| {
+            let v = v.as_ref()?;
+            Some((n, v, v.iter().filter(|&&p| p).count()))
+        })
+        .collect();
+    filters.sort_by_key(|&(n, _, passing)| (passing, n));
+    filters.truncate(MAX_FILTERS);
+    let Some(&(first, first_mask, strongest)) = filters.first() else {
+        return Ok(None);
+    };
+    if strongest > MAX_PASSING {
+        return Ok(None);
+    }
+    // Screened again only when the messages end at two more filtered bytes: the strings
+    // that passed fewer filters were all tried.
+    let before = s.g.screened.get();
+    if filters.len() < MIN_FILTERS || (before > 0 && filters.len() < before + 2) {
+        return Ok(None);
+    }
+    s.g.screened.set(filters.len());
+    let passing: Vec<u8> = (0..=255u8).filter(|&v| first_mask[v as usize]).collect();
+    let reach = filters.iter().map(|f| f.0 + 1).max().unwrap_or(0);
+    let per_text = 1 + (reach + passing.len()) as u64 / 16;
+    let mut pad0 = vec![0u8; reach];
+    let mut fitting: Option<(u8, Vec<u8>)> = None;
+    let mut probe = State::default();
+    let mut scratch = Vec::new();
+    for_each_text(|text| {
+        *credit = credit.checked_sub(per_text).ok_or(End::Spent)?;
+        *work += per_text;
+        // Pads are linear in the challenge byte: the pad under `cb` is `cb` XOR this one.
+        pad0.fill(0);
+        xor(&mut pad0, 0, 0, text);
+        for &v in &passing {
+            let cb = v ^ pad0[first];
+            let lets_through = challenge.is_none_or(|c| c == cb)
+                && (filters[1..].iter()).all(|&(n, mask, _)| mask[(cb ^ pad0[n]) as usize]);
+            if !lets_through || !fits(s.g, cb, text, credit, work, &mut probe, &mut scratch)? {
+                continue;
+            }
+            if fitting.is_some() {
+                // Two strings fit: the messages do not tell them apart.
+                return Err(End::Dead);
+            }
+            fitting = Some((cb, text.to_vec()));
+        }
+        Ok(())
+    })
+    .map_or_else(
+        |end| if end == End::Dead { Ok(None) } else { Err(end) },
+        |()| Ok(fitting),
+    )
+}
+
+/// Whether `text` under challenge byte `cb` de-keys every pooled message of `g` into a clean
+/// parse, reaching at least three characters into its repeat in the longest.
+fn fits(
+    g: &Group,
+    cb: u8,
+    text: &[u8],
+    credit: &mut u64,
+    work: &mut u64,
+    probe: &mut State,
+    scratch: &mut Vec<u8>,
+) -> Result<bool, End> {
+    let longest = g.longest();
+    if longest < text.len() + 3 {
+        return Ok(false);
+    }
+    let pad = pad_of(cb, text, keyed_from(g.to_server), longest);
+    for m in &g.msgs {
+        *credit = credit.checked_sub(TRIAL).ok_or(End::Spent)?;
+        *work += TRIAL;
+        if !g.dekeys(m, &pad, probe, scratch) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_written_as_the_server_sends_them() {
+        let mut all = Vec::new();
+        for_each_text(|t| {
+            all.push(t.to_vec());
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(all.len(), 10 * (1 + 1099 + 1) + SERVER_WORDS.len() * 1000);
+        assert!(all.contains(&b"respawn 0".to_vec()));
+        assert!(all.contains(&b"tinfo 999".to_vec()));
+        assert!(all.contains(&b"cs 6 \"1\"\n".to_vec()));
+        assert!(all.contains(&b"cs 7 \"-9999\"\n".to_vec()));
+        assert!(all.contains(&b"cs 5 \"\"\n".to_vec()));
+        assert!(all.contains(&b"cs 19 \"-3\"\n".to_vec()));
+        assert!(all.contains(&b"cs 22 \"999\"\n".to_vec()));
+    }
+}
