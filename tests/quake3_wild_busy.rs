@@ -380,18 +380,29 @@ fn a_score_configstring_starts_the_recovery() {
     let p = read_pcap(&fs::read(&path).unwrap());
     let (cut, _) = subset(&p, |i| i >= 3778);
     let mut shown = Vec::new();
+    let mut how = std::collections::BTreeMap::<String, usize>::new();
     let err = each_record(&cut, config_for(Path::new(&path)), |_, r| {
-        let text = r
-            .fields
-            .iter()
-            .find_map(|f| find(f, "quake3.netchan.xor_string"))
-            .and_then(value_text);
-        shown.extend(text);
+        let get = |name: &str| {
+            r.fields
+                .iter()
+                .find_map(|f| find(f, name))
+                .and_then(value_text)
+        };
+        shown.extend(get("quake3.netchan.xor_string"));
+        if let Some(source) = get("quake3.netchan.xor_source") {
+            *how.entry(source).or_default() += 1;
+        }
     });
     assert!(err.is_none());
     assert!(shown.len() >= 3, "{shown:?}");
     assert!(shown[0].starts_with("cs 6 \"1\""), "{shown:?}");
     assert_eq!(shown[1], "say 08 spinning on the spot");
+    // The message that completed the pad, then the 141 client messages keyed with the string
+    // read off it; every later key string was captured in the other direction.
+    assert_eq!(how.get("recovered pad"), Some(&1));
+    assert_eq!(how.get("recovered text"), Some(&141));
+    assert_eq!(how.get("other direction"), Some(&2090));
+    assert_eq!(how.get("handshake"), None);
 }
 
 fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {

@@ -47,7 +47,7 @@ crate::field_defs! {
     NC_FRAG_DATA = bytes("quake3.netchan.fragment_data", "Fragment data").desc("Bytes of an incomplete message (decoded once the last fragment arrives)");
     NC_KEY = uint("quake3.netchan.xor_key", "XOR key").hex().desc("Legacy flavour: initial key byte of the XOR de-keying");
     NC_KEY_STRING = string("quake3.netchan.xor_string", "XOR key string").desc("Legacy flavour: the acknowledged reliable command the key cycles through; shown when it changes (per direction), not on every message");
-    NC_KEY_SOURCE = string("quake3.netchan.xor_source", "XOR key from").desc("Legacy flavour: how the message's key was known: handshake (challenge and the captured command text), other direction (challenge byte recovered from the keyed messages, key string from a command captured in the other direction), or recovered pad (see xor_recovered_from)");
+    NC_KEY_SOURCE = string("quake3.netchan.xor_source", "XOR key from").desc("Legacy flavour: how the message's key was known: handshake (challenge and the captured command text), other direction (challenge byte recovered from the keyed messages, key string from a command captured in the other direction), recovered text (the key string read off a recovered pad, or a predicted chat echo, not captured), or recovered pad (see xor_recovered_from)");
     NC_KEY_RECOVERED = uint("quake3.netchan.xor_recovered_from", "XOR pad recovered from").desc("Legacy flavour, key string or challenge not captured: the message was de-keyed with the pad recovered from this many keyed messages that acknowledge the same command (no handshake, or the command was lost)");
 
     // Server → client (ioquake3 code/client/cl_parse.c `CL_ParseServerMessage`).

@@ -446,7 +446,8 @@ impl Flow {
                         }
                         graft(&mut t, parsed.tree);
                         (new_cmds, chosen_key) = (parsed.cmds, parsed.key);
-                        msg.key_source = Some(key_source(&self.st));
+                        let recovered = acks.is_some_and(|a| self.st.server_cmds.is_recovered(a.2));
+                        msg.key_source = Some(key_source(&self.st, recovered));
                     }
                     None => match self.pad_dekey(s, msg, acks) {
                         Some(from) => {
@@ -735,7 +736,8 @@ impl Flow {
             return Keying::Unkeyed(Some((&notes::XOR_KEY_UNKNOWN, why)));
         }
         msg.key_ack = ack;
-        msg.key_source = Some(key_source(st));
+        let recovered = ack.is_some_and(|a| st.client_cmds.is_recovered(a));
+        msg.key_source = Some(key_source(st, recovered));
         Keying::Plain
     }
 
@@ -798,9 +800,12 @@ impl Flow {
     }
 }
 
-/// How a legacy key found through the ordinary path was known.
-fn key_source(st: &State) -> &'static str {
-    if st.challenge.is_some() {
+/// How a message's XOR key was known, for `quake3.netchan.xor_source`: `recovered` when its key
+/// string was read off a recovered pad or predicted rather than captured.
+fn key_source(st: &State, recovered: bool) -> &'static str {
+    if recovered {
+        "recovered text"
+    } else if st.challenge.is_some() {
         "handshake"
     } else {
         "other direction"

@@ -90,30 +90,45 @@ pub struct Ring {
     slots: Vec<(u32, Vec<u8>)>,
     /// The slots' text capacity, kept as it changes so that measuring the state is O(1).
     text_bytes: usize,
+    /// Bit `i`: slot `i` holds a text recovered rather than captured (read off a pad, or a
+    /// predicted chat echo), which `quake3.netchan.xor_source` says.
+    recovered: u64,
 }
 
 impl Ring {
-    /// Stores a command; returns whether it was new.
+    /// Stores a command; returns whether it was new (or held only as recovered).
     pub fn put(&mut self, num: u32, text: &[u8]) -> bool {
         if self.slots.is_empty() {
             self.slots = vec![(u32::MAX, Vec::new()); MAX_RELIABLE_COMMANDS];
         }
-        let slot = &mut self.slots[num as usize % MAX_RELIABLE_COMMANDS];
-        if slot.0 == num {
+        let i = num as usize % MAX_RELIABLE_COMMANDS;
+        let slot = &mut self.slots[i];
+        let was_recovered = self.recovered & (1 << i) != 0;
+        self.recovered &= !(1 << i);
+        if slot.0 == num && !was_recovered {
             return false;
         }
+        // A captured copy of a recovered command is its first sighting.
+        let new = slot.0 != num || was_recovered;
         let before = slot.1.capacity();
         slot.0 = num;
         slot.1.clear();
         slot.1.extend_from_slice(text);
         self.text_bytes = self.text_bytes - before + slot.1.capacity();
-        true
+        new
     }
-    /// Stores a command recovered rather than captured: a captured text is kept as it is.
+    /// Stores a command recovered rather than captured: a captured text is kept as it is (and
+    /// a captured one replaces it when it comes).
     pub fn put_recovered(&mut self, num: u32, text: &[u8]) {
         if self.get(num).is_none() {
             self.put(num, text);
+            self.recovered |= 1 << (num as usize % MAX_RELIABLE_COMMANDS);
         }
+    }
+    /// Whether command `num` is held, recovered rather than captured.
+    pub fn is_recovered(&self, num: u32) -> bool {
+        let i = num as usize % MAX_RELIABLE_COMMANDS;
+        self.slots.get(i).is_some_and(|s| s.0 == num) && self.recovered & (1 << i) != 0
     }
     /// The text of command `num` when it was captured (number 0 = nothing yet: empty).
     pub fn get(&self, num: u32) -> Option<&[u8]> {

@@ -877,3 +877,21 @@ fn state_bytes_count_what_the_flow_gathered() {
     f_put_client_cmd(&mut *g);
     assert_eq!(g.state_bytes(), ring + b"say hello".len());
 }
+
+#[test]
+fn a_recovered_command_is_marked_until_a_captured_copy_replaces_it() {
+    let mut ring = Ring::default();
+    ring.put_recovered(5, b"cs 6 \"1\"\n");
+    assert!(ring.is_recovered(5));
+    assert_eq!(ring.get(5), Some(&b"cs 6 \"1\"\n"[..]));
+    // Another number in the same slot is not the recovered one.
+    assert!(!ring.is_recovered(5 + MAX_RELIABLE_COMMANDS as u32));
+    // A recovered text never replaces a captured one; a captured one replaces a recovered one.
+    assert!(ring.put(5, b"cs 6 \"2\"\n"));
+    assert!(!ring.put(5, b"cs 6 \"2\"\n"));
+    assert!(!ring.is_recovered(5));
+    assert_eq!(ring.get(5), Some(&b"cs 6 \"2\"\n"[..]));
+    ring.put_recovered(5, b"cs 6 \"3\"\n");
+    assert_eq!(ring.get(5), Some(&b"cs 6 \"2\"\n"[..]));
+    assert!(!ring.is_recovered(5));
+}
