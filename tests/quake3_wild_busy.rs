@@ -283,7 +283,11 @@ fn busy_capture_from_the_wild() {
     // (218 before) and every chat line found. With 20 % lost, each client command is sent in
     // one message only (the server acknowledges it at once on this loopback capture), so a
     // lost `say` leaves the server messages it keys keyed: long texts the recovery does not
-    // find. 2,856 exact (2,001 before the numbered strings, 366 before any pad recovery).
+    // find. Yet `respawn 0` and `cs 6 "1"\n` are found whole (numbered strings, screened
+    // from a credit of their own that the searches of the long server-message groups do not
+    // drain), and every command after them follows: 3,408 exact (2,856 with the screens
+    // drawing on the searches' credit, 2,001 before the numbered strings, 366 before any pad
+    // recovery).
     // Cut at 10 % and 60 %, the client messages keyed with the first frag's score,
     // `cs 6 "1"\n`, give it and the challenge byte among the enumerated numbered commands
     // (`numbered.rs`), and every later command follows: 95.5 % and 95.6 % (51.8 % and 0 %
@@ -294,7 +298,7 @@ fn busy_capture_from_the_wild() {
     // so that the recovery's gains still pass.
     assert_eq!(five.exact, five.counted);
     assert_eq!(five.chat_found, five.chat_expected);
-    assert!(twenty.exact >= 2856, "{}", twenty.exact);
+    assert!(twenty.exact >= 3408, "{}", twenty.exact);
     for (name, at_least) in [
         ("cut at 10 % (frame 630)", 0.955),
         ("cut at 50 % (frame 3150)", 0.94),
@@ -302,12 +306,13 @@ fn busy_capture_from_the_wild() {
         ("cut at 70 % (frame 4409)", 0.42),
         ("cut at 80 % (frame 5039)", 0.67),
         ("cut at 50 % and 20 % lost", 0.919),
+        ("20 % of frames lost", 0.695),
     ] {
         let share = case(&cases, name).share();
         assert!(share >= at_least, "{name}: {share}");
     }
-    assert!(total.exact >= 33_404, "{}", total.exact);
-    assert!(total.dekeyed >= 33_638, "{}", total.dekeyed);
+    assert!(total.exact >= 33_956, "{}", total.exact);
+    assert!(total.dekeyed >= 34_167, "{}", total.dekeyed);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
     // their baseline while the lost reference may have held them: those fields are now

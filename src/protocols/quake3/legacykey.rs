@@ -252,6 +252,9 @@ pub struct Pads {
     /// Pooled messages de-keyed by a newly recovered pad, not yet taken by
     /// [`Pads::take_harvest`]: whether they are client messages, their sequence, their bytes.
     harvest: Vec<(bool, u32, Vec<u8>)>,
+    /// The credit of the numbered-string screens ([`numbered::screen`]), apart from the
+    /// searches' so that searches that find nothing do not starve the cheap screens.
+    screen_credit: u64,
 }
 
 /// What the recovery knows for one message.
@@ -331,8 +334,11 @@ impl Pads {
             if !self.started {
                 self.started = true;
                 self.credit = WORK_START;
+                self.screen_credit = numbered::SCREEN_START;
             }
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
+            self.screen_credit =
+                (self.screen_credit + numbered::SCREEN_PER_MESSAGE).min(numbered::SCREEN_SAVED);
             // Searched at 4 messages and each time their number grows by half.
             let n = g.added;
             // A server message's pad is searched for only with the challenge byte known (from
@@ -360,6 +366,7 @@ impl Pads {
             groups,
             credit,
             work,
+            screen_credit,
             ..
         } = self;
         let g = &mut groups[gi];
@@ -370,6 +377,10 @@ impl Pads {
             return;
         }
         let mut allowed = cap;
+        // Client messages keyed with a numbered command: found whole, from its own credit.
+        let numbered = (g.pad.is_empty() && g.to_server)
+            .then(|| numbered::screen(g, cb, screen_credit, work))
+            .flatten();
         let (
             Cand {
                 pad: found,
@@ -378,7 +389,18 @@ impl Pads {
                 ..
             },
             end,
-        ) = extend(g, cb, &mut allowed, work);
+        ) = match numbered {
+            Some((c, text)) => {
+                let pad = pad_of(c, &text, keyed_from(g.to_server), g.longest());
+                let whole = Cand {
+                    pad,
+                    seed: Some(c),
+                    text: Some(text),
+                };
+                (whole, End::Done)
+            }
+            None => extend(g, cb, &mut allowed, work),
+        };
         *credit -= cap - allowed;
         // A search the flow's credit cut short does not count against the group.
         if found.is_empty() && g.pad.is_empty() && (end != End::Spent || cap == full) {
@@ -798,28 +820,6 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
     };
     *credit = left;
     *work += seeding;
-    if s.g.to_server {
-        match numbered::screen(&s, challenge, credit, work) {
-            Ok(Some((cb, text))) => {
-                if std::env::var("GD_NUM").is_ok() {
-                    eprintln!(
-                        "numbered: ack {} cb {cb:#x} text {:?} msgs {}",
-                        s.g.ack,
-                        String::from_utf8_lossy(&text),
-                        s.g.msgs.len()
-                    );
-                }
-                let whole = Cand {
-                    pad: pad_of(cb, &text, start, longest),
-                    seed: Some(cb),
-                    text: Some(text),
-                };
-                return (whole, End::Done);
-            }
-            Ok(None) => {}
-            Err(end) => return (empty, end),
-        }
-    }
     let mut out = (empty, End::Done);
     for (k, beam) in seeds(s.g.to_server, challenge, longest)
         .into_iter()

@@ -13,7 +13,7 @@
 //! tried as the group's key string, which must de-key every pooled message into a clean parse;
 //! exactly one must, or none is taken.
 
-use super::{End, Group, SERVER_WORDS, Search, TRIAL, keyed_from, pad_of};
+use super::{End, Group, LOOKS_PER_STEP, SERVER_WORDS, TRIAL, keyed_from, pad_of, votes};
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::constants::Cs;
 use crate::protocols::quake3::netchan::xor;
@@ -38,6 +38,14 @@ const SMALL_NUMBER_CONFIGSTRINGS: [Cs; 10] = [
 const LOWEST: i32 = -99;
 const HIGHEST: i32 = 999;
 const SCORE_NOT_PRESENT: i32 = -9999;
+/// The screens' credit (work steps, as the searches'): at the flow's first keyed message, per
+/// pooled message, and the most saved. Apart from the searches' credit, which the searches of
+/// long server-message groups that find nothing may drain. A screen of all strings costs
+/// about 100,000 steps with the challenge byte known, up to 500,000 without (its survivors'
+/// trial parses included).
+pub(super) const SCREEN_START: u64 = 1 << 22;
+pub(super) const SCREEN_PER_MESSAGE: u64 = 1 << 9;
+pub(super) const SCREEN_SAVED: u64 = 1 << 23;
 /// Byte positions with a filter needed for a screen that leaves few survivors, and the most
 /// used (more cost more and hardly filter further).
 const MIN_FILTERS: usize = 2;
@@ -50,14 +58,18 @@ const MAX_PASSING: usize = 32;
 /// and `tell` with small counts and client numbers).
 const WORD_NUMBERS: u32 = 1000;
 
-/// Calls `each` with every enumerated string until it returns `Err`.
+/// Calls `each` with every enumerated string until it returns `Err`, the small numbers
+/// first (a flow short of credit then still tries the likeliest: `cs 6 "1"`, `respawn 0`).
 fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
     let mut text = Vec::with_capacity(24);
+    let by_size = (0..=HIGHEST)
+        .flat_map(|v| [Some(v), (v > 0 && -v >= LOWEST).then_some(-v)])
+        .flatten();
     let values = std::iter::once(None)
-        .chain((LOWEST..=HIGHEST).map(Some))
+        .chain(by_size.map(Some))
         .chain(std::iter::once(Some(SCORE_NOT_PRESENT)));
-    for cs in SMALL_NUMBER_CONFIGSTRINGS {
-        for v in values.clone() {
+    for v in values {
+        for cs in SMALL_NUMBER_CONFIGSTRINGS {
             text.clear();
             // Writing to a Vec cannot fail.
             let _ = match v {
@@ -66,9 +78,10 @@ fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), 
             };
             each(&text)?;
         }
-    }
-    for word in SERVER_WORDS {
-        for n in 0..WORD_NUMBERS {
+        let Some(n) = v.filter(|n| (0..WORD_NUMBERS as i32).contains(n)) else {
+            continue;
+        };
+        for word in SERVER_WORDS {
             text.clear();
             text.extend_from_slice(word);
             let _ = write!(text, " {n}");
@@ -80,16 +93,23 @@ fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), 
 
 /// The one enumerated string and challenge byte (the known one, when `challenge` is) that
 /// the group's message ends let through and whose pad de-keys every pooled message into a
-/// clean parse; `Err` when the credit ran out.
+/// clean parse. Spends the screens' own `credit`; `None` as well when it runs out.
 pub(super) fn screen(
-    s: &Search<'_>,
+    g: &Group,
     challenge: Option<u8>,
     credit: &mut u64,
     work: &mut u64,
-) -> Result<Option<(u8, Vec<u8>)>, End> {
+) -> Option<(u8, Vec<u8>)> {
+    let start = keyed_from(g.to_server);
+    let longest = g.longest();
+    // The filters are work too (as for a search).
+    let setup = (longest as u64 * 16 + g.msgs.len() as u64 * 16) / LOOKS_PER_STEP;
+    *credit = credit.checked_sub(setup)?;
+    *work += setup;
+    let votes = votes(g, start, longest);
     // The strongest filters first; real messages' ends pass about ten bytes in 256 each,
     // random bytes' many more, and a screen through weak filters would mostly try survivors.
-    let mut filters: Vec<(usize, &[bool; 256], usize)> = (s.votes.iter().enumerate())
+    let mut filters: Vec<(usize, &[bool; 256], usize)> = (votes.iter().enumerate())
         .filter_map(|(n, v)| {
             let v = v.as_ref()?;
             Some((n, v, v.iter().filter(|&&p| p).count()))
@@ -97,19 +117,19 @@ pub(super) fn screen(
         .collect();
     filters.sort_by_key(|&(n, _, passing)| (passing, n));
     filters.truncate(MAX_FILTERS);
-    let Some(&(first, first_mask, strongest)) = filters.first() else {
-        return Ok(None);
-    };
+    let &(first, first_mask, strongest) = filters.first()?;
     if strongest > MAX_PASSING {
-        return Ok(None);
+        return None;
     }
     // Screened again only when the messages end at two more filtered bytes: the strings
     // that passed fewer filters were all tried.
-    let before = s.g.screened.get();
-    if filters.len() < MIN_FILTERS || (before > 0 && filters.len() < before + 2) {
-        return Ok(None);
+    let before = g.screened.get();
+    // Without the challenge byte, 256 times the strings meet the filters: one more is needed.
+    let min = MIN_FILTERS + challenge.is_none() as usize;
+    if filters.len() < min || (before > 0 && filters.len() < before + 2) {
+        return None;
     }
-    s.g.screened.set(filters.len());
+    g.screened.set(filters.len());
     let passing: Vec<u8> = (0..=255u8).filter(|&v| first_mask[v as usize]).collect();
     let reach = filters.iter().map(|f| f.0 + 1).max().unwrap_or(0);
     let per_text = 1 + (reach + passing.len()) as u64 / 16;
@@ -127,7 +147,7 @@ pub(super) fn screen(
             let cb = v ^ pad0[first];
             let lets_through = challenge.is_none_or(|c| c == cb)
                 && (filters[1..].iter()).all(|&(n, mask, _)| mask[(cb ^ pad0[n]) as usize]);
-            if !lets_through || !fits(s.g, cb, text, credit, work, &mut probe, &mut scratch)? {
+            if !lets_through || !fits(g, cb, text, credit, work, &mut probe, &mut scratch)? {
                 continue;
             }
             if fitting.is_some() {
@@ -138,10 +158,8 @@ pub(super) fn screen(
         }
         Ok(())
     })
-    .map_or_else(
-        |end| if end == End::Dead { Ok(None) } else { Err(end) },
-        |()| Ok(fitting),
-    )
+    .ok()
+    .and(fitting)
 }
 
 /// Whether `text` under challenge byte `cb` de-keys every pooled message of `g` into a clean
@@ -183,7 +201,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(all.len(), 10 * (1 + 1099 + 1) + SERVER_WORDS.len() * 1000);
-        assert!(all.contains(&b"respawn 0".to_vec()));
+        // The likeliest first: a flow short of credit still tries them.
+        let at = |t: &[u8]| all.iter().position(|a| a == t).unwrap();
+        assert!(at(b"cs 6 \"1\"\n") < 64, "{}", at(b"cs 6 \"1\"\n"));
+        assert!(at(b"respawn 0") < 64, "{}", at(b"respawn 0"));
         assert!(all.contains(&b"tinfo 999".to_vec()));
         assert!(all.contains(&b"cs 6 \"1\"\n".to_vec()));
         assert!(all.contains(&b"cs 7 \"-9999\"\n".to_vec()));
