@@ -91,10 +91,6 @@ fn root_field(len: usize) -> Field {
     Field::new(&ROOT, Value::None, Pos::bytes(0, len))
 }
 
-fn has_errors(t: &TreeBuilder) -> bool {
-    t.notes.iter().any(|n| n.severity() == Severity::Error)
-}
-
 /// Ends a record that carries no message (a runt or a fragment).
 fn finish(t: TreeBuilder, p: &[u8], r: &mut Record, msg_type: &'static str, summary: String) {
     t.finish_into(p.len(), r);
@@ -154,11 +150,11 @@ impl Flow {
                     "no checksum matching the challenge: legacy netchan",
                 ),
             },
-            (_, None) if parses_as_ioq3(p, to_server, t.detail()) => (
-                Flavour::Ioq3,
-                "no handshake captured; the message parses with a checksum field",
-            ),
-            (_, None) => (Flavour::Legacy, "no handshake captured; assumed legacy"),
+            (_, None) => match self.flavour_from_messages(p, to_server) {
+                Some(decided) => decided,
+                // Undecided: this message as legacy, which shows only what is unkeyed.
+                None => return Flavour::Legacy,
+            },
         };
         t.expert(
             &notes::FLAVOUR,
@@ -168,6 +164,40 @@ impl Flow {
         );
         self.st.flavour = Some(decided);
         decided.0
+    }
+
+    /// Without a handshake, the flavour from several messages in a row: a legacy message's
+    /// keyed bytes, read in the ioquake3 layout, seldom end exactly at the EOF operation in
+    /// their last byte, but one that does decides nothing alone (a decision on the first message
+    /// showed thousands of error notes on some mid-session captures). `None`: not yet.
+    fn flavour_from_messages(
+        &mut self,
+        p: &[u8],
+        to_server: bool,
+    ) -> Option<(Flavour, &'static str)> {
+        let (clean, long) = parses_as_ioq3(p, to_server)?;
+        let (ioq3, legacy) = &mut self.st.flavour_runs;
+        if clean && long {
+            // A long server message (a gamestate, a demo's first) parsing cleanly decides alone.
+            (*ioq3, *legacy) = (IOQ3_RUN, 0);
+        } else if clean {
+            (*ioq3, *legacy) = (*ioq3 + 1, 0);
+        } else {
+            (*ioq3, *legacy) = (0, *legacy + 1);
+        }
+        if *ioq3 >= IOQ3_RUN {
+            Some((
+                Flavour::Ioq3,
+                "no handshake captured; a long server message or 4 messages in a row parse cleanly with a checksum field",
+            ))
+        } else if *legacy >= LEGACY_RUN {
+            Some((
+                Flavour::Legacy,
+                "no handshake captured; 2 messages in a row do not parse cleanly with a checksum field",
+            ))
+        } else {
+            None
+        }
     }
 
     fn decode_netchan(&mut self, d: &Datagram<'_>, r: &mut Record) {
@@ -819,35 +849,28 @@ fn reset_summary(sum: &mut Summary, heading_len: usize) {
     sum.msg_type = "";
 }
 
+/// Messages in a row that decide the flavour without a handshake: parsing cleanly in the
+/// ioquake3 layout, or not.
+const IOQ3_RUN: u8 = 4;
+const LEGACY_RUN: u8 = 2;
+/// A server message this long that parses cleanly in the ioquake3 layout decides alone: a
+/// snapshot's or gamestate's grammar over 64 bytes does not end exactly at EOF by chance.
+const LONG_SERVER_MESSAGE: usize = 64;
+
 /// Without a handshake: whether the datagram parses cleanly in the ioquake3 layout (with a
-/// checksum field).
-fn parses_as_ioq3(p: &[u8], to_server: bool, detail: bool) -> bool {
-    let Some(h) = netchan::parse_header(p, to_server, Flavour::Ioq3) else {
-        return false;
-    };
+/// checksum field), to its EOF operation in its last byte, and whether it is a server message of
+/// at least [`LONG_SERVER_MESSAGE`] bytes; `None` for a fragment or a datagram too short for
+/// the header, which tell nothing.
+fn parses_as_ioq3(p: &[u8], to_server: bool) -> Option<(bool, bool)> {
+    let h = netchan::parse_header(p, to_server, Flavour::Ioq3)?;
     if h.fragmented {
-        return false;
+        return None;
     }
-    let mut probe = State::default();
-    let mut tt = TreeBuilder::new(detail);
-    let mut sum = Summary::default();
     let body = &p[h.len.min(p.len())..];
-    let loc = Loc { source: 0, base: 0 };
-    if to_server {
-        let cmds = &mut Vec::new();
-        probe.parse_client(
-            body,
-            Some(b""),
-            loc,
-            &mut tt,
-            &mut sum,
-            cmds,
-            &mut Vec::new(),
-        );
-    } else {
-        probe.parse_server(body, h.sequence, loc, &mut tt, &mut sum);
-    }
-    !has_errors(&tt)
+    let mut probe = State::default();
+    let clean =
+        legacykey::trial(&mut probe, to_server, body, h.sequence) == legacykey::Trial::Clean;
+    Some((clean, !to_server && body.len() >= LONG_SERVER_MESSAGE))
 }
 
 /// The key string a legacy client message is keyed with, when known: the captured text of the

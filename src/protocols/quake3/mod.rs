@@ -160,6 +160,9 @@ impl Ring {
 #[derive(Default)]
 pub struct State {
     pub flavour: Option<(Flavour, &'static str)>,
+    /// Without a handshake, before the flavour is decided: messages in a row that parsed
+    /// cleanly in the ioquake3 layout, and that did not.
+    pub flavour_runs: (u8, u8),
     pub challenge: Option<i32>,
     pub protocol: Option<u32>,
     pub qport: Option<u16>,
@@ -317,6 +320,7 @@ impl State {
     fn new_connection(&mut self) {
         self.gamestate_cmd_seq = None;
         self.flavour = None;
+        self.flavour_runs = (0, 0);
         self.last_seq = [None; 2];
         self.frag = Default::default();
         self.client_cmds = Ring::default();
