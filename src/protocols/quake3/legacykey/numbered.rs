@@ -13,7 +13,7 @@
 //! tried as the group's key string, which must de-key every pooled message into a clean parse;
 //! exactly one must, or none is taken.
 
-use super::{End, Group, LOOKS_PER_STEP, SERVER_WORDS, TRIAL, keyed_from, pad_of, votes};
+use super::{End, Group, LOOKS_PER_STEP, TRIAL, keyed_from, pad_of, votes};
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::constants::Cs;
 use crate::protocols::quake3::netchan::xor;
@@ -33,15 +33,16 @@ const SMALL_NUMBER_CONFIGSTRINGS: [Cs; 10] = [
     Cs(Cs::TEAMVOTE_NO.0 + 1),
     Cs::INTERMISSION,
 ];
-/// The values enumerated: empty, −99…999, and `SCORE_NOT_PRESENT` (code/game/g_local.h), the
-/// second score when one player is in the game.
+/// The values enumerated: empty, −99…999, and `SCORE_NOT_PRESENT` (code/game/bg_public.h), the
+/// second score when one player is in the game. (`CS_WARMUP` holds a server time: only its
+/// empty, −1 and 0 values are met here.)
 const LOWEST: i32 = -99;
 const HIGHEST: i32 = 999;
 const SCORE_NOT_PRESENT: i32 = -9999;
 /// The screens' credit (work steps, as the searches'): at the flow's first keyed message, per
 /// pooled message, and the most saved. Apart from the searches' credit, which the searches of
 /// long server-message groups that find nothing may drain. A screen of all strings costs
-/// about 100,000 steps with the challenge byte known, up to 500,000 without (its survivors'
+/// about 40,000 steps with the challenge byte known, up to 250,000 without (its survivors'
 /// trial parses included).
 pub(super) const SCREEN_START: u64 = 1 << 22;
 pub(super) const SCREEN_PER_MESSAGE: u64 = 1 << 9;
@@ -53,10 +54,11 @@ const MAX_FILTERS: usize = 8;
 /// The most bytes the strongest filter may pass for a screen to be worth its cost.
 const MAX_PASSING: usize = 32;
 
-/// The numbers enumerated after a command word: 0…999 (ioquake3 and OpenArena
-/// code/game/g_*.c send `respawn %i` with 0 when the wait is over, `map_restart`, `tinfo`
-/// and `tell` with small counts and client numbers).
-const WORD_NUMBERS: u32 = 1000;
+/// The one server command that is a word and a bare number: OpenArena's `respawn %i`
+/// (code/game/g_cmds.c `RespawnTimeMessage`: 0 once the wait is over, else the server time of
+/// the respawn), enumerated for 0…999.
+const RESPAWN: &[u8] = b"respawn";
+const WORD_NUMBERS: i32 = 1000;
 
 /// Calls `each` with every enumerated string until it returns `Err`, the small numbers
 /// first (a flow short of credit then still tries the likeliest: `cs 6 "1"`, `respawn 0`).
@@ -78,12 +80,9 @@ fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), 
             };
             each(&text)?;
         }
-        let Some(n) = v.filter(|n| (0..WORD_NUMBERS as i32).contains(n)) else {
-            continue;
-        };
-        for word in SERVER_WORDS {
+        if let Some(n) = v.filter(|n| (0..WORD_NUMBERS).contains(n)) {
             text.clear();
-            text.extend_from_slice(word);
+            text.extend_from_slice(RESPAWN);
             let _ = write!(text, " {n}");
             each(&text)?;
         }
@@ -137,7 +136,7 @@ pub(super) fn screen(
     let mut fitting: Option<(u8, Vec<u8>)> = None;
     let mut probe = State::default();
     let mut scratch = Vec::new();
-    for_each_text(|text| {
+    let ended = for_each_text(|text| {
         *credit = credit.checked_sub(per_text).ok_or(End::Spent)?;
         *work += per_text;
         // Pads are linear in the challenge byte: the pad under `cb` is `cb` XOR this one.
@@ -147,7 +146,7 @@ pub(super) fn screen(
             let cb = v ^ pad0[first];
             let lets_through = challenge.is_none_or(|c| c == cb)
                 && (filters[1..].iter()).all(|&(n, mask, _)| mask[(cb ^ pad0[n]) as usize]);
-            if !lets_through || !fits(g, cb, text, credit, work, &mut probe, &mut scratch)? {
+            if !lets_through || !dekeys_all(g, cb, text, credit, work, &mut probe, &mut scratch)? {
                 continue;
             }
             if fitting.is_some() {
@@ -157,14 +156,21 @@ pub(super) fn screen(
             fitting = Some((cb, text.to_vec()));
         }
         Ok(())
-    })
-    .ok()
-    .and(fitting)
+    });
+    match ended {
+        Ok(()) => fitting,
+        Err(End::Spent) => {
+            // Not every string was tried: the group may be screened again as it was.
+            g.screened.set(before);
+            None
+        }
+        Err(_) => None,
+    }
 }
 
 /// Whether `text` under challenge byte `cb` de-keys every pooled message of `g` into a clean
 /// parse, reaching at least three characters into its repeat in the longest.
-fn fits(
+fn dekeys_all(
     g: &Group,
     cb: u8,
     text: &[u8],
@@ -177,6 +183,10 @@ fn fits(
     if longest < text.len() + 3 {
         return Ok(false);
     }
+    // Writing the pad out is work as well: a step per 16 bytes.
+    let write = 1 + longest as u64 / 16;
+    *credit = credit.checked_sub(write).ok_or(End::Spent)?;
+    *work += write;
     let pad = pad_of(cb, text, keyed_from(g.to_server), longest);
     for m in &g.msgs {
         *credit = credit.checked_sub(TRIAL).ok_or(End::Spent)?;
@@ -200,12 +210,13 @@ mod tests {
             Ok::<(), ()>(())
         })
         .unwrap();
-        assert_eq!(all.len(), 10 * (1 + 1099 + 1) + SERVER_WORDS.len() * 1000);
+        assert_eq!(all.len(), 10 * (1 + 1099 + 1) + 1000);
         // The likeliest first: a flow short of credit still tries them.
         let at = |t: &[u8]| all.iter().position(|a| a == t).unwrap();
         assert!(at(b"cs 6 \"1\"\n") < 64, "{}", at(b"cs 6 \"1\"\n"));
         assert!(at(b"respawn 0") < 64, "{}", at(b"respawn 0"));
-        assert!(all.contains(&b"tinfo 999".to_vec()));
+        assert!(all.contains(&b"respawn 999".to_vec()));
+        assert!(!all.contains(&b"tinfo 1".to_vec()));
         assert!(all.contains(&b"cs 6 \"1\"\n".to_vec()));
         assert!(all.contains(&b"cs 7 \"-9999\"\n".to_vec()));
         assert!(all.contains(&b"cs 5 \"\"\n".to_vec()));
