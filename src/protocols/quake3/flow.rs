@@ -415,8 +415,9 @@ impl Flow {
         match keying {
             Keying::Unkeyed(why) => {
                 if let Some(from) = self.pad_dekey(s, msg, acks) {
-                    // A key string read off the new pad keys this message's usercmds too.
-                    self.take_recovered_texts();
+                    // A key string read off the new pad is filed only after this message: keying
+                    // its usercmds with it as well put wrong values among the usercmd key
+                    // recovery's anchors (wrong moves shown many messages later).
                     new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                     msg.recovered_from = Some(from);
                 } else {
@@ -451,7 +452,6 @@ impl Flow {
                     }
                     None => match self.pad_dekey(s, msg, acks) {
                         Some(from) => {
-                            self.take_recovered_texts();
                             new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                             msg.recovered_from = Some(from);
                         }
@@ -677,13 +677,13 @@ impl Flow {
     /// Adds a client message's keyed usercmd values to the key recovery; true when they made
     /// its key known.
     fn learn_usercmd_key(&mut self, acks: Option<(i32, u32, u32)>, obs: &[UcmdObs]) -> bool {
-        let Some((_, _, rack)) = acks else {
+        let Some((server_id, _, rack)) = acks else {
             return false;
         };
         // Pooled by checksumFeed only under the captured text of the acknowledged command (the
         // ring slot's older text, tried for the key, may not be what the client hashed).
         let hash = self.st.server_cmds.get(rack).map(client::hash_key);
-        self.st.ucmd_keys.learn(rack, hash, obs)
+        self.st.ucmd_keys.learn(server_id, rack, hash, obs)
     }
 
     /// Works out the legacy XOR key of a message (ioquake3 code/server/sv_net_chan.c
