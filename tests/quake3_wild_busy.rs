@@ -286,9 +286,7 @@ fn busy_capture_from_the_wild() {
     // lost `say` leaves the server messages it keys keyed: long texts the recovery does not
     // find. Yet `respawn 0` and `cs 6 "1"\n` are found whole (numbered strings, screened
     // from a credit of their own that the searches of the long server-message groups do not
-    // drain), and every command after them follows: 3,405 exact (3,408 while a key string read
-    // off a new pad also keyed the usercmds of the message that completed the pad, which put
-    // wrong values among the usercmd key's anchors under other seeds; 2,856 with the screens
+    // drain), and every command after them follows: 3,408 exact (2,856 with the screens
     // drawing on the searches' credit, 2,001 before the numbered strings, 366 before any pad
     // recovery).
     // Cut at 10 % and 60 %, the client messages keyed with the first frag's score,
@@ -301,7 +299,7 @@ fn busy_capture_from_the_wild() {
     // so that the recovery's gains still pass.
     assert_eq!(five.exact, five.counted);
     assert_eq!(five.chat_found, five.chat_expected);
-    assert!(twenty.exact >= 3405, "{}", twenty.exact);
+    assert!(twenty.exact >= 3408, "{}", twenty.exact);
     for (name, at_least) in [
         ("cut at 10 % (frame 630)", 0.955),
         ("cut at 50 % (frame 3150)", 0.94),
@@ -314,7 +312,7 @@ fn busy_capture_from_the_wild() {
         let share = case(&cases, name).share();
         assert!(share >= at_least, "{name}: {share}");
     }
-    assert!(total.exact >= 33_950, "{}", total.exact);
+    assert!(total.exact >= 33_956, "{}", total.exact);
     assert!(total.dekeyed >= 34_167, "{}", total.dekeyed);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
@@ -385,15 +383,16 @@ fn a_lost_gamestate_does_not_carry_the_old_maps_usercmd_key() {
 /// Seeded loss from the handshake on, under seeds other than the wild cases': seed 8 at 10 %
 /// and seed 3 at 20 % (`Rng(0xabc0_0000 + seed * 101 + percent)`, a frame dropped when
 /// `below(100) < percent`). They showed 204 and 199 messages with wrong usercmd values (from
-/// frame 4198: weapon 126 for 2, forward 3 for 127, the view half a turn off) while a key
-/// string read off a new pad also keyed the usercmds of the message that completed the pad,
-/// and a per-command key was taken from two repeated values alone (`ucmdkey::link`). Now
-/// none, and 4,373 and 2,495 messages exact (4,225 and 2,347 before).
+/// frame 4198: weapon 126 for 2, forward 3 for 127, the view half a turn off): the trial
+/// parses that check a pad's de-keyed message (`legacykey::trial_client`, under an
+/// empty key string) left their usercmds, decoded under the gamestate's feed and that guessed
+/// string, as the anchors the next message's usercmd key was linked and voted from. Now none,
+/// and 4,375 and 2,497 messages exact (4,225 and 2,347 before).
 #[test]
 fn seeded_loss_shows_no_wrong_usercmd_value() {
     let (p, full) = load_legacy();
     let n = p.records.len();
-    for (seed, percent, exact) in [(8u64, 10u64, 4373), (3, 20, 2495)] {
+    for (seed, percent, exact) in [(8u64, 10u64, 4375), (3, 20, 2497)] {
         let mut rng = Rng(0xabc0_0000 + seed * 101 + percent);
         let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < percent).collect();
         let f = measure(&p, &full, &capture(LEGACY), |i| !drop[i]);

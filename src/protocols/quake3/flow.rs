@@ -415,9 +415,8 @@ impl Flow {
         match keying {
             Keying::Unkeyed(why) => {
                 if let Some(from) = self.pad_dekey(s, msg, acks) {
-                    // A key string read off the new pad is filed only after this message: keying
-                    // its usercmds with it as well put wrong values among the usercmd key
-                    // recovery's anchors (wrong moves shown many messages later).
+                    // A key string read off the new pad keys this message's usercmds too.
+                    self.take_recovered_texts();
                     new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                     msg.recovered_from = Some(from);
                 } else {
@@ -452,6 +451,7 @@ impl Flow {
                     }
                     None => match self.pad_dekey(s, msg, acks) {
                         Some(from) => {
+                            self.take_recovered_texts();
                             new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                             msg.recovered_from = Some(from);
                         }

@@ -177,6 +177,16 @@ impl UcmdKeys {
         self.server_id = Some(server_id);
     }
 
+    /// Runs `f`, a trial parse, and puts back the usercmds kept by [`UcmdKeys::remember`]: a
+    /// parse under a guessed key string decodes the usercmds under a guessed key too, and its
+    /// values must not become anchors (they made [`link`] and the top-bit votes decide wrong keys).
+    pub fn untouched<R>(&self, f: impl FnOnce() -> R) -> R {
+        let last = self.last.get();
+        let r = f();
+        self.last.set(last);
+        r
+    }
+
     /// Adds the observations and anchors of a message sent under `server_id`; true when this
     /// made more of its key known (the low byte, 15 bits, or all 16).
     pub fn learn(&mut self, server_id: i32, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
