@@ -778,4 +778,24 @@ mod tests {
         assert_eq!(k.lookup(Some(SID), 5, None), None);
         assert_eq!(k.lookup(Some(79292), 5, None), None);
     }
+
+    #[test]
+    fn a_trial_parse_leaves_the_kept_usercmds() {
+        let mut k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        // A trial under a guessed key string decodes the same usercmd with other values.
+        k.untouched(|| k.remember([None, Some((500, [0, 999, 0, 0, 0, 0, 0, 9]))]));
+        let u = 0xbeefu16;
+        let sent = |field: u8, v: u16| UcmdObs {
+            field,
+            v: (v ^ u) & width_mask(field),
+            t: 500,
+            known: 0,
+        };
+        assert!(k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
+        assert_eq!(
+            k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)),
+            Some((u, ALL_BITS))
+        );
+    }
 }
