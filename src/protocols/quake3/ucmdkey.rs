@@ -600,6 +600,16 @@ mod tests {
     /// The serverId the test clients send.
     const SID: i32 = 991;
 
+    /// Value `v` of `field` at serverTime `t` as sent keyed with `u`.
+    fn sent_keyed(u: u16, field: u8, v: u16, t: i32) -> UcmdObs {
+        UcmdObs {
+            field,
+            v: (v ^ u) & width_mask(field),
+            t,
+            known: 0,
+        }
+    }
+
     /// A client turning steadily, moving and switching weapons, keyed with `u`.
     fn session(u: u16, n: u32) -> Vec<UcmdObs> {
         let mut obs = Vec::new();
@@ -725,12 +735,7 @@ mod tests {
         k.remember(last);
         // …sent again first in the next message, keyed with the unknown 0xbeef.
         let u = 0xbeefu16;
-        let sent = |field: u8, v: u16| UcmdObs {
-            field,
-            v: (v ^ u) & width_mask(field),
-            t: 500,
-            known: 0,
-        };
+        let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
         assert!(k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
         assert_eq!(
             k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)),
@@ -748,12 +753,7 @@ mod tests {
         let mut k = UcmdKeys::default();
         k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
         let u = 0xbeefu16;
-        let sent = |field: u8, v: u16, t: i32| UcmdObs {
-            field,
-            v: (v ^ u) & width_mask(field),
-            t,
-            known: 0,
-        };
+        let sent = |field: u8, v: u16, t: i32| sent_keyed(u, field, v, t);
         // The two repeated values agree on U, but under it the next usercmd holds weapon 200:
         // an anchor or a value is wrong, and nothing is decided.
         let obs = [
@@ -786,12 +786,7 @@ mod tests {
         // A trial under a guessed key string decodes the same usercmd with other values.
         k.untouched(|| k.remember([None, Some((500, [0, 999, 0, 0, 0, 0, 0, 9]))]));
         let u = 0xbeefu16;
-        let sent = |field: u8, v: u16| UcmdObs {
-            field,
-            v: (v ^ u) & width_mask(field),
-            t: 500,
-            known: 0,
-        };
+        let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
         assert!(k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
         assert_eq!(
             k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)),
