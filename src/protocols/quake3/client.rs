@@ -516,7 +516,7 @@ impl State {
         }
         // Only a captured text counts here: the ring slot's older text is a guess.
         let exact = self.server_cmds.get(rel_ack).map(hash_key);
-        let r = self.ucmd_keys.lookup(rel_ack, exact)?;
+        let r = (self.ucmd_keys).lookup(self.client_server_id.get(), rel_ack, exact)?;
         // Only the low 16 bits key anything (no usercmd field is wider); of those, the bits
         // recovered so far.
         let k = (r.u as u32 ^ msg_ack) & r.mask as u32;

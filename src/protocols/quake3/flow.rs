@@ -707,13 +707,13 @@ impl Flow {
     /// Adds a client message's keyed usercmd values to the key recovery; true when they made
     /// its key known.
     fn learn_usercmd_key(&mut self, acks: Option<(i32, u32, u32)>, obs: &[UcmdObs]) -> bool {
-        let Some((_, _, rack)) = acks else {
+        let Some((server_id, _, rack)) = acks else {
             return false;
         };
         // Pooled by checksumFeed only under the captured text of the acknowledged command (the
         // ring slot's older text, tried for the key, may not be what the client hashed).
         let hash = self.st.server_cmds.get(rack).map(client::hash_key);
-        self.st.ucmd_keys.learn(rack, hash, obs)
+        self.st.ucmd_keys.learn(server_id, rack, hash, obs)
     }
 
     /// Works out the legacy XOR key of a message (ioquake3 code/server/sv_net_chan.c

@@ -102,7 +102,9 @@ pub fn trial_client(st: &State, body: &[u8]) -> Trial {
     let mut sum = Summary::default();
     let loc = Loc { source: 0, base: 0 };
     let (mut cmds, mut obs) = (Vec::new(), Vec::new());
-    let end = st.parse_client(body, Some(b""), loc, &mut t, &mut sum, &mut cmds, &mut obs);
+    let (cmds, obs) = (&mut cmds, &mut obs);
+    let parse = || st.parse_client(body, Some(b""), loc, &mut t, &mut sum, cmds, obs);
+    let end = st.ucmd_keys.untouched(parse);
     classify(&t, end, body)
 }
 

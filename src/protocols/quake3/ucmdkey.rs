@@ -106,9 +106,15 @@ struct Group {
     next_search: usize,
 }
 
-/// Per-flow recovery state, reset by each gamestate (a new map has a new checksumFeed).
+/// Per-flow recovery state, reset by each gamestate (a new map has a new checksumFeed), and
+/// tied to the serverId its values were sent under: a client message names the serverId of the
+/// gamestate it holds (ioquake3 code/client/cl_input.c `CL_WritePacket`), so a move under another
+/// serverId was keyed with another map's checksumFeed, one whose gamestate the capture may have
+/// lost.
 #[derive(Default)]
 pub struct UcmdKeys {
+    /// The serverId the kept values and keys were sent under.
+    server_id: Option<i32>,
     /// low16(checksumFeed) with the number of values it was recovered from.
     feed_low: Option<Recovered>,
     groups: Vec<Group>,
@@ -122,8 +128,17 @@ pub struct UcmdKeys {
 }
 
 impl UcmdKeys {
-    /// U for a message acknowledging command `rack` (`hash` = its text's hash when captured).
-    pub fn lookup(&self, rack: u32, hash: Option<u32>) -> Option<Recovered> {
+    /// U for a message sent under `server_id` acknowledging command `rack` (`hash` = its text's
+    /// hash when captured); none for a serverId other than the one the keys were learned under.
+    pub fn lookup(
+        &self,
+        server_id: Option<i32>,
+        rack: u32,
+        hash: Option<u32>,
+    ) -> Option<Recovered> {
+        if server_id != self.server_id {
+            return None;
+        }
         if let Some(h) = hash {
             let f = self.feed_low?;
             return Some(Recovered {
@@ -148,32 +163,38 @@ impl UcmdKeys {
         self.last.set(cmds);
     }
 
-    /// Adds a message's observations and anchors; true when this made more of its key known
-    /// (the low byte, 15 bits, or all 16).
-    pub fn learn(&mut self, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
-        let last = self.last.take();
-        let remembered = last.into_iter().flatten().flat_map(|(t, values)| {
-            (0..8u8).map(move |k| UcmdObs {
-                field: k,
-                v: values[k as usize],
-                t,
-                known: width_mask(k),
-            })
-        });
-        let new_anchors = obs
-            .iter()
-            .filter(|o| o.known != 0)
-            .take(MESSAGE_ANCHORS)
-            .copied();
-        for a in remembered.chain(new_anchors) {
-            if !self.anchors.contains(&a) {
-                if self.anchors.len() == MAX_ANCHORS {
-                    self.anchors.pop_front();
-                }
-                self.anchors.push_back(a);
-            }
+    /// Forgets the keys and values kept when a message names another serverId than theirs: a
+    /// new map (its gamestate lost from the capture) has a new checksumFeed. The anchors stay:
+    /// they are values, not keys.
+    fn under(&mut self, server_id: i32) {
+        if self.server_id == Some(server_id) {
+            return;
         }
-        let known = self.lookup(rack, hash).map_or(0, |r| r.mask);
+        if self.server_id.is_some() {
+            self.feed_low = None;
+            self.groups.clear();
+        }
+        self.server_id = Some(server_id);
+    }
+
+    /// Runs `f`, a trial parse, and puts back the usercmds kept by [`UcmdKeys::remember`]: a
+    /// parse under a guessed key string decodes the usercmds under a guessed key too, and its
+    /// values must not become anchors (they made [`link`] and the top-bit votes decide wrong keys).
+    pub fn untouched<R>(&self, f: impl FnOnce() -> R) -> R {
+        let last = self.last.get();
+        let r = f();
+        self.last.set(last);
+        r
+    }
+
+    /// Adds the observations and anchors of a message sent under `server_id`; true when this
+    /// made more of its key known (the low byte, 15 bits, or all 16).
+    pub fn learn(&mut self, server_id: i32, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
+        self.under(server_id);
+        self.keep_anchors(obs);
+        let known = self
+            .lookup(self.server_id, rack, hash)
+            .map_or(0, |r| r.mask);
         if known == ALL_BITS || obs.iter().all(|o| o.known != 0) {
             return false;
         }
@@ -256,6 +277,33 @@ impl UcmdKeys {
         true
     }
 
+    /// Keeps the values known in a message, and those of the last message decoded whole, as
+    /// anchors for [`link`] and the near pairs (the newest `MAX_ANCHORS`).
+    fn keep_anchors(&mut self, obs: &[UcmdObs]) {
+        let last = self.last.take();
+        let remembered = last.into_iter().flatten().flat_map(|(t, values)| {
+            (0..8u8).map(move |k| UcmdObs {
+                field: k,
+                v: values[k as usize],
+                t,
+                known: width_mask(k),
+            })
+        });
+        let new_anchors = obs
+            .iter()
+            .filter(|o| o.known != 0)
+            .take(MESSAGE_ANCHORS)
+            .copied();
+        for a in remembered.chain(new_anchors) {
+            if !self.anchors.contains(&a) {
+                if self.anchors.len() == MAX_ANCHORS {
+                    self.anchors.pop_front();
+                }
+                self.anchors.push_back(a);
+            }
+        }
+    }
+
     /// The index of the group of `rack`, made (replacing the oldest) when there is none.
     fn group(&mut self, rack: u32) -> usize {
         if let Some(i) = self.groups.iter().position(|g| g.rack == rack) {
@@ -320,8 +368,13 @@ impl UcmdKeys {
 
 impl Group {
     /// Takes the bits `m` of U found by [`link`], unless they contradict what the search
-    /// already decided (then neither is trusted more: nothing changes).
+    /// already decided (then neither is trusted more: nothing changes) or make the group's
+    /// 8-bit values implausible ([`plausible_low`]): a link rests on two values, and one wrong
+    /// anchor would otherwise key every later move of the group.
     fn merge(&mut self, u: u16, m: u16) {
+        if !plausible_low(&self.obs, u as u8) {
+            return;
+        }
         let decided = [
             (self.low.map(u16::from), LOW_BYTE),
             (self.low15, LOW_15),
@@ -420,6 +473,20 @@ fn best_two(scores: impl Iterator<Item = (u32, i64)>) -> Option<(u32, i64, i64)>
         }
     }
     best.map(|(c, s)| (c, s, second))
+}
+
+/// Whether the 8-bit values kept are believable under the low byte `b`: no weapon above 15
+/// (none exists, bg_public.h `weapon_t`), and the moves more often keyboard values than not.
+fn plausible_low(obs: &[UcmdObs], b: u8) -> bool {
+    let mut moves = 0i64;
+    for o in obs.iter().filter(|o| o.field > ROLL && o.field != BUTTONS) {
+        let s = low_score(o.field, o.v as u8 ^ b);
+        if o.field == WEAPON && s < 0 {
+            return false;
+        }
+        moves += i64::from(s);
+    }
+    moves >= 0
 }
 
 /// The low byte of U: the candidate under which the 8-bit values are plausible, clearly best.
@@ -530,6 +597,19 @@ fn top_bit([zero, one]: [u32; 2], low15: u16) -> Option<u16> {
 mod tests {
     use super::*;
 
+    /// The serverId the test clients send.
+    const SID: i32 = 991;
+
+    /// Value `v` of `field` at serverTime `t` as sent keyed with `u`.
+    fn sent_keyed(u: u16, field: u8, v: u16, t: i32) -> UcmdObs {
+        UcmdObs {
+            field,
+            v: (v ^ u) & width_mask(field),
+            t,
+            known: 0,
+        }
+    }
+
     /// A client turning steadily, moving and switching weapons, keyed with `u`.
     fn session(u: u16, n: u32) -> Vec<UcmdObs> {
         let mut obs = Vec::new();
@@ -607,7 +687,7 @@ mod tests {
             })
             .collect();
         for rack in 0..1000 {
-            k.learn(rack % 3, None, &noise);
+            k.learn(SID, rack % 3, None, &noise);
         }
         // 40,000 observations into three groups: the first search of each at 32, then at
         // 64, 128, 256, 512 and every 256 after.
@@ -622,10 +702,16 @@ mod tests {
         let (feed, h1, h2) = (0x5a5au16, 0x1111u32, 0x2222u32);
         let mut k = UcmdKeys::default();
         let obs = session(feed ^ h1 as u16, 120);
-        assert!(k.learn(7, Some(h1), &obs));
-        assert_eq!(k.lookup(7, Some(h1)).map(|r| r.u), Some(feed ^ h1 as u16));
-        assert_eq!(k.lookup(8, Some(h2)).map(|r| r.u), Some(feed ^ h2 as u16));
-        assert_eq!(k.lookup(9, None), None);
+        assert!(k.learn(SID, 7, Some(h1), &obs));
+        assert_eq!(
+            k.lookup(Some(SID), 7, Some(h1)).map(|r| r.u),
+            Some(feed ^ h1 as u16)
+        );
+        assert_eq!(
+            k.lookup(Some(SID), 8, Some(h2)).map(|r| r.u),
+            Some(feed ^ h2 as u16)
+        );
+        assert_eq!(k.lookup(Some(SID), 9, None), None);
     }
 
     #[test]
@@ -635,8 +721,8 @@ mod tests {
             .into_iter()
             .filter(|o| o.field != 1 && o.field != BUTTONS)
             .collect();
-        assert!(k.learn(5, None, &still));
-        let r = k.lookup(5, None).expect("low byte");
+        assert!(k.learn(SID, 5, None, &still));
+        let r = k.lookup(Some(SID), 5, None).expect("low byte");
         assert_eq!((r.u, r.mask), (0x21, LOW_BYTE));
         assert!(r.covers(0xff) && !r.covers(0xffff));
     }
@@ -649,21 +735,62 @@ mod tests {
         k.remember(last);
         // …sent again first in the next message, keyed with the unknown 0xbeef.
         let u = 0xbeefu16;
-        let sent = |field: u8, v: u16| UcmdObs {
-            field,
-            v: (v ^ u) & width_mask(field),
-            t: 500,
-            known: 0,
-        };
-        assert!(k.learn(9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
+        let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
+        assert!(k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
         assert_eq!(
-            k.lookup(9, None).map(|r| (r.u, r.mask)),
+            k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)),
             Some((u, ALL_BITS))
         );
         // Values that disagree (two usercmds with one serverTime) decide nothing.
         let mut k = UcmdKeys::default();
         k.remember(last);
-        assert!(!k.learn(9, None, &[sent(1, 12345), sent(WEAPON, 4)]));
-        assert_eq!(k.lookup(9, None), None);
+        assert!(!k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 4)]));
+        assert_eq!(k.lookup(Some(SID), 9, None), None);
+    }
+
+    #[test]
+    fn a_link_that_makes_a_weapon_impossible_is_refused() {
+        let mut k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        let u = 0xbeefu16;
+        let sent = |field: u8, v: u16, t: i32| sent_keyed(u, field, v, t);
+        // The two repeated values agree on U, but under it the next usercmd holds weapon 200:
+        // an anchor or a value is wrong, and nothing is decided.
+        let obs = [
+            sent(1, 12345, 500),
+            sent(WEAPON, 3, 500),
+            sent(WEAPON, 200, 516),
+        ];
+        assert!(!k.learn(SID, 9, None, &obs));
+        assert_eq!(k.lookup(Some(SID), 9, None), None);
+    }
+
+    #[test]
+    fn keys_are_tied_to_the_server_id() {
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 5, None, &session(0x1234, 120)));
+        assert_eq!(k.lookup(Some(SID), 5, None).map(|r| r.u), Some(0x1234));
+        // A move under another serverId was keyed with another map's checksumFeed.
+        assert_eq!(k.lookup(Some(79292), 5, None), None);
+        assert_eq!(k.lookup(None, 5, None), None);
+        // Values under the new serverId start the recovery afresh.
+        assert!(!k.learn(79292, 5, None, &session(0x4321, 2)));
+        assert_eq!(k.lookup(Some(SID), 5, None), None);
+        assert_eq!(k.lookup(Some(79292), 5, None), None);
+    }
+
+    #[test]
+    fn a_trial_parse_leaves_the_kept_usercmds() {
+        let mut k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        // A trial under a guessed key string decodes the same usercmd with other values.
+        k.untouched(|| k.remember([None, Some((500, [0, 999, 0, 0, 0, 0, 0, 9]))]));
+        let u = 0xbeefu16;
+        let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
+        assert!(k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
+        assert_eq!(
+            k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)),
+            Some((u, ALL_BITS))
+        );
     }
 }
