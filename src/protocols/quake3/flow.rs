@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use super::State;
 use super::client;
 use super::connectionless;
-use super::delta::EntState;
+use super::delta::KnownEnt;
 use super::fields::*;
 use super::legacykey;
 use super::msg::{self, Loc};
@@ -1029,9 +1029,12 @@ impl FlowDecoder for Flow {
                 .slots()
                 .iter()
                 .map(|sn| {
+                    // An entity state is shared by the snapshots that leave it unchanged: a
+                    // quarter of one (with its Arc counts) per slot, and the slot itself.
+                    let shared = (16 + std::mem::size_of::<KnownEnt>()) / 4;
                     sn.nums.capacity() * 2
-                        + sn.states.capacity() * (8 + std::mem::size_of::<EntState>() / 4)
-                        + 400
+                        + sn.states.capacity() * (8 + shared)
+                        + std::mem::size_of::<super::server::Snap>()
                 })
                 .sum::<usize>()
     }
