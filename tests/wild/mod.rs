@@ -201,6 +201,15 @@ pub fn decode(bytes: &[u8], frames: &[u64], capture: &str) -> Decoded {
     d
 }
 
+/// A capture's records and the decode of the whole capture.
+pub fn load_full(capture: &str) -> (Pcap, Decoded) {
+    let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
+    let p = read_pcap(&bytes);
+    let all: Vec<u64> = (1..=p.records.len() as u64).collect();
+    let full = decode(&bytes, &all, capture);
+    (p, full)
+}
+
 /// Whether the shortened capture's message decodes exactly as the full one.
 pub fn exact(full: &Message, cut: &Message) -> bool {
     full.msg_type == cut.msg_type

@@ -91,6 +91,29 @@ fn root_field(len: usize) -> Field {
     Field::new(&ROOT, Value::None, Pos::bytes(0, len))
 }
 
+/// A sequenced datagram read before the flavour is decided (no handshake captured): the two
+/// layouts share only the sequence, so nothing after it is read. Read in the wrong layout, the
+/// checksum would show as acknowledgements, and a fragment as malformed.
+fn undecided(mut t: TreeBuilder, p: &[u8], r: &mut Record, dir: &str) {
+    let raw = netchan::le32(p, 0).unwrap_or(0);
+    let seq = raw & !netchan::FRAGMENT_BIT;
+    let at = Pos::bytes(0, 4.min(p.len()));
+    t.add(&NC_SEQUENCE, Value::UInt(seq as u64), at);
+    t.add(
+        &NC_FRAGMENT,
+        Value::Bool(raw & netchan::FRAGMENT_BIT != 0),
+        at,
+    );
+    t.expert(
+        &notes::FLAVOUR,
+        Some(&NC_FLAVOUR),
+        None,
+        "netchan flavour not decided yet (no handshake captured: it takes a long server message, or 4 messages in a row, that parse cleanly with a checksum field, or 2 that do not); only the sequence is read",
+    );
+    let summary = format!("{dir} seq {seq} (netchan flavour not known yet)");
+    finish(t, p, r, "netchan", summary);
+}
+
 /// Ends a record that carries no message (a runt or a fragment).
 fn finish(t: TreeBuilder, p: &[u8], r: &mut Record, msg_type: &'static str, summary: String) {
     t.finish_into(p.len(), r);
@@ -128,15 +151,20 @@ impl Flow {
     /// Decides the netchan flavour from what the flow showed: the protocol announced, the
     /// ioquake3 checksum (ioquake3 code/qcommon/net_chan.c `Netchan_Process`, protocol 71),
     /// or, without a handshake, whether the message parses in the ioquake3 layout.
-    fn decide_flavour(&mut self, p: &[u8], to_server: bool, t: &mut TreeBuilder) -> Flavour {
+    fn decide_flavour(
+        &mut self,
+        p: &[u8],
+        to_server: bool,
+        t: &mut TreeBuilder,
+    ) -> Option<Flavour> {
         if let Some((f, _)) = self.st.flavour {
-            return f;
+            return Some(f);
         }
         let off = if to_server { 6 } else { 4 };
         let seq = netchan::le32(p, 0).unwrap_or(0) & !netchan::FRAGMENT_BIT;
         if p.len() < off + 4 {
             // Too short to test: decide on a later datagram.
-            return Flavour::Legacy;
+            return Some(Flavour::Legacy);
         }
         let decided = match (self.st.protocol, self.st.challenge) {
             (Some(68), _) => (Flavour::Legacy, "connect announced protocol 68"),
@@ -150,11 +178,7 @@ impl Flow {
                     "no checksum matching the challenge: legacy netchan",
                 ),
             },
-            (_, None) => match self.flavour_from_messages(p, to_server) {
-                Some(decided) => decided,
-                // Undecided: this message as legacy, which shows only what is unkeyed.
-                None => return Flavour::Legacy,
-            },
+            (_, None) => self.flavour_from_messages(p, to_server)?,
         };
         t.expert(
             &notes::FLAVOUR,
@@ -163,7 +187,7 @@ impl Flow {
             format!("netchan flavour {}: {}", decided.0.name(), decided.1),
         );
         self.st.flavour = Some(decided);
-        decided.0
+        Some(decided.0)
     }
 
     /// Without a handshake, the flavour from several messages in a row: a legacy message's
@@ -205,8 +229,10 @@ impl Flow {
         let to_server = d.direction == Direction::ToServer;
         let mut t = TreeBuilder::new(d.detail);
         t.open(&ROOT, Value::None, Pos::bytes(0, p.len()));
-        let flavour = self.decide_flavour(p, to_server, &mut t);
         let dir = if to_server { "C→S" } else { "S→C" };
+        let Some(flavour) = self.decide_flavour(p, to_server, &mut t) else {
+            return undecided(t, p, r, dir);
+        };
         let Some(h) = netchan::parse_header(p, to_server, flavour) else {
             t.expert(
                 &notes::RUNT,

@@ -256,9 +256,29 @@ fn property_no_panic_on_random_flows() {
 #[test]
 fn mid_capture_legacy_is_a_note_not_an_error() {
     let mut f = PROTOCOL.new_flow(&Prefs::default());
-    let r = run(
+    // Without a handshake the first message decides no flavour: only its sequence is read.
+    let first = run(
         &mut *f,
         &hex("050000006c3562ab74746206bb33cc1bb051682344f3"),
+        Direction::ToClient,
+    );
+    assert!(!first.has_errors(), "{:?}", first.notes);
+    assert_eq!(first.msg_type, "netchan");
+    assert!(
+        first
+            .notes
+            .iter()
+            .any(|n| n.message.contains("not decided yet"))
+    );
+    assert_eq!(
+        first.find("quake3.netchan.sequence").unwrap().value,
+        Value::UInt(5)
+    );
+    assert!(first.find("quake3.svc.reliable_ack").is_none());
+    // The second that does not parse in the ioquake3 layout decides legacy.
+    let r = run(
+        &mut *f,
+        &hex("060000006c3562ab74746206bb33cc1bb051682344f3"),
         Direction::ToClient,
     );
     assert!(!r.has_errors(), "{:?}", r.notes);
