@@ -144,7 +144,7 @@ impl Ring {
             .get(num as usize % MAX_RELIABLE_COMMANDS)
             .map_or(&[], |s| &s.1)
     }
-    /// The captured commands, in no particular order.
+    /// The commands held, captured or recovered, in no particular order.
     pub fn texts(&self) -> impl Iterator<Item = (u32, &[u8])> {
         (self.slots.iter())
             .filter(|s| s.0 != u32::MAX)

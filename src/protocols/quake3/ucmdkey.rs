@@ -731,31 +731,36 @@ mod tests {
         assert!(r.covers(0xff) && !r.covers(0xffff));
     }
 
+    /// Keys that kept the last usercmd of a message keyed with a known key: at serverTime 500,
+    /// yaw 12345 and weapon 3.
+    fn kept_last_usercmd() -> UcmdKeys {
+        let k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        k
+    }
+
+    /// Whether that usercmd, sent again first in the next message keyed with the unknown
+    /// 0xbeef, makes the whole key known.
+    fn links_0xbeef(k: &mut UcmdKeys) -> bool {
+        let sent = |field: u8, v: u16| sent_keyed(0xbeef, field, v, 500);
+        k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)])
+            && k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)) == Some((0xbeef, ALL_BITS))
+    }
+
     #[test]
     fn a_repeated_usercmd_links_the_key() {
-        let mut k = UcmdKeys::default();
-        // The last usercmd of a message keyed with a known key: yaw 12345, weapon 3…
-        let last = [None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))];
-        k.remember(last);
-        // …sent again first in the next message, keyed with the unknown 0xbeef.
+        assert!(links_0xbeef(&mut kept_last_usercmd()));
+        // Values that disagree (two usercmds with one serverTime) decide nothing.
         let u = 0xbeefu16;
         let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
-        assert!(k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
-        assert_eq!(
-            k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)),
-            Some((u, ALL_BITS))
-        );
-        // Values that disagree (two usercmds with one serverTime) decide nothing.
-        let mut k = UcmdKeys::default();
-        k.remember(last);
+        let mut k = kept_last_usercmd();
         assert!(!k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 4)]));
         assert_eq!(k.lookup(Some(SID), 9, None), None);
     }
 
     #[test]
     fn a_link_that_makes_a_weapon_impossible_is_refused() {
-        let mut k = UcmdKeys::default();
-        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        let mut k = kept_last_usercmd();
         let u = 0xbeefu16;
         let sent = |field: u8, v: u16, t: i32| sent_keyed(u, field, v, t);
         // The two repeated values agree on U, but under it the next usercmd holds weapon 200:
@@ -785,16 +790,9 @@ mod tests {
 
     #[test]
     fn a_trial_parse_leaves_the_kept_usercmds() {
-        let mut k = UcmdKeys::default();
-        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        let mut k = kept_last_usercmd();
         // A trial under a guessed key string decodes the same usercmd with other values.
         k.untouched(|| k.remember([None, Some((500, [0, 999, 0, 0, 0, 0, 0, 9]))]));
-        let u = 0xbeefu16;
-        let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
-        assert!(k.learn(SID, 9, None, &[sent(1, 12345), sent(WEAPON, 3)]));
-        assert_eq!(
-            k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask)),
-            Some((u, ALL_BITS))
-        );
+        assert!(links_0xbeef(&mut k));
     }
 }
