@@ -133,7 +133,13 @@ pub fn run_capture_each<R: BufRead>(
             Ok(None) => break Outcome::Done,
             Err(e) => break Outcome::InputError(e),
         }
-        after(engine.frames(), reader.offset());
+        after(engine.settled_frames(), reader.offset());
+    };
+    // Records held back behind a held datagram are handed on as they stand.
+    let flushed = engine.flush(sink);
+    let outcome = match (outcome, flushed) {
+        (Outcome::Done, Err(e)) => Outcome::Output(e),
+        (o, _) => o,
     };
     engine.finish();
     outcome

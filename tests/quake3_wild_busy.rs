@@ -449,10 +449,12 @@ fn a_score_configstring_starts_the_recovery() {
     assert!(shown.len() >= 3, "{shown:?}");
     assert!(shown[0].starts_with("cs 6 \"1\""), "{shown:?}");
     assert_eq!(shown[1], "say 08 spinning on the spot");
-    // The message that completed the pad, then the 141 client messages keyed with the string
-    // read off it; every later key string was captured in the other direction.
+    // The message that completed the pad, then the 158 client messages keyed with the string
+    // read off it, 17 of them held while the pad was searched for and decoded in their place
+    // (141 before messages were held); every later key string was captured in the other
+    // direction.
     assert_eq!(how.get("recovered pad"), Some(&1));
-    assert_eq!(how.get("recovered text"), Some(&141));
+    assert_eq!(how.get("recovered text"), Some(&158));
     assert_eq!(how.get("other direction"), Some(&2090));
     assert_eq!(how.get("handshake"), None);
 }

@@ -214,6 +214,11 @@ impl FlowTable {
         f
     }
 
+    /// The flow of a datagram from `src` to `dst`, when it is held.
+    pub fn get_mut(&mut self, (src, dst): (SocketAddr, SocketAddr)) -> Option<&mut Flow> {
+        self.map.get_mut(&FlowKey::of(src, dst))
+    }
+
     /// Forgets every flow (at the end of the capture), handing its facts to the statistics.
     pub fn retire_all(&mut self, stats: &mut Stats) {
         for (_, f) in self.map.drain() {

@@ -13,6 +13,7 @@
 mod choice;
 mod config;
 mod flows;
+mod hold;
 mod tally;
 
 use std::borrow::Cow;
@@ -30,8 +31,20 @@ use choice::{Decoder, choose};
 pub use config::{Config, DecodeAs, FrameRange, Shard};
 pub use flows::PROBE_ATTEMPTS;
 use flows::{Flow, FlowTable};
+use hold::Waiting;
+pub use hold::{HOLD_BYTES, HOLD_FRAMES, HOLD_SECS};
 use tally::DatagramTally;
 pub use tally::{CountBytes, FlowStats, FlowTableStats, MAX_FLOW_STATS, ProtocolStats, Stats};
+
+/// Which holds [`Engine::deliver_waiting`] gives up before it hands on what is ready.
+#[derive(Clone, Copy)]
+enum GiveUp {
+    None,
+    /// Those past a bound at this capture time.
+    Overdue(Timestamp),
+    /// Every one: the input has ended.
+    All,
+}
 
 /// Frame-level facts handed to output sinks with each record.
 #[derive(Debug, Clone, Copy)]
@@ -66,6 +79,8 @@ pub struct Engine {
     stats: Stats,
     frame: u64,
     base: Option<Timestamp>,
+    /// Deliveries waiting behind a held datagram.
+    hold: hold::Queue,
 }
 
 /// A datagram as the UDP layer delivered it, with what the layers below said about it.
@@ -166,6 +181,30 @@ fn measure_state(f: &mut Flow, fresh: &[usize]) -> Option<(usize, usize)> {
     (old != new).then_some((old, new))
 }
 
+/// The field trees wanted for a datagram.
+#[inline]
+fn detail_for(config: &Config, frame: u64, index_in_flow: u64) -> Detail {
+    match config.field_mask {
+        _ if !config.detail => Detail::None,
+        _ if !(config.detail_when).is_none_or(|when| when(frame, index_in_flow)) => Detail::None,
+        Some(mask) => Detail::Only(mask),
+        None => Detail::All,
+    }
+}
+
+/// Every note a datagram's records get from the engine: the layers', and whether the flow's
+/// state was dropped at `dropped_at` bytes or it has just settled as plain UDP.
+fn datagram_notes(a: &Arrival<'_, '_>, dropped_at: Option<usize>, settled: bool) -> Vec<Note> {
+    let mut notes = layer_notes(a);
+    if let Some(budget) = dropped_at {
+        notes.push(state_dropped_note(budget));
+    }
+    if settled {
+        notes.push(choice::settled_note());
+    }
+    notes
+}
+
 fn state_dropped_note(budget: usize) -> Note {
     Note::new(
         &udpf::STATE_DROPPED,
@@ -233,6 +272,7 @@ impl Engine {
             stats: Stats::default(),
             frame: 0,
             base: None,
+            hold: hold::Queue::default(),
         }
     }
 
@@ -339,6 +379,14 @@ impl Engine {
     ) -> Result<(), E> {
         let u = a.udp;
         self.stats.udp_datagrams += 1;
+        // Every shard looks at its overdue holds at every datagram, its own or not: the holds
+        // end at the same frames on any thread count.
+        let due = if self.hold.waiting.is_empty() {
+            Ok(())
+        } else {
+            self.deliver_waiting(GiveUp::Overdue(a.time), sink)
+        };
+        due?;
         let f = self
             .flows
             .flow((u.src, u.dst), a.time, &self.config, &mut self.stats);
@@ -368,21 +416,14 @@ impl Engine {
             frame: a.frame,
             index_in_flow,
             role_source: f.role_source,
-            detail: match self.config.field_mask {
-                _ if !self.config.detail => Detail::None,
-                _ if !self
-                    .config
-                    .detail_when
-                    .is_none_or(|when| when(a.frame, index_in_flow)) =>
-                {
-                    Detail::None
-                }
-                Some(mask) => Detail::Only(mask),
-                None => Detail::All,
-            },
+            detail: detail_for(&self.config, a.frame, index_in_flow),
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
         let measured = measure_state(f, &self.fresh_state);
+        let held = f.decoder.as_ref().is_some_and(|d| d.state.holds_last());
+        if let Some(d) = f.decoder.as_mut() {
+            d.state.released(&mut self.hold.releases);
+        }
         let state_dropped = std::mem::take(&mut f.state_dropped);
         let (src_text, dst_text) = f.ends_text(u.src, u.dst);
         let roles_known = f.decoder.is_some() && f.role_source != RoleSource::FirstSender;
@@ -405,24 +446,94 @@ impl Engine {
             len: u.payload.len() as u64,
             time: a.time,
         };
-        let mut notes = layer_notes(a);
-        if state_dropped {
-            notes.push(state_dropped_note(self.config.state_budget()));
-        }
-        if settled {
-            notes.push(choice::settled_note());
-        }
-        let result = Engine::deliver(
-            &mut self.records,
-            &self.config,
-            &mut self.stats,
-            (&meta, &notes, &tally),
-            sink,
+        let notes = datagram_notes(
+            a,
+            state_dropped.then(|| self.config.state_budget()),
+            settled,
         );
+        let result = if self.hold.waiting.is_empty() && !held {
+            self.hold.releases.clear();
+            Engine::deliver(
+                &mut self.records,
+                &self.config,
+                &mut self.stats,
+                (&meta, &notes, &tally),
+                sink,
+            )
+        } else {
+            let records = std::mem::take(&mut self.records);
+            let at_bytes = self.stats.captured_bytes;
+            let w = Waiting::new(&meta, (notes, tally, records), held, at_bytes);
+            self.hold.waiting.push_back(w);
+            self.hold.apply_releases();
+            self.deliver_waiting(GiveUp::None, sink)
+        };
         if let Some((old, new)) = measured {
             self.restate(old, new);
         }
         result
+    }
+
+    /// The last frame whose records have all been handed on: the frames read, unless records
+    /// wait behind a held datagram.
+    pub fn settled_frames(&self) -> u64 {
+        self.hold.settled_through(self.frame)
+    }
+
+    /// Hands on the waiting deliveries that are ready, first giving up the holds `give_up`
+    /// says.
+    fn deliver_waiting<E>(
+        &mut self,
+        give_up: GiveUp,
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut result = Ok(());
+        loop {
+            let due = match give_up {
+                GiveUp::None => None,
+                GiveUp::Overdue(t) => {
+                    self.hold
+                        .overdue_head(self.frame, t, self.stats.captured_bytes)
+                }
+                GiveUp::All => self.hold.waiting.front().filter(|w| w.held),
+            };
+            if let Some(w) = due {
+                let (frame, key) = (w.frame, (w.src, w.dst));
+                if let Some(d) = self.flows.get_mut(key).and_then(|f| f.decoder.as_mut()) {
+                    d.state.give_up(frame);
+                    d.state.released(&mut self.hold.releases);
+                }
+                self.hold.apply_releases();
+                // A decoder that is gone (its flow forgotten) or that released nothing: the
+                // records first shown stand.
+                if let Some(w) = self.hold.waiting.front_mut() {
+                    w.held = false;
+                }
+            }
+            let Some(mut w) = self.hold.pop_ready() else {
+                return result;
+            };
+            let base = self.base.unwrap_or(w.time);
+            let mut records = std::mem::take(&mut w.records);
+            let r = Engine::deliver(
+                &mut records,
+                &self.config,
+                &mut self.stats,
+                (&w.meta(base), &w.notes, &w.tally),
+                sink,
+            );
+            if result.is_ok() {
+                result = r;
+            }
+        }
+    }
+
+    /// Hands on every waiting delivery, giving up every hold: the input has ended.
+    pub fn flush<E>(
+        &mut self,
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.deliver_waiting(GiveUp::All, sink)
     }
 
     /// Takes a flow's new state size into the total and, past the budget, drops the least

@@ -90,6 +90,7 @@ pub struct Stats {
 }
 
 /// What the records of one datagram share, for [`Stats::count`].
+#[derive(Clone, Copy)]
 pub(super) struct DatagramTally {
     /// The capture cut the datagram.
     pub cut: bool,

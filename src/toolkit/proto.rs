@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use crate::capture::Timestamp;
-use crate::tree::{FieldDef, NoteDef, Record};
+use crate::tree::{FieldDef, Note, NoteDef, Record};
 
 /// How sure a probe is that a datagram belongs to its protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -206,5 +206,34 @@ pub trait FlowDecoder: Send {
     /// Per-flow facts for `stats` (e.g. the release or dialect assumed, the callsigns seen).
     fn describe(&self) -> Vec<(String, String)> {
         Vec::new()
+    }
+    /// Whether the datagram just decoded is held: its records show what is known now, and the
+    /// decoder may decode it again once it knows more (a Quake 3 message whose XOR pad is being
+    /// recovered). The engine holds back every later record too, so that records stay in frame
+    /// order, until [`FlowDecoder::released`] gives the held datagram's final records.
+    fn holds_last(&self) -> bool {
+        false
+    }
+    /// The final records of datagrams held earlier, when there are any now.
+    fn released(&mut self, _out: &mut Vec<Release>) {}
+    /// Ends the holds of every datagram up to frame `through`: the engine can wait no longer
+    /// (its bounds, or the end of the input). Each is released, decoded or kept.
+    fn give_up(&mut self, _through: u64) {}
+}
+
+/// The final records of a held datagram.
+#[derive(Debug)]
+pub enum Release {
+    /// Decoded after all: these records replace the ones first shown.
+    Decoded { frame: u64, records: Vec<Record> },
+    /// Never decoded: the records first shown stand, with this note added to each.
+    Kept { frame: u64, note: Note },
+}
+
+impl Release {
+    pub fn frame(&self) -> u64 {
+        match self {
+            Release::Decoded { frame, .. } | Release::Kept { frame, .. } => *frame,
+        }
     }
 }

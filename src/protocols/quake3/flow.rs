@@ -13,19 +13,22 @@ use super::client;
 use super::connectionless;
 use super::delta::KnownEnt;
 use super::fields::*;
+use super::hold::{Held, Holds, Unheld};
 use super::legacykey;
 use super::msg::{self, Loc};
 use super::netchan::{self, Flavour, FragResult, Header};
 use super::notes;
 use super::server::{Summary, push_uint};
 use super::ucmdkey::UcmdObs;
-use crate::proto::{Datagram, Direction, FlowDecoder};
+use crate::proto::{Datagram, Direction, FlowDecoder, Release};
 use crate::tree::{Detail, Field, NoteDef, Pos, Record, Severity, Source, TreeBuilder, Value};
 
-/// The flow-level state machine: everything is in [`State`].
+/// The flow-level state machine: everything is in [`State`], apart from the messages held
+/// while their pad is searched for.
 #[derive(Default)]
 pub struct Flow {
     pub st: State,
+    hold: Holds,
 }
 
 /// One sequenced datagram: what its header said.
@@ -256,7 +259,10 @@ impl Flow {
         summary.push_str(dir);
         summary.push_str(" seq ");
         push_uint(&mut summary, h.sequence as u64);
-        self.track_sequence(&s, &mut t);
+        // A held message's sequence was tracked when it first came.
+        if !self.hold.replaying {
+            self.track_sequence(&s, &mut t);
+        }
         let data = &p[h.len..];
         let mut reassembled = None;
         if h.fragmented {
@@ -473,22 +479,26 @@ impl Flow {
                 if let Some(from) = self.pad_dekey(s, msg, acks) {
                     // A key string read off the new pad keys this message's usercmds too.
                     self.take_recovered_texts();
+                    self.drain_held(Some(s.to_server));
                     new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                     msg.recovered_from = Some(from);
                 } else {
                     if let Some((def, text)) = why {
                         t.expert(def, None, None, text);
                     }
+                    self.hold.candidate = self.hold_group(s, msg, acks);
                     unkeyed_prefix(msg.bytes(), s.to_server, acks, loc, &mut t, &mut sum);
                 }
             }
             Keying::Plain => {
+                self.drain_held(Some(s.to_server));
                 new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
             }
             Keying::LegacyClient(key, candidates) => {
                 let heading_len = sum.text.len();
                 match legacy_client(&self.st, msg, key, &candidates, loc, s.detail, &mut sum) {
                     Some(mut parsed) => {
+                        self.drain_held(Some(true));
                         if !parsed.obs.is_empty() && self.learn_usercmd_key(acks, &parsed.obs) {
                             // This message completed the recovery: decoded again with the key.
                             reset_summary(&mut sum, heading_len);
@@ -508,11 +518,13 @@ impl Flow {
                     None => match self.pad_dekey(s, msg, acks) {
                         Some(from) => {
                             self.take_recovered_texts();
+                            self.drain_held(Some(true));
                             new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                             msg.recovered_from = Some(from);
                         }
                         None => {
                             msg.still_keyed = true;
+                            self.hold.candidate = self.hold_group(s, msg, acks);
                             let rack = acks.map_or(0, |a| a.2);
                             t.expert(&notes::XOR_CLIENT_KEY_UNKNOWN, None, None, format!("key unknown: legacy XOR key string not captured (server command {rack} was not seen, and no captured text de-keys the message); only the unkeyed acknowledgements are decoded"));
                             unkeyed_prefix(msg.bytes(), true, acks, loc, &mut t, &mut sum);
@@ -521,18 +533,7 @@ impl Flow {
                 }
             }
         }
-        if sum.msg_type == "keyed" {
-            self.st.messages_keyed += 1;
-        } else {
-            self.st.messages_decoded += 1;
-            if s.to_server
-                && t.notes
-                    .iter()
-                    .any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN))
-            {
-                self.st.usercmds_keyed += 1;
-            }
-        }
+        self.count_message(s.to_server, &sum, &t);
         for (n, text) in new_cmds {
             self.st.client_cmds.put(n, &text);
         }
@@ -856,6 +857,141 @@ impl Flow {
     }
 }
 
+impl Flow {
+    /// Counts a game message for `stats`: decoded (and its usercmd values keyed or not), or
+    /// left keyed.
+    fn count_message(&mut self, to_server: bool, sum: &Summary, t: &TreeBuilder) {
+        if sum.msg_type == "keyed" {
+            self.st.messages_keyed += 1;
+            return;
+        }
+        self.st.messages_decoded += 1;
+        if to_server && (t.notes.iter()).any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN)) {
+            self.st.usercmds_keyed += 1;
+        }
+    }
+
+    /// The notes and counts every record gets once decoded, first or again.
+    fn finish_record(&mut self, d: &Datagram<'_>, r: &mut Record) {
+        // (Without trees no field is shown; a root node would cost an allocation per message.)
+        if r.fields.is_empty() && d.detail.on() {
+            r.fields.push(root_field(d.payload.len()));
+        }
+        if d.truncated && r.has_errors() {
+            r.expert(
+                &notes::SNAPLEN,
+                None,
+                "the capture's snaplen cut this datagram",
+            );
+        }
+        if r.has_errors() {
+            self.st.errors += 1;
+        }
+    }
+
+    /// The pad recovery's group of a legacy message left keyed, and its keyed length, when the
+    /// message is worth holding: whole (not reassembled) and of a group still searched for.
+    fn hold_group(
+        &self,
+        s: &Sequenced<'_>,
+        msg: &Message<'_>,
+        acks: Option<(i32, u32, u32)>,
+    ) -> Option<(bool, u32, usize)> {
+        if self.hold.replaying || s.flavour != Flavour::Legacy || msg.reassembled || !msg.changed {
+            return None;
+        }
+        let ack = if s.to_server {
+            acks?.2
+        } else {
+            msg::BitReader::new(&msg.body).ulong().ok()?
+        };
+        let need = msg
+            .body
+            .len()
+            .saturating_sub(legacykey::keyed_from(s.to_server));
+        let live = need <= legacykey::MAX_PAD && self.st.pads.live(s.to_server, ack);
+        live.then_some((s.to_server, ack, need))
+    }
+
+    /// Whether a held message's key is known now: a pad that reaches its end, or its key
+    /// string with the challenge byte.
+    fn decodable(&self, h: &Held) -> bool {
+        let st = &self.st;
+        if st.pads.covers(h.to_server, h.ack, h.need) {
+            return true;
+        }
+        st.xor_challenge().is_some()
+            && if h.to_server {
+                st.acked_text(h.ack).is_some()
+            } else {
+                st.client_cmds.get(h.ack).is_some()
+            }
+    }
+
+    /// Decodes the held messages whose key is known now, in order in each direction; with
+    /// `overtaking`, a message of that direction is about to be decoded, and its direction's
+    /// held messages that still cannot be are released as first shown (decoding them after it
+    /// would take the flow's state back in time). A message whose group's search gave up is
+    /// released too. Each direction stops at its first message still held: a look at one or two
+    /// messages per datagram, whatever the number held.
+    fn drain_held(&mut self, overtaking: Option<bool>) {
+        if self.hold.replaying {
+            return;
+        }
+        let mut waiting = self.hold.per_direction();
+        let mut i = 0;
+        while waiting != [false; 2] {
+            let Some(h) = self.hold.get(i) else { break };
+            let dir = usize::from(h.to_server);
+            let unheld = if !waiting[dir] {
+                None
+            } else if self.decodable(h) {
+                Some(None)
+            } else if overtaking == Some(h.to_server) {
+                Some(Some(Unheld::Overtaken))
+            } else if !self.st.pads.live(h.to_server, h.ack) {
+                Some(Some(Unheld::SearchEnded))
+            } else {
+                waiting[dir] = false;
+                None
+            };
+            let Some(why) = unheld else {
+                i += 1;
+                continue;
+            };
+            let Some(h) = self.hold.remove(i) else { break };
+            match why {
+                None => self.replay(h, Unheld::Overtaken),
+                Some(why) => self.hold.keep(&h, why),
+            }
+            let left = self.hold.per_direction();
+            waiting = [waiting[0] && left[0], waiting[1] && left[1]];
+        }
+    }
+
+    /// Decodes a held message again; released decoded, or as first shown (`why`) when it stays
+    /// keyed after all.
+    fn replay(&mut self, h: Held, why: Unheld) {
+        // Its first decode counted it keyed.
+        self.st.messages_keyed = self.st.messages_keyed.saturating_sub(1);
+        let d = h.datagram();
+        let mut r = Record::new("quake3");
+        self.hold.replaying = true;
+        // An old client message's serverId is not the one the client holds now.
+        let holds = self.st.client_server_id.get();
+        self.decode_netchan(&d, &mut r);
+        self.st.client_server_id.set(holds);
+        self.hold.replaying = false;
+        self.finish_record(&d, &mut r);
+        r.notes.splice(0..0, h.sequence_notes.iter().cloned());
+        if r.msg_type == "keyed" {
+            self.hold.keep(&h, why);
+        } else {
+            self.hold.decoded(&h, vec![r]);
+        }
+    }
+}
+
 /// How a message's XOR key was known, for `quake3.netchan.xor_source`: `recovered` when its key
 /// string was read off a recovered pad or predicted rather than captured.
 fn key_source(st: &State, recovered: bool) -> &'static str {
@@ -1017,6 +1153,8 @@ fn graft(t: &mut TreeBuilder, tt: TreeBuilder) {
 
 impl FlowDecoder for Flow {
     fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
+        self.hold.last = false;
+        self.hold.candidate = None;
         // Built where it stays (moving a finished record was a visible share of a summary run).
         out.push(Record::new("quake3"));
         let Some(r) = out.last_mut() else { return };
@@ -1026,25 +1164,43 @@ impl FlowDecoder for Flow {
         } else {
             self.decode_netchan(d, r);
         }
-        // (Without trees no field is shown; a root node would cost an allocation per message.)
-        if r.fields.is_empty() && d.detail.on() {
-            r.fields.push(root_field(d.payload.len()));
+        self.finish_record(d, r);
+        if let Some((_, ack, need)) = self.hold.candidate.take() {
+            let sequence_notes = (r.notes.iter())
+                .filter(|n| {
+                    std::ptr::eq(n.def, &notes::SEQUENCE_GAP)
+                        || std::ptr::eq(n.def, &notes::SEQUENCE_OLD)
+                })
+                .cloned()
+                .collect();
+            self.hold.push(Held::new(d, (ack, need), sequence_notes));
         }
-        if d.truncated && r.has_errors() {
-            r.expert(
-                &notes::SNAPLEN,
-                None,
-                "the capture's snaplen cut this datagram",
-            );
-        }
-        if r.has_errors() {
-            self.st.errors += 1;
+        self.drain_held(None);
+    }
+
+    fn holds_last(&self) -> bool {
+        self.hold.last
+    }
+
+    fn released(&mut self, out: &mut Vec<Release>) {
+        self.hold.take_released(out);
+    }
+
+    fn give_up(&mut self, through: u64) {
+        while self.hold.front().is_some_and(|h| h.frame <= through) {
+            let Some(h) = self.hold.pop() else { break };
+            if self.decodable(&h) {
+                self.replay(h, Unheld::Bound);
+            } else {
+                self.hold.keep(&h, Unheld::Bound);
+            }
         }
     }
 
     fn state_bytes(&self) -> usize {
         let s = &self.st;
-        s.frag[0].data.capacity()
+        self.hold.bytes()
+            + s.frag[0].data.capacity()
             + s.frag[1].data.capacity()
             + s.client_cmds.bytes()
             + s.ucmd_keys.bytes()
@@ -1099,6 +1255,9 @@ impl FlowDecoder for Flow {
                 (None, None) => "challenge not known (no handshake captured)".to_string(),
             };
             v.push(("xor keys".into(), how));
+            if let Some(held) = self.hold.describe() {
+                v.push(("held".into(), held));
+            }
             if s.pads.work > 0 {
                 v.push((
                     "xor pads".into(),

@@ -276,6 +276,18 @@ impl Pads {
             .sum()
     }
 
+    /// Whether the pad of group (`to_server`, `ack`) is still searched for: the group is
+    /// pooled and its searches have not given up.
+    pub fn live(&self, to_server: bool, ack: u32) -> bool {
+        (self.groups.iter()).any(|g| g.to_server == to_server && g.ack == ack && g.failed < GIVE_UP)
+    }
+
+    /// Whether the pad known for group (`to_server`, `ack`) reaches `need` keyed bytes.
+    pub fn covers(&self, to_server: bool, ack: u32, need: usize) -> bool {
+        (self.groups.iter())
+            .any(|g| g.to_server == to_server && g.ack == ack && g.pad.len() >= need)
+    }
+
     /// The group of (`to_server`, `ack`), when there is one.
     fn find(&mut self, to_server: bool, ack: u32) -> Option<&mut Group> {
         (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)

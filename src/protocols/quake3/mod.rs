@@ -14,6 +14,7 @@ pub mod delta;
 pub mod demo;
 pub mod fields;
 pub mod flow;
+pub mod hold;
 pub mod huffman;
 pub mod legacykey;
 pub mod msg;

@@ -40,6 +40,10 @@ pub static XOR_KEY_UNKNOWN: NoteDef = NoteDef::note(
     "expert.quake3.xor_key_unknown",
     "The client command a legacy server message is keyed with was not captured",
 );
+pub static HELD_KEYED: NoteDef = NoteDef::note(
+    "expert.quake3.held_keyed",
+    "A legacy message held while its XOR pad was searched for, never decoded",
+);
 pub static SNAPLEN: NoteDef = NoteDef::note(
     "expert.quake3.snaplen",
     "The capture's snaplen cut a datagram the decoder found errors in",
@@ -142,6 +146,7 @@ pub static ALL: &[&NoteDef] = &[
     &XOR_NO_CHALLENGE,
     &XOR_KEY_UNKNOWN,
     &XOR_CLIENT_KEY_UNKNOWN,
+    &HELD_KEYED,
     &SNAPLEN,
     &OVERREAD,
     &NYT,

@@ -99,7 +99,7 @@ impl Protocol for Other {
 }
 
 fn registry() -> Vec<&'static dyn Protocol> {
-    vec![&ECHO, &OTHER]
+    vec![&ECHO, &OTHER, &holding::HOLDER]
 }
 
 fn addr(s: &str) -> SocketAddr {
@@ -107,6 +107,8 @@ fn addr(s: &str) -> SocketAddr {
 }
 
 struct Seen {
+    /// The frames the engine had read when it handed this record on.
+    at: u64,
     frame: u64,
     protocol: &'static str,
     summary: String,
@@ -117,7 +119,7 @@ struct Seen {
 fn run(config: Config, packets: &[(u64, Vec<u8>, Option<u32>)]) -> (Vec<Seen>, Stats) {
     let mut e = Engine::new(registry(), config);
     let mut seen = Vec::new();
-    for (ms, frame, orig) in packets {
+    for (at, (ms, frame, orig)) in (1..).zip(packets) {
         let pkt = Packet {
             data: frame,
             orig_len: orig.unwrap_or(frame.len() as u32),
@@ -131,19 +133,32 @@ fn run(config: Config, packets: &[(u64, Vec<u8>, Option<u32>)]) -> (Vec<Seen>, S
             offset: 0,
         };
         e.packet::<()>(&pkt, &mut |m, r| {
-            seen.push(Seen {
-                frame: m.frame,
-                protocol: r.protocol,
-                summary: r.summary.clone(),
-                flow: m.flow,
-                notes: r.notes.clone(),
-            });
+            seen.push(Seen::of(at, m, r));
             Ok(())
         })
         .unwrap();
     }
+    let end = packets.len() as u64 + 1;
+    e.flush::<()>(&mut |m, r| {
+        seen.push(Seen::of(end, m, r));
+        Ok(())
+    })
+    .unwrap();
     e.finish();
     (seen, e.stats().clone())
+}
+
+impl Seen {
+    fn of(at: u64, m: &Meta<'_>, r: &Record) -> Seen {
+        Seen {
+            at,
+            frame: m.frame,
+            protocol: r.protocol,
+            summary: r.summary.clone(),
+            flow: m.flow,
+            notes: r.notes.clone(),
+        }
+    }
 }
 
 fn dgram(src: &str, dst: &str, payload: &[u8]) -> Vec<u8> {
@@ -430,3 +445,5 @@ fn non_udp_and_non_ip_frames_are_counted_not_reported() {
     assert_eq!(stats.frames, 2);
     assert_eq!(stats.not_ip + stats.link_errors, 1);
 }
+
+mod holding;

@@ -1,0 +1,140 @@
+//! Records held back behind a datagram its decoder holds: frame order, replacement, bounds.
+
+use super::*;
+use crate::proto::Release;
+
+/// A test protocol on port 9999 whose decoder holds each `HOLD` datagram, releases every held
+/// one decoded at a `FREE` datagram, and keeps them as first shown when the engine gives up.
+pub struct Holder;
+pub static HOLDER: Holder = Holder;
+static HOLDER_INFO: ProtocolInfo = ProtocolInfo {
+    name: "holder",
+    title: "Holding test protocol",
+    ports: &[(9999, 9999)],
+    heuristic: "any datagram to port 9999",
+    prefs: &[],
+    fields: &[],
+    notes: &[&HELD],
+};
+static HELD: NoteDef = NoteDef::note("expert.holder.held", "Held, never decoded");
+
+#[derive(Default)]
+struct HolderFlow {
+    held: Vec<u64>,
+    last: bool,
+    out: Vec<Release>,
+}
+
+impl Protocol for Holder {
+    fn info(&self) -> &'static ProtocolInfo {
+        &HOLDER_INFO
+    }
+    fn probe(&self, input: &ProbeInput<'_>) -> Probe {
+        if input.dst_port == 9999 {
+            Probe::certain(Some(Role::Client))
+        } else {
+            Probe::NO
+        }
+    }
+    fn new_flow(&self, _prefs: &Prefs) -> Box<dyn FlowDecoder> {
+        Box::<HolderFlow>::default()
+    }
+}
+
+fn record(summary: String) -> Record {
+    let mut r = Record::new("holder");
+    r.summary = summary;
+    r
+}
+
+impl FlowDecoder for HolderFlow {
+    fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
+        self.last = d.payload == b"HOLD";
+        if self.last {
+            self.held.push(d.frame);
+            out.push(record(format!("keyed {}", d.frame)));
+            return;
+        }
+        if d.payload == b"FREE" {
+            for frame in self.held.drain(..) {
+                let records = vec![record(format!("decoded late {frame}"))];
+                self.out.push(Release::Decoded { frame, records });
+            }
+        }
+        out.push(record(format!("plain {}", d.frame)));
+    }
+    fn holds_last(&self) -> bool {
+        self.last
+    }
+    fn released(&mut self, out: &mut Vec<Release>) {
+        out.append(&mut self.out);
+    }
+    fn give_up(&mut self, through: u64) {
+        let (done, rest) = self.held.iter().partition(|&&f| f <= through);
+        self.held = rest;
+        for frame in done {
+            let note = Note::new(&HELD, None, None, "held, never decoded");
+            self.out.push(Release::Kept { frame, note });
+        }
+    }
+}
+
+fn to_holder(payload: &[u8]) -> Vec<u8> {
+    dgram("10.0.0.1:5000", "10.0.0.2:9999", payload)
+}
+
+fn to_echo() -> Vec<u8> {
+    dgram("10.0.0.3:5000", "10.0.0.2:7777", b"ECHO")
+}
+
+#[test]
+fn records_behind_a_held_datagram_wait_and_it_is_replaced_when_decoded() {
+    let packets = [
+        (0, to_holder(b"HOLD"), None),
+        (10, to_echo(), None),
+        (20, to_holder(b"x"), None),
+        (30, to_holder(b"FREE"), None),
+        (40, to_echo(), None),
+    ];
+    let (seen, stats) = run(Config::default(), &packets);
+    let frames: Vec<u64> = seen.iter().map(|s| s.frame).collect();
+    assert_eq!(frames, [1, 2, 3, 4, 5]);
+    assert_eq!(seen[0].summary, "decoded late 1");
+    assert_eq!(seen[2].summary, "plain 3");
+    // Nothing was handed on before the release at frame 4; then everything at once.
+    let at: Vec<u64> = seen.iter().map(|s| s.at).collect();
+    assert_eq!(at, [4, 4, 4, 4, 5]);
+    assert!(seen[0].notes.is_empty());
+    // The statistics count the records handed on: the decoded one, not the keyed one.
+    assert_eq!(stats.udp_datagrams, 5);
+}
+
+#[test]
+fn a_hold_the_capture_outlasts_is_given_up_with_a_note() {
+    let mut packets = vec![(0, to_holder(b"HOLD"), None)];
+    let frames = HOLD_FRAMES + 2;
+    packets.extend((1..frames).map(|i| (i, to_echo(), None)));
+    let (seen, _) = run(Config::default(), &packets);
+    assert_eq!(seen[0].summary, "keyed 1");
+    assert_eq!(seen[0].notes.len(), 1);
+    assert_eq!(seen[0].notes[0].message, "held, never decoded");
+    // Given up at the first datagram more than HOLD_FRAMES frames later.
+    assert_eq!(seen[0].at, HOLD_FRAMES + 2);
+    assert!(seen.windows(2).all(|w| w[0].frame < w[1].frame));
+}
+
+#[test]
+fn a_hold_is_given_up_after_its_capture_time_and_at_the_end() {
+    let late = (HOLD_SECS as u64 + 1) * 1000;
+    let packets = [
+        (0, to_holder(b"HOLD"), None),
+        (late, to_echo(), None),
+        (late + 1, to_holder(b"HOLD"), None),
+    ];
+    let (seen, _) = run(Config::default(), &packets);
+    let at: Vec<u64> = seen.iter().map(|s| s.at).collect();
+    // The first hold ends at the datagram HOLD_SECS later, the second at the end of input.
+    assert_eq!(at, [2, 2, 4]);
+    assert_eq!(seen[2].summary, "keyed 3");
+    assert_eq!(seen[2].notes[0].message, "held, never decoded");
+}

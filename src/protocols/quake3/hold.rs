@@ -1,0 +1,216 @@
+//! Legacy messages held while their XOR pad is being recovered.
+//!
+//! Without the handshake, a pad is recovered from many messages keyed with the same string
+//! (`legacykey`), so the first messages of a group arrive before it is known. Such a message is
+//! shown keyed at once and held: when the pad (or its key string) becomes known, it is decoded
+//! again, in capture order, and its decoded records replace the keyed ones
+//! ([`crate::proto::FlowDecoder::released`]); the engine holds back every later record
+//! meanwhile. A held message that cannot be decoded in order (a later message of its direction
+//! was decoded first), whose group's search gave up, or that reaches a bound, is released as
+//! first shown, with a note.
+//!
+//! The bounds: [`HOLD_MESSAGES`] and [`HOLD_BYTES`] per flow here, and the engine's own
+//! (frames, captured bytes and capture time since the oldest held datagram).
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+
+use super::notes;
+use crate::capture::Timestamp;
+use crate::proto::{Datagram, Direction, Release, RoleSource};
+use crate::tree::{Detail, Note};
+
+/// Messages a flow holds at most; past it, the oldest is released as first shown.
+pub const HOLD_MESSAGES: usize = 512;
+/// Payload bytes a flow holds at most.
+pub const HOLD_BYTES: usize = 512 * 1024;
+
+/// A held datagram: what its decode needs again.
+pub struct Held {
+    pub frame: u64,
+    pub payload: Vec<u8>,
+    pub to_server: bool,
+    /// The command number its key string is (the pad recovery's group).
+    pub ack: u32,
+    /// Its keyed bytes: the pad must reach this far.
+    pub need: usize,
+    time: Timestamp,
+    src: SocketAddr,
+    dst: SocketAddr,
+    index_in_flow: u64,
+    truncated: bool,
+    role_source: RoleSource,
+    detail: Detail,
+    /// The sequence notes its first decode gave (the sequence is not tracked again).
+    pub sequence_notes: Vec<Note>,
+}
+
+impl Held {
+    pub fn new(d: &Datagram<'_>, (ack, need): (u32, usize), sequence_notes: Vec<Note>) -> Held {
+        Held {
+            frame: d.frame,
+            payload: d.payload.to_vec(),
+            to_server: d.direction == Direction::ToServer,
+            ack,
+            need,
+            time: d.time,
+            src: d.src,
+            dst: d.dst,
+            index_in_flow: d.index_in_flow,
+            truncated: d.truncated,
+            role_source: d.role_source,
+            detail: d.detail,
+            sequence_notes,
+        }
+    }
+
+    pub fn datagram(&self) -> Datagram<'_> {
+        Datagram {
+            payload: &self.payload,
+            truncated: self.truncated,
+            direction: if self.to_server {
+                Direction::ToServer
+            } else {
+                Direction::ToClient
+            },
+            src: self.src,
+            dst: self.dst,
+            time: self.time,
+            frame: self.frame,
+            index_in_flow: self.index_in_flow,
+            role_source: self.role_source,
+            detail: self.detail,
+        }
+    }
+}
+
+/// Why a held message was released as first shown.
+#[derive(Clone, Copy)]
+pub enum Unheld {
+    /// A later message of its direction was decoded first: decoding it now would take the
+    /// flow's state back in time.
+    Overtaken,
+    /// The pad search of its group gave up, or the group was forgotten.
+    SearchEnded,
+    /// A bound of the hold, or the end of the input.
+    Bound,
+}
+
+impl Unheld {
+    fn note(self) -> Note {
+        let why = match self {
+            Unheld::Overtaken => {
+                "a later message in its direction was decoded first, still without this one's key"
+            }
+            Unheld::SearchEnded => "the pad search for its key string gave up",
+            Unheld::Bound => {
+                "the hold reached its bound (or the capture ended) before the key was found"
+            }
+        };
+        Note::new(
+            &notes::HELD_KEYED,
+            None,
+            None,
+            format!("held while its XOR pad was searched for, and never decoded: {why}"),
+        )
+    }
+}
+
+/// A flow's held messages and what became of them.
+#[derive(Default)]
+pub struct Holds {
+    queue: VecDeque<Held>,
+    bytes: usize,
+    /// Messages held per direction (server to client, client to server).
+    per_direction: [usize; 2],
+    out: Vec<Release>,
+    /// The datagram just decoded is held.
+    pub last: bool,
+    /// A held message is being decoded again (nothing is held or settled meanwhile).
+    pub replaying: bool,
+    /// The message just decoded ended keyed and may be held: its group and keyed length.
+    pub candidate: Option<(bool, u32, usize)>,
+    /// Messages held, then decoded, and released as first shown.
+    pub held: u64,
+    pub decoded: u64,
+    pub kept: u64,
+}
+
+impl Holds {
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes + self.queue.len() * std::mem::size_of::<Held>()
+    }
+
+    /// Holds `h`; past a bound, the oldest message is released as first shown.
+    pub fn push(&mut self, h: Held) {
+        self.bytes += h.payload.len();
+        self.per_direction[usize::from(h.to_server)] += 1;
+        self.queue.push_back(h);
+        self.held += 1;
+        self.last = true;
+        while self.queue.len() > HOLD_MESSAGES || self.bytes > HOLD_BYTES {
+            let Some(old) = self.pop() else { break };
+            self.keep(&old, Unheld::Bound);
+        }
+    }
+
+    pub fn front(&self) -> Option<&Held> {
+        self.queue.front()
+    }
+
+    pub fn pop(&mut self) -> Option<Held> {
+        self.remove(0)
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Held> {
+        self.queue.get(i)
+    }
+
+    pub fn remove(&mut self, i: usize) -> Option<Held> {
+        let h = self.queue.remove(i)?;
+        self.bytes -= h.payload.len();
+        self.per_direction[usize::from(h.to_server)] -= 1;
+        Some(h)
+    }
+
+    /// Whether messages of each direction (server to client, client to server) are held.
+    pub fn per_direction(&self) -> [bool; 2] {
+        [self.per_direction[0] > 0, self.per_direction[1] > 0]
+    }
+
+    /// Releases `h` as first shown.
+    pub fn keep(&mut self, h: &Held, why: Unheld) {
+        self.kept += 1;
+        self.out.push(Release::Kept {
+            frame: h.frame,
+            note: why.note(),
+        });
+    }
+
+    /// Releases `h` decoded.
+    pub fn decoded(&mut self, h: &Held, records: Vec<crate::tree::Record>) {
+        self.decoded += 1;
+        self.out.push(Release::Decoded {
+            frame: h.frame,
+            records,
+        });
+    }
+
+    pub fn take_released(&mut self, out: &mut Vec<Release>) {
+        out.append(&mut self.out);
+    }
+
+    /// What `stats` says of the holds, when there were any.
+    pub fn describe(&self) -> Option<String> {
+        (self.held > 0).then(|| {
+            format!(
+                "{} messages held while their pad was searched for: {} decoded later, {} never",
+                self.held, self.decoded, self.kept
+            )
+        })
+    }
+}
