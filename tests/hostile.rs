@@ -671,6 +671,20 @@ fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
     let games = &flow.facts["game messages"];
     let decoded: u64 = games.split(' ').next().unwrap().parse().unwrap();
     assert!(decoded < datagrams as u64 / 10, "{games}");
+    // The messages left keyed while their group was searched for were held (quake3/hold.rs),
+    // none decoded: every server message (the server group waits for the challenge byte, so
+    // it is never given up) and the client messages until their group's fifth search; the
+    // hold and the pooled messages stay within the flow's state.
+    let held = &flow.facts["held"];
+    assert_eq!(
+        held,
+        "1025 messages held while their pad was searched for: 0 decoded later, 1025 never"
+    );
+    assert!(
+        stats.flow_table.state_peak < 1 << 20,
+        "{}",
+        stats.flow_table.state_peak
+    );
 }
 
 // ---- review: hostile inputs to `demo` and `report` ----
