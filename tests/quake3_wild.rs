@@ -490,3 +490,38 @@ fn held_messages_decode_in_their_place_on_any_thread_count() {
         145
     );
 }
+
+/// The client connects again while messages of its earlier connection are held (the capture's
+/// last 20 % first, keyed with no handshake, then its handshake and first seconds): the held
+/// messages are released as first shown, with a note, and the new connection decodes as in the
+/// whole capture, without an error note.
+#[test]
+fn held_messages_end_when_the_client_connects_again() {
+    let capture = "captures/quake3-openarena-legacy.pcap";
+    let (p, full) = load_full(capture);
+    let n = p.records.len();
+    let order: Vec<usize> = (n * 8 / 10..n).chain(0..200).collect();
+    let mut bytes = p.header.clone();
+    for &i in &order {
+        bytes.extend_from_slice(&p.records[i]);
+    }
+    let frames: Vec<u64> = order.iter().map(|&i| i as u64 + 1).collect();
+    let mut notes = 0;
+    let err = each_record(&bytes, config_for(Path::new(capture)), |_, r| {
+        notes += (r.notes.iter())
+            .filter(|n| {
+                n.message
+                    .ends_with("the client connected again before the key was found")
+            })
+            .count();
+    });
+    assert!(err.is_none());
+    assert!(notes > 0);
+    let decoded = decode(&bytes, &frames, capture);
+    assert!(decoded.errors.is_empty(), "{:?}", decoded.errors);
+    for frame in 1..=200 {
+        if let (Some(whole), Some(m)) = (full.messages.get(&frame), decoded.messages.get(&frame)) {
+            assert!(exact(whole, m), "frame {frame}");
+        }
+    }
+}

@@ -132,6 +132,10 @@ impl Flow {
         t.finish_into(d.payload.len(), r);
         let l = res.learned;
         if l.new_connection {
+            // The old connection's held messages cannot be decoded under the new one's keys.
+            while let Some(h) = self.hold.pop() {
+                self.hold.keep(&h, Unheld::Connection);
+            }
             // A new handshake: keep what this packet teaches, forget the old connection.
             let keep = (self.st.challenge, self.st.protocol, self.st.qport);
             if res.msg_type == "challengeResponse" || res.msg_type == "connect" {

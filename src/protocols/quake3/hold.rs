@@ -94,6 +94,8 @@ pub enum Unheld {
     SearchEnded,
     /// A bound of the hold, or the end of the input.
     Bound,
+    /// A new handshake began another connection.
+    Connection,
 }
 
 impl Unheld {
@@ -106,6 +108,7 @@ impl Unheld {
             Unheld::Bound => {
                 "the hold reached its bound (or the capture ended) before the key was found"
             }
+            Unheld::Connection => "the client connected again before the key was found",
         };
         Note::new(
             &notes::HELD_KEYED,
