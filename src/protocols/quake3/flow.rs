@@ -1019,6 +1019,8 @@ fn reset_summary(sum: &mut Summary, heading_len: usize) {
 /// ioquake3 layout, or not.
 const IOQ3_RUN: u8 = 4;
 const LEGACY_RUN: u8 = 2;
+// The notes and flow facts spell these numbers out (`undecided`, `flavour_from_messages`).
+const _: () = assert!(IOQ3_RUN == 4 && LEGACY_RUN == 2);
 /// A server message this long that parses cleanly in the ioquake3 layout decides alone: a
 /// snapshot's or gamestate's grammar over 64 bytes does not end exactly at EOF by chance.
 const LONG_SERVER_MESSAGE: usize = 64;
