@@ -278,15 +278,15 @@ fn the_command_writes_lists_and_skips() {
             .collect()
     };
     // Both cuts start at server message 4 and keep messages 4 to 434: without the handshake's
-    // challenge, 259 of the legacy ones decode once the key recovery has found the challenge
-    // byte and the client commands keying them (249 before the messages keyed meanwhile were
-    // held and decoded in their place; the first one, read before the flavour was decided,
-    // shows only its sequence); the ioquake3 ones decode once four messages in a row
+    // challenge, all 430 legacy ones decode once the key recovery has found the challenge byte
+    // and the client commands keying them: the first ones, keyed with the client's userinfo,
+    // once a name shows and its likely userinfo fits (259 before that, 249 before the messages
+    // keyed meanwhile were held and decoded in their place); the ioquake3 ones decode once four messages in a row
     // (or a long server message) decided the flavour, the first three showing only their
     // sequence; none is a gamestate.
     assert_eq!(
         reasons(LEGACY, 18),
-        ["flow 0: no gamestate captured (259 server messages decoded, 171 left keyed)"]
+        ["flow 0: no gamestate captured (430 server messages decoded, 0 left keyed)"]
     );
     assert_eq!(
         reasons(IOQ3, 18),

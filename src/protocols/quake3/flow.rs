@@ -483,6 +483,7 @@ impl Flow {
                 if let Some(from) = self.pad_dekey(s, msg, acks) {
                     // A key string read off the new pad keys this message's usercmds too.
                     self.take_recovered_texts();
+                    self.predict_for_held(s, msg.bytes());
                     self.drain_held(Some(s.to_server));
                     new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
                     msg.recovered_from = Some(from);
@@ -495,6 +496,7 @@ impl Flow {
                 }
             }
             Keying::Plain => {
+                self.predict_for_held(s, msg.bytes());
                 self.drain_held(Some(s.to_server));
                 new_cmds = self.plain(s, msg, acks, loc, &mut t, &mut sum);
             }
@@ -598,11 +600,21 @@ impl Flow {
 
     /// Tries the server commands predicted from the client's chat as the key string of a
     /// client message group whose command was not captured: one that fits gives the group its
-    /// pad, and is filed as the command when the messages tell it from the others.
+    /// pad, and is filed as the command when the messages tell it from the others. A server
+    /// message group tries the likely `userinfo` commands of the players known
+    /// ([`State::predicted_userinfos`]) the same way, as far as they go.
     fn try_predicted(&mut self, to_server: bool, ack: u32, cb: Option<u8>) -> Option<()> {
         let cb = cb?;
-        if !to_server || !self.st.pads.due(to_server, ack) {
+        if !self.st.pads.due(to_server, ack) {
             return None;
+        }
+        if !to_server {
+            let texts = self.st.predicted_userinfos();
+            return self
+                .st
+                .pads
+                .try_prefixes((false, ack), &texts, cb)
+                .then_some(());
         }
         let texts = self.st.predicted_server_commands();
         let text = self.st.pads.try_texts((to_server, ack), &texts, cb)?;
@@ -913,8 +925,16 @@ impl Flow {
             .body
             .len()
             .saturating_sub(legacykey::keyed_from(s.to_server));
-        let live = need <= legacykey::MAX_PAD && self.st.pads.live(s.to_server, ack);
+        let live = need <= legacykey::MAX_PAD && self.may_recover(s.to_server, ack);
         live.then_some((s.to_server, ack, need))
+    }
+
+    /// Whether the key of group (`to_server`, `ack`) may still be found: its pad is searched
+    /// for, or, for server messages, its client command may turn out to be a player's likely
+    /// `userinfo` once a name shows ([`Flow::predict_for_held`]), however the search went.
+    fn may_recover(&self, to_server: bool, ack: u32) -> bool {
+        let pads = &self.st.pads;
+        pads.live(to_server, ack) || (!to_server && pads.pooled(to_server, ack))
     }
 
     /// Whether a held message's key is known now: a pad that reaches its end, or its key
@@ -953,7 +973,7 @@ impl Flow {
                 Some(None)
             } else if overtaking == Some(h.to_server) {
                 Some(Some(Unheld::Overtaken))
-            } else if !self.st.pads.live(h.to_server, h.ack) {
+            } else if !self.may_recover(h.to_server, h.ack) {
                 Some(Some(Unheld::SearchEnded))
             } else {
                 waiting[dir] = false;
@@ -970,6 +990,39 @@ impl Flow {
             }
             let left = self.hold.per_direction();
             waiting = [waiting[0] && left[0], waiting[1] && left[1]];
+        }
+    }
+
+    /// Before a server message overtakes held ones keyed with a client command that was not
+    /// captured, the names it shows (read in a scratch parse) and those known before try their
+    /// likely `userinfo` commands on the held messages' groups: a client that has not chatted
+    /// since it joined keys the server's messages with its userinfo, and the names often show
+    /// only in the message that overtakes them (a chat line's echo).
+    fn predict_for_held(&mut self, s: &Sequenced<'_>, body: &[u8]) {
+        let Some(cb) = self.st.xor_challenge().filter(|_| !s.to_server) else {
+            return;
+        };
+        let groups = self.hold.server_groups();
+        if groups.is_empty() || self.hold.replaying {
+            return;
+        }
+        let mut probe = State::default();
+        let (mut t, mut sum) = (TreeBuilder::new(false), Summary::default());
+        let loc = Loc { source: 0, base: 0 };
+        probe.parse_server(body, s.h.sequence, loc, &mut t, &mut sum);
+        let mut names = probe.known_names();
+        for name in self.st.known_names() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names.truncate(super::userinfo::NAMES);
+        let texts: Vec<Vec<u8>> = names
+            .iter()
+            .map(|n| super::userinfo::predicted(n))
+            .collect();
+        for ack in groups {
+            self.st.pads.try_prefixes((false, ack), &texts, cb);
         }
     }
 

@@ -180,6 +180,20 @@ impl Holds {
         Some(h)
     }
 
+    /// The groups (acknowledged client commands) of the held server messages, each once.
+    pub fn server_groups(&self) -> Vec<u32> {
+        let mut acks: Vec<u32> = Vec::new();
+        if self.per_direction[0] == 0 {
+            return acks;
+        }
+        for h in self.queue.iter().filter(|h| !h.to_server) {
+            if !acks.contains(&h.ack) {
+                acks.push(h.ack);
+            }
+        }
+        acks
+    }
+
     /// Whether messages of each direction (server to client, client to server) are held.
     pub fn per_direction(&self) -> [bool; 2] {
         [self.per_direction[0] > 0, self.per_direction[1] > 0]

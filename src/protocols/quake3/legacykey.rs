@@ -67,6 +67,10 @@ const KEEP: u64 = 16;
 const ENDERS: usize = 4;
 const LONGER: usize = 3;
 
+/// Pooled messages a predicted key-string beginning must de-key, each into a clean parse to its
+/// last byte, before its pad is taken.
+const PREFIX_FITS: usize = 8;
+
 /// How a trial parse went.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Trial {
@@ -280,6 +284,11 @@ impl Pads {
     /// pooled and its searches have not given up.
     pub fn live(&self, to_server: bool, ack: u32) -> bool {
         (self.groups.iter()).any(|g| g.to_server == to_server && g.ack == ack && g.failed < GIVE_UP)
+    }
+
+    /// Whether group (`to_server`, `ack`) has pooled messages.
+    pub fn pooled(&self, to_server: bool, ack: u32) -> bool {
+        (self.groups.iter()).any(|g| g.to_server == to_server && g.ack == ack)
     }
 
     /// Whether the pad known for group (`to_server`, `ack`) reaches `need` keyed bytes.
@@ -514,6 +523,55 @@ impl Pads {
         g.from = g.added;
         harvest.extend(dekeyed_pool(g));
         Some(text)
+    }
+
+    /// Tries key-string beginnings predicted for group (`to_server`, `ack`) under challenge
+    /// byte `cb` (a client's `userinfo` up to the value only it knows): one fits when every
+    /// pooled message it reaches past, at least [`PREFIX_FITS`] of them, parses cleanly to its
+    /// last byte under its pad. The first that fits gives a group with no pad yet its pad as far
+    /// as the text goes; returns whether one did.
+    pub fn try_prefixes(
+        &mut self,
+        (to_server, ack): (bool, u32),
+        texts: &[Vec<u8>],
+        cb: u8,
+    ) -> bool {
+        let Pads {
+            groups,
+            credit,
+            work,
+            harvest,
+            ..
+        } = self;
+        let Some(g) = (groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack) else {
+            return false;
+        };
+        if !g.pad.is_empty() {
+            return false;
+        }
+        let start = keyed_from(to_server);
+        let (mut probe, mut scratch) = (State::default(), Vec::new());
+        for text in texts {
+            let within: Vec<&Pooled> = (g.msgs.iter())
+                .filter(|m| m.keyed_len(start) <= text.len())
+                .collect();
+            if within.len() < PREFIX_FITS {
+                continue;
+            }
+            let cost = TRIAL * within.len() as u64;
+            let Some(left) = credit.checked_sub(cost) else {
+                return false;
+            };
+            (*credit, *work) = (left, *work + cost);
+            let pad = pad_of(cb, text, start, text.len());
+            if (within.iter()).all(|m| g.dekeys(m, &pad, &mut probe, &mut scratch)) {
+                g.pad = pad;
+                g.from = g.added;
+                harvest.extend(dekeyed_pool(g));
+                return true;
+            }
+        }
+        false
     }
 
     /// The pooled messages newly de-keyed since the last call: (whether they are client

@@ -23,6 +23,7 @@ pub mod notes;
 pub mod server;
 pub mod tables;
 pub mod ucmdkey;
+pub mod userinfo;
 
 use crate::proto::{FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role};
 use constants::MAX_RELIABLE_COMMANDS;
@@ -318,6 +319,28 @@ impl State {
         }
         out
     }
+    /// The player names the flow has shown, newest first (at most [`userinfo::NAMES`]): its
+    /// players' configstrings and the names its server commands show.
+    pub fn known_names(&self) -> Vec<Vec<u8>> {
+        let mut names: Vec<Vec<u8>> = Vec::new();
+        let mut texts: Vec<(u32, &[u8])> = self.server_cmds.texts().collect();
+        texts.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+        let from_cmds = texts.into_iter().flat_map(|(_, t)| userinfo::names_in(t));
+        let from_players = self.players.iter().rev().map(String::as_bytes);
+        for name in from_cmds.chain(from_players) {
+            if names.len() < userinfo::NAMES && !names.iter().any(|n| n == name) {
+                names.push(name.to_vec());
+            }
+        }
+        names
+    }
+
+    /// The likely beginnings of the `userinfo` commands of the players the flow has shown.
+    pub fn predicted_userinfos(&self) -> Vec<Vec<u8>> {
+        let names = self.known_names();
+        names.iter().map(|n| userinfo::predicted(n)).collect()
+    }
+
     fn new_connection(&mut self) {
         self.gamestate_cmd_seq = None;
         self.flavour = None;

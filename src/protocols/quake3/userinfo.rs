@@ -1,0 +1,93 @@
+//! The `userinfo` command a client most likely sent, to key server messages without it.
+//!
+//! A legacy server message is keyed with the last client command the server received
+//! (ioquake3 code/server/sv_net_chan.c `SV_Netchan_Encode`, `lastClientCommandString`). A
+//! client that has not chatted since it joined last sent its `userinfo` (code/client/cl_main.c
+//! `CL_CheckUserinfo` sends `userinfo "<Cvar_InfoString(CVAR_USERINFO)>"` whenever a user cvar
+//! changes, and once after connecting): a long text the pad search cannot find byte by byte, but
+//! one that is the same for every player who kept the defaults, apart from the name.
+//!
+//! The keys, their order and the defaults are the real client's: the `userinfo` commands of
+//! every capture in `captures/` (the ioquake3 client with OpenArena's data), whose cvars are
+//! registered with these defaults in code/client/cl_main.c `CL_Init` (name, rate, snaps, model,
+//! headmodel, team_model, team_headmodel, color1, color2, handicap, teamtask, sex,
+//! cl_anonymous, cl_voipProtocol) and the cgame's cvar table (cg_predictItems). The prediction
+//! stops at `cl_guid`, whose value is the player's own key.
+
+/// What comes before the name.
+const BEFORE_NAME: &[u8] = b"userinfo \"\\name\\";
+/// What comes after it, with the defaults, up to the value of `cl_guid`.
+const AFTER_NAME: &[u8] = b"\\model\\sarge\\rate\\25000\\snaps\\20\\headmodel\\sarge\\team_model\\james\\team_headmodel\\*james\\color1\\4\\color2\\5\\handicap\\100\\teamtask\\0\\sex\\male\\cl_anonymous\\0\\cg_predictItems\\1\\cl_voipProtocol\\opus\\cl_guid\\";
+
+/// Names tried at most (the newest learned first).
+pub const NAMES: usize = 8;
+
+/// The beginning of the `userinfo` command of a player called `name` who kept the defaults.
+pub fn predicted(name: &[u8]) -> Vec<u8> {
+    [BEFORE_NAME, name, AFTER_NAME].concat()
+}
+
+/// The player names a server command shows: a chat line's speaker (g_cmds.c `G_Say`:
+/// `chat "name^7<EC>: …"`, EC being byte 0x19, also written before the name by some game
+/// versions), the name in `print "name^7 entered the
+/// game"` (g_client.c `ClientBegin`), or both in `print "old^7 renamed to new"` (g_client.c
+/// `ClientUserinfoChanged`). The `^7` the server puts after a name is not part of it.
+pub fn names_in(cmd: &[u8]) -> Vec<&[u8]> {
+    let found: Vec<&[u8]> = if let Some(rest) = cmd.strip_prefix(b"chat \"") {
+        let rest = rest.strip_prefix(b"\x19").unwrap_or(rest);
+        find(rest, b"\x19:")
+            .map(|end| vec![&rest[..end]])
+            .unwrap_or_default()
+    } else if let Some(rest) = cmd.strip_prefix(b"print \"") {
+        if let Some(end) = find(rest, b" entered the game") {
+            vec![&rest[..end]]
+        } else if let Some(at) = find(rest, b" renamed to ") {
+            let new = &rest[at + 12..];
+            let new = &new[..find(new, b"\n")
+                .or_else(|| find(new, b"\""))
+                .unwrap_or(new.len())];
+            vec![&rest[..at], new]
+        } else {
+            Vec::new()
+        }
+    } else {
+        Vec::new()
+    };
+    (found.into_iter())
+        .map(|n| n.strip_suffix(b"^7").unwrap_or(n))
+        .filter(|n| !n.is_empty() && n.len() <= 36 && !n.iter().any(|&c| c == b'\\' || c == b'"'))
+        .collect()
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prediction_is_the_captured_command_up_to_the_guid() {
+        // The legacy capture's client command 2 (frame 5).
+        let sent = b"userinfo \"\\name\\GoldenPlayer\\model\\sarge\\rate\\25000\\snaps\\20\\headmodel\\sarge\\team_model\\james\\team_headmodel\\*james\\color1\\4\\color2\\5\\handicap\\100\\teamtask\\0\\sex\\male\\cl_anonymous\\0\\cg_predictItems\\1\\cl_voipProtocol\\opus\\cl_guid\\381D54D6636A13525F51C7758F063B91\\teamoverlay\\0\"";
+        let p = predicted(b"GoldenPlayer");
+        assert!(sent.starts_with(&p));
+        assert_eq!(p.len(), 229);
+    }
+
+    #[test]
+    fn names_come_from_chat_lines_and_prints() {
+        // The busy capture's server command 21 (frame 3701).
+        let chat = b"chat \"BusyRenamed^7\x19: ^207 new map, same netchan\"";
+        assert_eq!(names_in(chat), [&b"BusyRenamed"[..]]);
+        let chat = b"chat \"\x19BusyRenamed^7\x19: ^207 new map, same netchan\"";
+        assert_eq!(names_in(chat), [&b"BusyRenamed"[..]]);
+        let joined = b"print \"Sarge^7 entered the game\n\"";
+        assert_eq!(names_in(joined), [&b"Sarge"[..]]);
+        let renamed = b"print \"BusyPlayer^7 renamed to BusyRenamed\n\"";
+        assert_eq!(names_in(renamed), [&b"BusyPlayer"[..], &b"BusyRenamed"[..]]);
+        assert!(names_in(b"chat \"console: server console says hi\"").is_empty());
+        assert!(names_in(b"cs 6 \"1\"").is_empty());
+    }
+}
