@@ -609,7 +609,7 @@ impl Flow {
             return None;
         }
         if !to_server {
-            let texts = self.st.predicted_userinfos();
+            let texts = self.st.predicted_userinfos(&self.st.known_names());
             return self
                 .st
                 .pads
@@ -1017,10 +1017,7 @@ impl Flow {
             }
         }
         names.truncate(super::userinfo::NAMES);
-        let texts: Vec<Vec<u8>> = names
-            .iter()
-            .map(|n| super::userinfo::predicted(n))
-            .collect();
+        let texts = self.st.predicted_userinfos(&names);
         for ack in groups {
             self.st.pads.try_prefixes((false, ack), &texts, cb);
         }

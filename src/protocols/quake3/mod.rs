@@ -335,10 +335,12 @@ impl State {
         names
     }
 
-    /// The likely beginnings of the `userinfo` commands of the players the flow has shown.
-    pub fn predicted_userinfos(&self) -> Vec<Vec<u8>> {
-        let names = self.known_names();
-        names.iter().map(|n| userinfo::predicted(n)).collect()
+    /// The likely `userinfo` commands (or their beginnings) of players called `names`: the
+    /// client's own captured ones renamed, and the defaults'.
+    pub fn predicted_userinfos(&self, names: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let mut captured: Vec<(u32, &[u8])> = self.client_cmds.texts().collect();
+        captured.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+        userinfo::predictions(names, captured.into_iter().map(|(_, t)| t))
     }
 
     fn new_connection(&mut self) {

@@ -27,6 +27,36 @@ pub fn predicted(name: &[u8]) -> Vec<u8> {
     [BEFORE_NAME, name, AFTER_NAME].concat()
 }
 
+/// A captured `userinfo` command with its name replaced by `name`: what the same client sends
+/// after renaming itself (only the name changes), whatever else it customised.
+pub fn with_name(captured: &[u8], name: &[u8]) -> Option<Vec<u8>> {
+    let rest = captured.strip_prefix(BEFORE_NAME)?;
+    let end = rest.iter().position(|&c| c == b'\\' || c == b'"')?;
+    Some([BEFORE_NAME, name, &rest[end..]].concat())
+}
+
+/// The likely `userinfo` commands of players called `names`: each captured one (newest first,
+/// at most two) renamed, then the defaults', each text once.
+pub fn predictions<'a>(
+    names: &[Vec<u8>],
+    captured: impl Iterator<Item = &'a [u8]>,
+) -> Vec<Vec<u8>> {
+    let captured: Vec<&[u8]> = captured
+        .filter(|t| t.starts_with(BEFORE_NAME))
+        .take(2)
+        .collect();
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for name in names {
+        let renamed = captured.iter().filter_map(|c| with_name(c, name));
+        for text in renamed.chain(std::iter::once(predicted(name))) {
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+    }
+    out
+}
+
 /// The player names a server command shows: a chat line's speaker (g_cmds.c `G_Say`:
 /// `chat "name^7<EC>: …"`, EC being byte 0x19, also written before the name by some game
 /// versions), the name in `print "name^7 entered the
@@ -74,6 +104,20 @@ mod tests {
         let p = predicted(b"GoldenPlayer");
         assert!(sent.starts_with(&p));
         assert_eq!(p.len(), 229);
+    }
+
+    #[test]
+    fn a_captured_userinfo_is_renamed() {
+        let captured = b"userinfo \"\\name\\BusyPlayer\\model\\major\\rate\\90000\"";
+        let renamed = with_name(captured, b"BusyRenamed").unwrap();
+        assert_eq!(
+            renamed,
+            b"userinfo \"\\name\\BusyRenamed\\model\\major\\rate\\90000\""
+        );
+        let names = [b"BusyRenamed".to_vec()];
+        let all = predictions(&names, [&captured[..]].into_iter());
+        assert_eq!(all, [renamed, predicted(b"BusyRenamed")]);
+        assert_eq!(with_name(b"say hi", b"x"), None);
     }
 
     #[test]
