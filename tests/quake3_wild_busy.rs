@@ -334,18 +334,20 @@ fn ioq3_busy_capture_from_the_wild() {
     }
     assert!(total.counted > 40_000, "{}", total.counted);
     assert_eq!(case(&cases, "5 % of frames lost").chat_expected, 25);
-    // Every case at least 95 % exact (99.0 % to 100 %; all cases 42,302 of 42,364).
+    // Every case at least 95 % exact (99.0 % to 100 %; all cases 42,305 of 42,364, 42,302
+    // before a still client's first keyed usercmd linked the key to the values known shortly
+    // before).
     let twenty = case(&cases, "20 % of frames lost");
     for (name, f) in &cases {
         assert!(f.share() >= 0.95, "{name}: {}", f.share());
     }
-    assert!(total.exact >= 42_302, "{}", total.exact);
+    assert!(total.exact >= 42_305, "{}", total.exact);
     // With 20 % lost from the handshake on, the last fragment of the second gamestate (frame
     // 3125, after the map change) is lost. The moves that follow carry the new map's serverId,
     // so the first map's checksumFeed is not used for them (it was: weapon 71 where the client
     // holds 2, wrong angles, 1,292 moves, 72.2 % exact); their key is recovered from the moves
-    // themselves: 4,880 of 4,931 messages exact (99.0 %).
-    assert!(twenty.exact >= 4880, "{}", twenty.exact);
+    // themselves: 4,883 of 4,931 messages exact (99.0 %; 4,880 before the still client's link).
+    assert!(twenty.exact >= 4883, "{}", twenty.exact);
     // No message shows a value the whole capture contradicts, in any case. With loss there
     // were 8 and 17: snapshot entities decoded from their baseline after a lost reference (the
     // entity was in it: frame 989, entity 82, pos.trDelta[2] -45600, not -400), and after the

@@ -34,6 +34,10 @@ pub struct UcmdObs {
     /// client repeats in its next packet (cl_packetdup).
     pub t: i32,
     pub known: u16,
+    /// Sent in the first usercmd of its packet, a delta from an all-zero usercmd
+    /// (`CL_WritePacket`): sent because it is not 0, where a later usercmd sends a field only
+    /// when it changed.
+    pub first: bool,
 }
 
 /// Observations kept per acknowledged command (the newest).
@@ -232,6 +236,10 @@ impl UcmdKeys {
         }
         if let Some((u, m)) = link(obs, &self.anchors) {
             g.merge(u, m);
+        } else if g.linked.is_none()
+            && let Some(u) = still_link(obs, &self.anchors)
+        {
+            g.merge(u, ALL_BITS);
         }
         if let Some(low15) = g.low15 {
             // Only the top bit is missing: each buttons value and near angle votes as it comes.
@@ -287,6 +295,7 @@ impl UcmdKeys {
                 v: values[k as usize],
                 t,
                 known: width_mask(k),
+                first: false,
             })
         });
         let new_anchors = obs
@@ -421,6 +430,35 @@ pub fn link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>) -> O
         .into_iter()
         .find(|&s| m & s == s)?;
     (n >= 2).then_some((u & m, m))
+}
+
+/// U from the first usercmd of a packet whose key is unknown, when its values are those the
+/// same fields held at most [`NEAR_MS`] before in a packet decoded whole: the client did not
+/// turn, switch weapons or change its moves in the usercmds the capture lost between them (a
+/// keyed usercmd's serverTime is unkeyed). Each value sent in the first usercmd is one that is
+/// not 0 (a delta from an all-zero usercmd, `CL_WritePacket`), so every field it sends is
+/// compared. Needs every such value to agree on U, an angle or the buttons among them (all 16
+/// bits) and one more value: where only one angle turned the other disagrees, and a turn
+/// disagrees with the weapon unless it left the angle's low byte as it was (a turn by a multiple
+/// of 256 units, 1.4°, one turn in 256 at random: the limit of this link). The key is then
+/// checked as every link is (`Group::merge`: the group's 8-bit values must stay plausible).
+pub fn still_link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>) -> Option<u16> {
+    let (mut u, mut m, mut n) = (0u16, 0u16, 0u32);
+    for o in obs.iter().filter(|o| o.first && o.known == 0) {
+        let w = width_mask(o.field);
+        let before = anchors.iter().filter(|a| {
+            // serverTimes are any 32-bit values on the wire: no overflow.
+            let gap = i64::from(o.t) - i64::from(a.t);
+            a.field == o.field && a.known & w == w && (1..=NEAR_MS as i64).contains(&gap)
+        });
+        let a = before.max_by_key(|a| a.t)?;
+        let c = (o.v ^ a.v) & w;
+        if (c ^ u) & m & w != 0 {
+            return None;
+        }
+        (u, m, n) = (u | c, m | w, n + 1);
+    }
+    (m == ALL_BITS && n >= 2).then_some(u)
 }
 
 const ROLL: u8 = 2;
@@ -611,6 +649,7 @@ mod tests {
             v: (v ^ u) & width_mask(field),
             t,
             known: 0,
+            first: false,
         }
     }
 
@@ -624,18 +663,21 @@ mod tests {
                 v: yaw ^ u,
                 t: i as i32,
                 known: 0,
+                first: false,
             });
             obs.push(UcmdObs {
                 field: 3,
                 v: (if i % 3 == 0 { 0x81 } else { 0x7f }) ^ (u & 0xff),
                 t: i as i32,
                 known: 0,
+                first: false,
             });
             obs.push(UcmdObs {
                 field: WEAPON,
                 v: (2 + (i / 40) as u16 % 3) ^ (u & 0xff),
                 t: i as i32,
                 known: 0,
+                first: false,
             });
             if i % 10 == 0 {
                 obs.push(UcmdObs {
@@ -643,6 +685,7 @@ mod tests {
                     v: (i as u16 / 10 % 2) ^ u,
                     t: i as i32,
                     known: 0,
+                    first: false,
                 });
             }
         }
@@ -688,6 +731,7 @@ mod tests {
                 v: i.wrapping_mul(40503),
                 t: i as i32,
                 known: 0,
+                first: false,
             })
             .collect();
         for rack in 0..1000 {
@@ -786,6 +830,78 @@ mod tests {
         assert!(!k.learn(79292, 5, None, &session(0x4321, 2)));
         assert_eq!(k.lookup(Some(SID), 5, None), None);
         assert_eq!(k.lookup(Some(79292), 5, None), None);
+    }
+
+    /// Keys that kept the last usercmd of a message decoded whole: at serverTime 500, pitch
+    /// 300, yaw 12345 and weapon 3.
+    fn kept_still_usercmd() -> UcmdKeys {
+        let k = UcmdKeys::default();
+        k.remember([None, Some((500, [300, 12345, 0, 0, 0, 0, 0, 3]))]);
+        k
+    }
+
+    /// The first usercmd of a packet keyed with 0xbeef, `ms` after that one, with the
+    /// values `(field, value)`.
+    fn first_keyed(ms: i32, values: &[(u8, u16)]) -> Vec<UcmdObs> {
+        let sent = |&(field, v): &(u8, u16)| UcmdObs {
+            first: true,
+            ..sent_keyed(0xbeef, field, v, 500 + ms)
+        };
+        values.iter().map(sent).collect()
+    }
+
+    #[test]
+    fn a_still_client_links_the_key_across_lost_packets() {
+        // The packets between were lost: no usercmd is repeated, but the values are the same
+        // 33 ms later.
+        let mut k = kept_still_usercmd();
+        assert!(k.learn(SID, 9, None, &first_keyed(33, &[(1, 12345), (WEAPON, 3)])));
+        let r = k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((0xbeef, ALL_BITS)));
+    }
+
+    #[test]
+    fn a_turn_or_a_long_gap_links_nothing() {
+        let cases: [(i32, &[(u8, u16)]); 6] = [
+            // The view turned in the gap: the yaw's U and the weapon's disagree.
+            (33, &[(1, 12345 + 700), (WEAPON, 3)]),
+            // Both angles turned, by the same XOR: they agree, but not with the weapon.
+            (33, &[(0, 300 ^ 0x1111), (1, 12345 ^ 0x1111), (WEAPON, 3)]),
+            // The pitch held still while the yaw turned.
+            (33, &[(0, 300), (1, 12345 ^ 0x1100), (WEAPON, 3)]),
+            // One value alone proves nothing.
+            (33, &[(1, 12345)]),
+            // Only 8-bit values: the angles' high byte is not known.
+            (33, &[(WEAPON, 3), (3, 127)]),
+            // Too long after the values known.
+            (NEAR_MS + 1, &[(1, 12345), (WEAPON, 3)]),
+        ];
+        for (ms, values) in cases {
+            let mut k = kept_still_usercmd();
+            k.learn(SID, 9, None, &first_keyed(ms, values));
+            let r = k.lookup(Some(SID), 9, None);
+            assert!(r.is_none_or(|r| r.mask != ALL_BITS), "{values:?}: {r:?}");
+        }
+        // A field the first usercmd sends with no value known shortly before: nothing.
+        let mut k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        k.learn(SID, 9, None, &first_keyed(33, &[(1, 12345), (WEAPON, 3)]));
+        let later: Vec<UcmdObs> = first_keyed(120, &[(1, 12345), (WEAPON, 3)]);
+        k.learn(SID, 10, None, &later);
+        assert_eq!(k.lookup(Some(SID), 10, None), None);
+    }
+
+    /// A usercmd other than the first sends a field because it changed: never compared with the
+    /// value known before.
+    #[test]
+    fn only_the_first_usercmd_is_compared() {
+        let mut k = kept_still_usercmd();
+        let later: Vec<UcmdObs> = [(1u8, 12345u16), (WEAPON, 3)]
+            .iter()
+            .map(|&(f, v)| sent_keyed(0xbeef, f, v, 533))
+            .collect();
+        k.learn(SID, 9, None, &later);
+        assert_eq!(k.lookup(Some(SID), 9, None), None);
     }
 
     #[test]
