@@ -286,7 +286,8 @@ fn busy_capture_from_the_wild() {
     // lost `say` leaves the server messages it keys keyed: long texts the recovery does not
     // find. Yet `respawn 0` and `cs 6 "1"\n` are found whole (numbered strings, screened
     // from a credit of their own that the searches of the long server-message groups do not
-    // drain), and every command after them follows: 3,408 exact (2,856 with the screens
+    // drain), and every command after them follows: 3,399 exact (3,408 before a high byte not
+    // clearly the smoothest waited for a second search to pick it; 2,856 with the screens
     // drawing on the searches' credit, 2,001 before the numbered strings, 366 before any pad
     // recovery).
     // Cut at 10 % and 60 %, the client messages keyed with the first frag's score,
@@ -299,7 +300,7 @@ fn busy_capture_from_the_wild() {
     // so that the recovery's gains still pass.
     assert_eq!(five.exact, five.counted);
     assert_eq!(five.chat_found, five.chat_expected);
-    assert!(twenty.exact >= 3408, "{}", twenty.exact);
+    assert!(twenty.exact >= 3399, "{}", twenty.exact);
     for (name, at_least) in [
         ("cut at 10 % (frame 630)", 0.955),
         ("cut at 50 % (frame 3150)", 0.94),
@@ -307,12 +308,12 @@ fn busy_capture_from_the_wild() {
         ("cut at 70 % (frame 4409)", 0.42),
         ("cut at 80 % (frame 5039)", 0.67),
         ("cut at 50 % and 20 % lost", 0.919),
-        ("20 % of frames lost", 0.695),
+        ("20 % of frames lost", 0.693),
     ] {
         let share = case(&cases, name).share();
         assert!(share >= at_least, "{name}: {share}");
     }
-    assert!(total.exact >= 33_956, "{}", total.exact);
+    assert!(total.exact >= 33_947, "{}", total.exact);
     assert!(total.dekeyed >= 34_167, "{}", total.dekeyed);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
@@ -402,6 +403,25 @@ fn seeded_loss_shows_no_wrong_usercmd_value() {
         assert_eq!(f.errors, 0, "seed {seed}, {percent} %");
         assert!(f.exact >= exact, "seed {seed}, {percent} %: {}", f.exact);
     }
+}
+
+/// 20 % loss under seed 10 of a wider sweep (`Rng(0x5eed_0000 + 100 * seed + percent)`): the
+/// last fragment of the second map's gamestate is lost, and the client's usercmd key is
+/// recovered from its moves while it turns at a steady rate with usercmds lost in places. The
+/// high byte one off evened those steps out better than the true one, by a little (cost 2,139
+/// against 3,011), and 899 messages showed the view 1.4° off. A pick not clearly the smoothest
+/// is now taken only when the next search makes it again: none wrong, 2,618 exact (1,736
+/// before).
+#[test]
+fn a_turn_with_lost_usercmds_does_not_decide_a_wrong_high_byte() {
+    let (p, full) = load_legacy();
+    let n = p.records.len();
+    let mut rng = Rng(0x5eed_0000 + 100 * 10 + 20);
+    let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < 20).collect();
+    let f = measure(&p, &full, &capture(LEGACY), |i| !drop[i]);
+    assert_eq!(f.wrong, 0);
+    assert_eq!(f.errors, 0);
+    assert!(f.exact >= 2618, "{}", f.exact);
 }
 
 /// After the map change the client sends one more move under the first map's serverId (frame

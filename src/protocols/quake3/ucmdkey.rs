@@ -99,6 +99,9 @@ struct Group {
     /// usercmd also sent under a known key.
     low: Option<u8>,
     low15: Option<u16>,
+    /// U's low 15 bits as the last high-byte search found them (a pick not clearly the
+    /// smoothest is taken only when the next search makes it again).
+    high_pick: Option<u16>,
     linked: Option<u16>,
     votes: [u32; 2],
     /// Angles sent keyed, each with the same angle known shortly before (the newest
@@ -253,7 +256,14 @@ impl UcmdKeys {
                 // The turns that decide the high byte may be short: it is searched more often.
                 g.next_search = g.seen + HIGH_EVERY;
             }
-            g.low15 = g.low.and_then(|b| search_high7(&g.obs, b));
+            // A pick that is not clearly the smoothest is taken when the next search (64 values
+            // on) makes it again: a high byte off by one smoothed a steady turn whose usercmds
+            // the capture lost in places (busy legacy capture, 20 % loss, seed 10 of 25: 899
+            // moves with the view 1.4° off).
+            let pick = g.low.and_then(|b| search_high7(&g.obs, b));
+            let again = |p: u16| g.high_pick == Some(p);
+            g.low15 = pick.filter(|&(p, clear)| clear || again(p)).map(|(p, _)| p);
+            g.high_pick = pick.map(|(p, _)| p);
             if let Some(low15) = g.low15 {
                 g.votes = top_votes(&g.buttons, &g.near, low15);
             }
@@ -328,6 +338,7 @@ impl UcmdKeys {
             buttons: Vec::new(),
             low: None,
             low15: None,
+            high_pick: None,
             linked: None,
             votes: [0; 2],
             near: Vec::new(),
@@ -568,13 +579,14 @@ fn turn_cost(obs: &[UcmdObs], c: u16, b: u16) -> i64 {
 
 /// U from a group's observations, or `None` while any byte is undecided.
 pub fn search(obs: &[UcmdObs]) -> Option<u16> {
-    let low15 = search_high7(obs, search_low(obs)?)?;
+    let (low15, _) = search_high7(obs, search_low(obs)?)?;
     top_bit(top_votes(obs, &[], low15), low15)
 }
 
-/// The low byte `b` with the high byte's low seven bits. XOR 0x80 in the high byte is a half
-/// turn, invisible to continuity; those seven bits are fixed by the turns.
-pub fn search_high7(obs: &[UcmdObs], b: u8) -> Option<u16> {
+/// The low byte `b` with the high byte's low seven bits, and whether they are clearly the
+/// smoothest (the runner-up costs half as much again). XOR 0x80 in the high byte is a half turn,
+/// invisible to continuity; those seven bits are fixed by the turns.
+pub fn search_high7(obs: &[UcmdObs], b: u8) -> Option<(u16, bool)> {
     let b = b as u16;
     let (c, best, second) = best_two((0..128u32).map(|c| (c, -turn_cost(obs, c as u16, b))))?;
     // A wrong candidate adds at least one sector (256) at each boundary it breaks. And the
@@ -582,7 +594,8 @@ pub fn search_high7(obs: &[UcmdObs], b: u8) -> Option<u16> {
     // at a steady rate near a multiple of 256 units a usercmd (a keyboard turn) is as smooth
     // under a high byte off by one (busy capture, 30 % loss: 409 moves showed wrong angles).
     let (cost, runner_up) = (-best, -second);
-    (best - second >= 512 && 4 * runner_up >= 5 * cost).then_some((c as u16) << 8 | b)
+    let clear = 2 * runner_up >= 3 * cost;
+    (best - second >= 512 && 4 * runner_up >= 5 * cost).then_some(((c as u16) << 8 | b, clear))
 }
 
 /// How many buttons values are plausible (no bit above 11) with the top bit 0 and with it 1,
