@@ -286,7 +286,8 @@ fn busy_capture_from_the_wild() {
     // lost `say` leaves the server messages it keys keyed: long texts the recovery does not
     // find. Yet `respawn 0` and `cs 6 "1"\n` are found whole (numbered strings, screened
     // from a credit of their own that the searches of the long server-message groups do not
-    // drain), and every command after them follows: 3,408 exact (2,856 with the screens
+    // drain), and every command after them follows: 3,399 exact (3,408 before a high byte not
+    // clearly the smoothest waited for a second search to pick it; 2,856 with the screens
     // drawing on the searches' credit, 2,001 before the numbered strings, 366 before any pad
     // recovery).
     // Cut at 10 % and 60 %, the client messages keyed with the first frag's score,
@@ -300,10 +301,11 @@ fn busy_capture_from_the_wild() {
     // after the rename) are held until a chat line's echo shows the player's name, and then
     // de-keyed with the likely userinfo of a player of that name (`userinfo.rs`): cut at 50 %,
     // 100 % (94.2 % before), with 20 % lost 98.3 % (92.0 %); cut at 20 % to 40 %, 64 % to 87 %;
-    // 20 % lost, 3,648 exact. Lower bounds, so that the recovery's gains still pass.
+    // 20 % lost, 3,639 exact (3,648 before a high byte not clearly the smoothest waited for a
+    // second search). Lower bounds, so that the recovery's gains still pass.
     assert_eq!(five.exact, five.counted);
     assert_eq!(five.chat_found, five.chat_expected);
-    assert!(twenty.exact >= 3648, "{}", twenty.exact);
+    assert!(twenty.exact >= 3639, "{}", twenty.exact);
     for (name, at_least) in [
         ("cut at 10 % (frame 630)", 0.955),
         ("cut at 20 % (frame 1260)", 0.64),
@@ -314,12 +316,12 @@ fn busy_capture_from_the_wild() {
         ("cut at 80 % (frame 5039)", 0.685),
         ("cut at 50 % and 5 % lost", 1.0),
         ("cut at 50 % and 20 % lost", 0.983),
-        ("20 % of frames lost", 0.744),
+        ("20 % of frames lost", 0.742),
     ] {
         let share = case(&cases, name).share();
         assert!(share >= at_least, "{name}: {share}");
     }
-    assert!(total.exact >= 35_520, "{}", total.exact);
+    assert!(total.exact >= 35_511, "{}", total.exact);
     assert!(total.dekeyed >= 35_831, "{}", total.dekeyed);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
@@ -341,18 +343,20 @@ fn ioq3_busy_capture_from_the_wild() {
     }
     assert!(total.counted > 40_000, "{}", total.counted);
     assert_eq!(case(&cases, "5 % of frames lost").chat_expected, 25);
-    // Every case at least 95 % exact (99.0 % to 100 %; all cases 42,302 of 42,364).
+    // Every case at least 95 % exact (99.0 % to 100 %; all cases 42,305 of 42,364, 42,302
+    // before a still client's first keyed usercmd linked the key to the values known shortly
+    // before).
     let twenty = case(&cases, "20 % of frames lost");
     for (name, f) in &cases {
         assert!(f.share() >= 0.95, "{name}: {}", f.share());
     }
-    assert!(total.exact >= 42_302, "{}", total.exact);
+    assert!(total.exact >= 42_305, "{}", total.exact);
     // With 20 % lost from the handshake on, the last fragment of the second gamestate (frame
     // 3125, after the map change) is lost. The moves that follow carry the new map's serverId,
     // so the first map's checksumFeed is not used for them (it was: weapon 71 where the client
     // holds 2, wrong angles, 1,292 moves, 72.2 % exact); their key is recovered from the moves
-    // themselves: 4,880 of 4,931 messages exact (99.0 %).
-    assert!(twenty.exact >= 4880, "{}", twenty.exact);
+    // themselves: 4,883 of 4,931 messages exact (99.0 %; 4,880 before the still client's link).
+    assert!(twenty.exact >= 4883, "{}", twenty.exact);
     // No message shows a value the whole capture contradicts, in any case. With loss there
     // were 8 and 17: snapshot entities decoded from their baseline after a lost reference (the
     // entity was in it: frame 989, entity 82, pos.trDelta[2] -45600, not -400), and after the
@@ -407,6 +411,25 @@ fn seeded_loss_shows_no_wrong_usercmd_value() {
         assert_eq!(f.errors, 0, "seed {seed}, {percent} %");
         assert!(f.exact >= exact, "seed {seed}, {percent} %: {}", f.exact);
     }
+}
+
+/// 20 % loss under seed 10 of a wider sweep (`Rng(0x5eed_0000 + 100 * seed + percent)`): the
+/// last fragment of the second map's gamestate is lost, and the client's usercmd key is
+/// recovered from its moves while it turns at a steady rate with usercmds lost in places. The
+/// high byte one off evened those steps out better than the true one, by a little (cost 2,139
+/// against 3,011), and 899 messages showed the view 1.4° off. A pick not clearly the smoothest
+/// is now taken only when the next search makes it again: none wrong, 2,618 exact (1,736
+/// before).
+#[test]
+fn a_turn_with_lost_usercmds_does_not_decide_a_wrong_high_byte() {
+    let (p, full) = load_legacy();
+    let n = p.records.len();
+    let mut rng = Rng(0x5eed_0000 + 100 * 10 + 20);
+    let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < 20).collect();
+    let f = measure(&p, &full, &capture(LEGACY), |i| !drop[i]);
+    assert_eq!(f.wrong, 0);
+    assert_eq!(f.errors, 0);
+    assert!(f.exact >= 2618, "{}", f.exact);
 }
 
 /// After the map change the client sends one more move under the first map's serverId (frame

@@ -145,7 +145,7 @@ fn push_angle_tenths(out: &mut String, v: u16) {
 /// Appends the values a usercmd sent as observations for [`super::ucmdkey`]: each value as
 /// sent XOR U. Read with `base_key` (the known bits of U XOR messageAcknowledge, or 0), a value
 /// XOR `undo` (= `base_key ^ messageAcknowledge`) leaves the true value XOR U.
-fn push_obs(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, changed: Changed, undo: u32) {
+fn push_obs(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, changed: Changed, undo: u32, first: bool) {
     for (k, v) in field_values(cmd).into_iter().enumerate() {
         if changed.0 >> k & 1 == 1 {
             obs.push(UcmdObs {
@@ -153,6 +153,7 @@ fn push_obs(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, changed: Changed, undo: u32) 
                 v: (v ^ undo as u16) & WIDTHS[k],
                 t: cmd.server_time,
                 known: 0,
+                first,
             });
         }
     }
@@ -177,6 +178,7 @@ fn push_anchors(obs: &mut Vec<UcmdObs>, cmd: &UserCmd, kbits: &[u16; 8]) {
                 v: v & kbits[k],
                 t: cmd.server_time,
                 known: kbits[k],
+                first: false,
             });
         }
     }
@@ -424,7 +426,7 @@ impl State {
             let a = d.pos();
             let (cmd, changed) = read_usercmd(d, &from, base_key, &mut spans)?;
             if !full {
-                push_obs(obs, &cmd, changed, base_key ^ msg_ack);
+                push_obs(obs, &cmd, changed, base_key ^ msg_ack, i == 0);
                 for (k, w) in WIDTHS.into_iter().enumerate() {
                     if changed.0 >> k & 1 == 1 {
                         kbits[k] = key_bits & w;

@@ -34,6 +34,10 @@ pub struct UcmdObs {
     /// client repeats in its next packet (cl_packetdup).
     pub t: i32,
     pub known: u16,
+    /// Sent in the first usercmd of its packet, a delta from an all-zero usercmd
+    /// (`CL_WritePacket`): sent because it is not 0, where a later usercmd sends a field only
+    /// when it changed.
+    pub first: bool,
 }
 
 /// Observations kept per acknowledged command (the newest).
@@ -95,6 +99,9 @@ struct Group {
     /// usercmd also sent under a known key.
     low: Option<u8>,
     low15: Option<u16>,
+    /// U's low 15 bits as the last high-byte search found them (a pick not clearly the
+    /// smoothest is taken only when the next search makes it again).
+    high_pick: Option<u16>,
     linked: Option<u16>,
     votes: [u32; 2],
     /// Angles sent keyed, each with the same angle known shortly before (the newest
@@ -232,6 +239,10 @@ impl UcmdKeys {
         }
         if let Some((u, m)) = link(obs, &self.anchors) {
             g.merge(u, m);
+        } else if g.linked.is_none()
+            && let Some(u) = still_link(obs, &self.anchors)
+        {
+            g.merge(u, ALL_BITS);
         }
         if let Some(low15) = g.low15 {
             // Only the top bit is missing: each buttons value and near angle votes as it comes.
@@ -245,7 +256,14 @@ impl UcmdKeys {
                 // The turns that decide the high byte may be short: it is searched more often.
                 g.next_search = g.seen + HIGH_EVERY;
             }
-            g.low15 = g.low.and_then(|b| search_high7(&g.obs, b));
+            // A pick that is not clearly the smoothest is taken when the next search (64 values
+            // on) makes it again: a high byte off by one smoothed a steady turn whose usercmds
+            // the capture lost in places (busy legacy capture, 20 % loss, seed 10 of 25: 899
+            // moves with the view 1.4° off).
+            let pick = g.low.and_then(|b| search_high7(&g.obs, b));
+            let again = |p: u16| g.high_pick == Some(p);
+            g.low15 = pick.filter(|&(p, clear)| clear || again(p)).map(|(p, _)| p);
+            g.high_pick = pick.map(|(p, _)| p);
             if let Some(low15) = g.low15 {
                 g.votes = top_votes(&g.buttons, &g.near, low15);
             }
@@ -287,6 +305,7 @@ impl UcmdKeys {
                 v: values[k as usize],
                 t,
                 known: width_mask(k),
+                first: false,
             })
         });
         let new_anchors = obs
@@ -319,6 +338,7 @@ impl UcmdKeys {
             buttons: Vec::new(),
             low: None,
             low15: None,
+            high_pick: None,
             linked: None,
             votes: [0; 2],
             near: Vec::new(),
@@ -421,6 +441,35 @@ pub fn link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>) -> O
         .into_iter()
         .find(|&s| m & s == s)?;
     (n >= 2).then_some((u & m, m))
+}
+
+/// U from the first usercmd of a packet whose key is unknown, when its values are those the
+/// same fields held at most [`NEAR_MS`] before in a packet decoded whole: the client did not
+/// turn, switch weapons or change its moves in the usercmds the capture lost between them (a
+/// keyed usercmd's serverTime is unkeyed). Each value sent in the first usercmd is one that is
+/// not 0 (a delta from an all-zero usercmd, `CL_WritePacket`), so every field it sends is
+/// compared. Needs every such value to agree on U, an angle or the buttons among them (all 16
+/// bits) and one more value: where only one angle turned the other disagrees, and a turn
+/// disagrees with the weapon unless it left the angle's low byte as it was (a turn by a multiple
+/// of 256 units, 1.4°, one turn in 256 at random: the limit of this link). The key is then
+/// checked as every link is (`Group::merge`: the group's 8-bit values must stay plausible).
+pub fn still_link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>) -> Option<u16> {
+    let (mut u, mut m, mut n) = (0u16, 0u16, 0u32);
+    for o in obs.iter().filter(|o| o.first && o.known == 0) {
+        let w = width_mask(o.field);
+        let before = anchors.iter().filter(|a| {
+            // serverTimes are any 32-bit values on the wire: no overflow.
+            let gap = i64::from(o.t) - i64::from(a.t);
+            a.field == o.field && a.known & w == w && (1..=NEAR_MS as i64).contains(&gap)
+        });
+        let a = before.max_by_key(|a| a.t)?;
+        let c = (o.v ^ a.v) & w;
+        if (c ^ u) & m & w != 0 {
+            return None;
+        }
+        (u, m, n) = (u | c, m | w, n + 1);
+    }
+    (m == ALL_BITS && n >= 2).then_some(u)
 }
 
 const ROLL: u8 = 2;
@@ -530,13 +579,14 @@ fn turn_cost(obs: &[UcmdObs], c: u16, b: u16) -> i64 {
 
 /// U from a group's observations, or `None` while any byte is undecided.
 pub fn search(obs: &[UcmdObs]) -> Option<u16> {
-    let low15 = search_high7(obs, search_low(obs)?)?;
+    let (low15, _) = search_high7(obs, search_low(obs)?)?;
     top_bit(top_votes(obs, &[], low15), low15)
 }
 
-/// The low byte `b` with the high byte's low seven bits. XOR 0x80 in the high byte is a half
-/// turn, invisible to continuity; those seven bits are fixed by the turns.
-pub fn search_high7(obs: &[UcmdObs], b: u8) -> Option<u16> {
+/// The low byte `b` with the high byte's low seven bits, and whether they are clearly the
+/// smoothest (the runner-up costs half as much again). XOR 0x80 in the high byte is a half turn,
+/// invisible to continuity; those seven bits are fixed by the turns.
+pub fn search_high7(obs: &[UcmdObs], b: u8) -> Option<(u16, bool)> {
     let b = b as u16;
     let (c, best, second) = best_two((0..128u32).map(|c| (c, -turn_cost(obs, c as u16, b))))?;
     // A wrong candidate adds at least one sector (256) at each boundary it breaks. And the
@@ -544,7 +594,8 @@ pub fn search_high7(obs: &[UcmdObs], b: u8) -> Option<u16> {
     // at a steady rate near a multiple of 256 units a usercmd (a keyboard turn) is as smooth
     // under a high byte off by one (busy capture, 30 % loss: 409 moves showed wrong angles).
     let (cost, runner_up) = (-best, -second);
-    (best - second >= 512 && 4 * runner_up >= 5 * cost).then_some((c as u16) << 8 | b)
+    let clear = 2 * runner_up >= 3 * cost;
+    (best - second >= 512 && 4 * runner_up >= 5 * cost).then_some(((c as u16) << 8 | b, clear))
 }
 
 /// How many buttons values are plausible (no bit above 11) with the top bit 0 and with it 1,
@@ -611,6 +662,7 @@ mod tests {
             v: (v ^ u) & width_mask(field),
             t,
             known: 0,
+            first: false,
         }
     }
 
@@ -624,18 +676,21 @@ mod tests {
                 v: yaw ^ u,
                 t: i as i32,
                 known: 0,
+                first: false,
             });
             obs.push(UcmdObs {
                 field: 3,
                 v: (if i % 3 == 0 { 0x81 } else { 0x7f }) ^ (u & 0xff),
                 t: i as i32,
                 known: 0,
+                first: false,
             });
             obs.push(UcmdObs {
                 field: WEAPON,
                 v: (2 + (i / 40) as u16 % 3) ^ (u & 0xff),
                 t: i as i32,
                 known: 0,
+                first: false,
             });
             if i % 10 == 0 {
                 obs.push(UcmdObs {
@@ -643,6 +698,7 @@ mod tests {
                     v: (i as u16 / 10 % 2) ^ u,
                     t: i as i32,
                     known: 0,
+                    first: false,
                 });
             }
         }
@@ -688,6 +744,7 @@ mod tests {
                 v: i.wrapping_mul(40503),
                 t: i as i32,
                 known: 0,
+                first: false,
             })
             .collect();
         for rack in 0..1000 {
@@ -786,6 +843,78 @@ mod tests {
         assert!(!k.learn(79292, 5, None, &session(0x4321, 2)));
         assert_eq!(k.lookup(Some(SID), 5, None), None);
         assert_eq!(k.lookup(Some(79292), 5, None), None);
+    }
+
+    /// Keys that kept the last usercmd of a message decoded whole: at serverTime 500, pitch
+    /// 300, yaw 12345 and weapon 3.
+    fn kept_still_usercmd() -> UcmdKeys {
+        let k = UcmdKeys::default();
+        k.remember([None, Some((500, [300, 12345, 0, 0, 0, 0, 0, 3]))]);
+        k
+    }
+
+    /// The first usercmd of a packet keyed with 0xbeef, `ms` after that one, with the
+    /// values `(field, value)`.
+    fn first_keyed(ms: i32, values: &[(u8, u16)]) -> Vec<UcmdObs> {
+        let sent = |&(field, v): &(u8, u16)| UcmdObs {
+            first: true,
+            ..sent_keyed(0xbeef, field, v, 500 + ms)
+        };
+        values.iter().map(sent).collect()
+    }
+
+    #[test]
+    fn a_still_client_links_the_key_across_lost_packets() {
+        // The packets between were lost: no usercmd is repeated, but the values are the same
+        // 33 ms later.
+        let mut k = kept_still_usercmd();
+        assert!(k.learn(SID, 9, None, &first_keyed(33, &[(1, 12345), (WEAPON, 3)])));
+        let r = k.lookup(Some(SID), 9, None).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((0xbeef, ALL_BITS)));
+    }
+
+    #[test]
+    fn a_turn_or_a_long_gap_links_nothing() {
+        let cases: [(i32, &[(u8, u16)]); 6] = [
+            // The view turned in the gap: the yaw's U and the weapon's disagree.
+            (33, &[(1, 12345 + 700), (WEAPON, 3)]),
+            // Both angles turned, by the same XOR: they agree, but not with the weapon.
+            (33, &[(0, 300 ^ 0x1111), (1, 12345 ^ 0x1111), (WEAPON, 3)]),
+            // The pitch held still while the yaw turned.
+            (33, &[(0, 300), (1, 12345 ^ 0x1100), (WEAPON, 3)]),
+            // One value alone proves nothing.
+            (33, &[(1, 12345)]),
+            // Only 8-bit values: the angles' high byte is not known.
+            (33, &[(WEAPON, 3), (3, 127)]),
+            // Too long after the values known.
+            (NEAR_MS + 1, &[(1, 12345), (WEAPON, 3)]),
+        ];
+        for (ms, values) in cases {
+            let mut k = kept_still_usercmd();
+            k.learn(SID, 9, None, &first_keyed(ms, values));
+            let r = k.lookup(Some(SID), 9, None);
+            assert!(r.is_none_or(|r| r.mask != ALL_BITS), "{values:?}: {r:?}");
+        }
+        // A field the first usercmd sends with no value known shortly before: nothing.
+        let mut k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 12345, 0, 0, 0, 0, 0, 3]))]);
+        k.learn(SID, 9, None, &first_keyed(33, &[(1, 12345), (WEAPON, 3)]));
+        let later: Vec<UcmdObs> = first_keyed(120, &[(1, 12345), (WEAPON, 3)]);
+        k.learn(SID, 10, None, &later);
+        assert_eq!(k.lookup(Some(SID), 10, None), None);
+    }
+
+    /// A usercmd other than the first sends a field because it changed: never compared with the
+    /// value known before.
+    #[test]
+    fn only_the_first_usercmd_is_compared() {
+        let mut k = kept_still_usercmd();
+        let later: Vec<UcmdObs> = [(1u8, 12345u16), (WEAPON, 3)]
+            .iter()
+            .map(|&(f, v)| sent_keyed(0xbeef, f, v, 533))
+            .collect();
+        k.learn(SID, 9, None, &later);
+        assert_eq!(k.lookup(Some(SID), 9, None), None);
     }
 
     #[test]
