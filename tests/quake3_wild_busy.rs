@@ -558,3 +558,26 @@ fn a_players_likely_userinfo_keys_the_held_server_messages() {
     assert_eq!(c.msg_type, "snapshot");
     assert!(wild::exact(w, c));
 }
+
+/// With 5 % loss (seed 3 of the sweep), the map change's gamestate stays keyed (the `say` that
+/// keys it was lost) while the client's next `userinfo`, predicted, de-keys the first snapshot of
+/// the new level (frame 3126, non-delta). The client messages between, though keyed, show the
+/// new level's serverId unkeyed: the old level's baselines are not applied to that snapshot
+/// (they showed entity 107 as a `modelindex` 1 item where the new level has a mover, 18).
+#[test]
+fn a_keyed_gamestate_does_not_leave_the_old_levels_baselines_in_use() {
+    let path = capture(LEGACY);
+    let bytes = fs::read(&path).unwrap();
+    let p = read_pcap(&bytes);
+    let (_, full) = wild::load_full(&path);
+    let mut rng = Rng(0x5eed_0000 + 100 * 3 + 5);
+    let drop: Vec<bool> = (0..p.records.len()).map(|_| rng.below(100) < 5).collect();
+    let (thin, frames) = subset(&p, |i| !drop[i]);
+    let part = decode(&thin, &frames, &path);
+    let m = &part.messages[&3126];
+    assert_eq!(m.msg_type, "snapshot");
+    assert!(!m.shown.keys().any(|k| k.contains("entity#107/modelindex")));
+    let f = measure(&p, &full, &path, |i| !drop[i]);
+    assert_eq!(f.wrong, 0);
+    assert!(f.exact >= 5198, "{}", f.exact);
+}

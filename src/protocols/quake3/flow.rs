@@ -463,6 +463,12 @@ impl Flow {
         } else {
             None
         };
+        // The serverId is never keyed: a client message left keyed still tells which level the
+        // client is on, so that a server message decoded later does not take the baselines of a
+        // level whose gamestate was not read for the new one's (`State::baselines_apply`).
+        if let Some((server_id, ..)) = acks.filter(|_| !self.hold.replaying) {
+            self.st.client_server_id.set(Some(server_id));
+        }
         let loc = if msg.changed {
             Loc {
                 source: (r.sources.len() + 1) as u8,
