@@ -135,11 +135,14 @@ pub fn run_capture_each<R: BufRead>(
         }
         after(engine.settled_frames(), reader.offset());
     };
-    // Records held back behind a held datagram are handed on as they stand.
-    let flushed = engine.flush(sink);
-    let outcome = match (outcome, flushed) {
-        (Outcome::Done, Err(e)) => Outcome::Output(e),
-        (o, _) => o,
+    // Records held back behind a held datagram are handed on as they stand, unless the output
+    // already failed (`-c N` reached, the reader gone): the sink is not called again.
+    let outcome = match outcome {
+        Outcome::Output(e) => Outcome::Output(e),
+        o => match (o, engine.flush(sink)) {
+            (Outcome::Done, Err(e)) => Outcome::Output(e),
+            (o, _) => o,
+        },
     };
     engine.finish();
     outcome

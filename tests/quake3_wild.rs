@@ -490,3 +490,56 @@ fn held_messages_decode_in_their_place_on_any_thread_count() {
         145
     );
 }
+
+/// The command line with held messages: `-c N` prints N records even when a release hands on
+/// many at once, and a pipe or any thread count gives the file's output.
+#[test]
+fn held_messages_keep_count_pipe_and_threads() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    const BIN: &str = env!("CARGO_BIN_EXE_gamedissect");
+    let capture = "captures/quake3-openarena-legacy.pcap";
+    let (p, _) = load_full(capture);
+    let (bytes, _) = subset(&p, |i| i >= 167);
+    let path = std::env::temp_dir().join(format!("gamedissect-held-{}.pcap", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let file = path.to_str().unwrap();
+    let run = |args: &[&str], stdin: Option<&[u8]>| {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if let Some(b) = stdin {
+            input.write_all(b).unwrap();
+        }
+        drop(input);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let whole = run(&["dissect", "-f", "json", "--threads", "1", file], None);
+    // Messages are held from the first lines on (frame 4 is the first keyed one).
+    assert!(whole.lines().count() > 500);
+    for c in ["1", "5", "50"] {
+        let some = run(&["dissect", "-c", c, file], None);
+        assert_eq!(some.lines().count(), c.parse::<usize>().unwrap(), "-c {c}");
+    }
+    let piped = run(
+        &["dissect", "-f", "json", "--threads", "1", "-"],
+        Some(&bytes),
+    );
+    assert!(piped == whole, "a pipe");
+    for threads in ["2", "3", "4"] {
+        let many = run(&["dissect", "-f", "json", "--threads", threads, file], None);
+        assert!(many == whole, "{threads} threads");
+        let piped = run(
+            &["dissect", "-f", "json", "--threads", threads, "-"],
+            Some(&bytes),
+        );
+        assert!(piped == whole, "a pipe, {threads} threads");
+    }
+    std::fs::remove_file(&path).unwrap();
+}

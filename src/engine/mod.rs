@@ -481,13 +481,13 @@ impl Engine {
     }
 
     /// Hands on the waiting deliveries that are ready, first giving up the holds `give_up`
-    /// says.
+    /// says. A sink that fails (`-c N` reached, the output gone) ends the run: it is not called
+    /// again.
     fn deliver_waiting<E>(
         &mut self,
         give_up: GiveUp,
         sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut result = Ok(());
         loop {
             let due = match give_up {
                 GiveUp::None => None,
@@ -511,20 +511,17 @@ impl Engine {
                 }
             }
             let Some(mut w) = self.hold.pop_ready() else {
-                return result;
+                return Ok(());
             };
             let base = self.base.unwrap_or(w.time);
             let mut records = std::mem::take(&mut w.records);
-            let r = Engine::deliver(
+            Engine::deliver(
                 &mut records,
                 &self.config,
                 &mut self.stats,
                 (&w.meta(base), &w.notes, &w.tally),
                 sink,
-            );
-            if result.is_ok() {
-                result = r;
-            }
+            )?;
         }
     }
 

@@ -138,3 +138,42 @@ fn a_hold_is_given_up_after_its_capture_time_and_at_the_end() {
     assert_eq!(seen[2].summary, "keyed 3");
     assert_eq!(seen[2].notes[0].message, "held, never decoded");
 }
+
+/// A sink that fails (`-c N` reached, or the reader of the output gone) is not called again:
+/// the records released together with the one it refused are dropped, and nothing is flushed
+/// after it.
+#[test]
+fn a_failing_sink_is_not_called_again_when_held_records_are_released() {
+    let mut e = Engine::new(registry(), Config::default());
+    let packets = [
+        to_holder(b"HOLD"),
+        to_echo(),
+        to_echo(),
+        to_echo(),
+        to_holder(b"FREE"),
+        to_holder(b"HOLD"),
+        to_echo(),
+    ];
+    let mut calls = 0;
+    let mut sink = |_: &Meta<'_>, _: &mut Record| {
+        calls += 1;
+        if calls >= 2 { Err(()) } else { Ok(()) }
+    };
+    let mut results = Vec::new();
+    for (i, frame) in packets.iter().enumerate() {
+        let pkt = Packet {
+            data: frame,
+            orig_len: frame.len() as u32,
+            time: Timestamp::new(1_000 + i as i64, 0, 6),
+            linktype: crate::net::linktype::ETHERNET,
+            interface: 0,
+            offset: 0,
+        };
+        results.push(e.packet(&pkt, &mut sink).is_err());
+        if results[i] {
+            break;
+        }
+    }
+    assert_eq!(results, [false, false, false, false, true]);
+    assert_eq!(calls, 2);
+}
