@@ -109,11 +109,13 @@ pub fn run_capture_each<R: BufRead>(
         Ok(r) => r,
         Err(e) => return Outcome::InputError(e),
     };
-    // Frames past the last one asked for cannot be reported: stop reading there.
+    // Frames past the last one asked for cannot be reported: stop reading there, once no frame
+    // asked for is held (a later frame may still decode it, as in a run over every frame; the
+    // hold's bounds end the reading at most their length later).
     let last = engine.config().frames.last;
     let mut links = LinkTypes::default();
     let outcome = loop {
-        if engine.frames() >= last {
+        if engine.frames() >= last && engine.settled_frames() >= last {
             break Outcome::Done;
         }
         match reader.next() {

@@ -543,3 +543,34 @@ fn held_messages_keep_count_pipe_and_threads() {
     }
     std::fs::remove_file(&path).unwrap();
 }
+
+/// `--frames 1-N` shows each frame as the run over every frame does: the reading goes on past
+/// frame N while a frame up to N is held, so that it is decoded (or given up) for the same
+/// reason. Cut at frame 168, messages from the first frames on are held.
+#[test]
+fn a_frame_range_shows_held_messages_as_the_whole_run() {
+    use gamedissect::engine::FrameRange;
+    use gamedissect::output::OutputFormat;
+    let capture = "captures/quake3-openarena-legacy.pcap";
+    let (p, _) = load_full(capture);
+    let (bytes, _) = subset(&p, |i| i >= 167);
+    let config = || config_for(Path::new(capture));
+    let (whole, err) = gamedissect::run::render(&bytes, OutputFormat::Json, config());
+    assert!(err.is_none());
+    let frame_of = |l: &str| -> u64 {
+        serde_json::from_str::<serde_json::Value>(l).unwrap()["frame"]
+            .as_u64()
+            .unwrap()
+    };
+    for last in [50, 200, 500] {
+        let mut c = config();
+        c.frames = FrameRange { first: 1, last };
+        let (some, err) = gamedissect::run::render(&bytes, OutputFormat::Json, c);
+        assert!(err.is_none());
+        let expected: Vec<&str> = whole.lines().filter(|l| frame_of(l) <= last).collect();
+        let got: Vec<&str> = some.lines().collect();
+        assert_eq!(got.len(), expected.len(), "1-{last}");
+        let differ = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
+        assert_eq!(differ, 0, "1-{last}");
+    }
+}
