@@ -387,9 +387,12 @@ impl Engine {
             self.deliver_waiting(GiveUp::Overdue(a.time), sink)
         };
         due?;
-        let f = self
-            .flows
-            .flow((u.src, u.dst), a.time, &self.config, &mut self.stats);
+        let f = self.flows.flow(
+            (u.src, u.dst),
+            a.time,
+            (&self.config, &mut self.stats),
+            &mut self.hold.releases,
+        );
         // Another shard decodes this flow; this one only keeps the flow's clock for eviction.
         if self.config.shard.is_some_and(|s| s.index != f.owner) {
             f.last_seen = a.time;
@@ -545,8 +548,12 @@ impl Engine {
             return;
         }
         let (protocols, prefs) = (&self.protocols, &self.config.prefs);
+        let releases = &mut self.hold.releases;
         t.state_dropped += self.flows.shed(budget, |f| {
             if let Some(d) = f.decoder.as_mut() {
+                // What it holds is released before its state goes (applied at the next datagram).
+                d.state.give_up(u64::MAX);
+                d.state.released(releases);
                 d.state = protocols[d.protocol].new_flow(prefs);
             }
         });
