@@ -109,11 +109,13 @@ pub fn run_capture_each<R: BufRead>(
         Ok(r) => r,
         Err(e) => return Outcome::InputError(e),
     };
-    // Frames past the last one asked for cannot be reported: stop reading there.
+    // Frames past the last one asked for cannot be reported: stop reading there, once no frame
+    // asked for is held (a later frame may still decode it, as in a run over every frame; the
+    // hold's bounds end the reading at most their length later).
     let last = engine.config().frames.last;
     let mut links = LinkTypes::default();
     let outcome = loop {
-        if engine.frames() >= last {
+        if engine.frames() >= last && engine.settled_frames() >= last {
             break Outcome::Done;
         }
         match reader.next() {
@@ -135,11 +137,14 @@ pub fn run_capture_each<R: BufRead>(
         }
         after(engine.settled_frames(), reader.offset());
     };
-    // Records held back behind a held datagram are handed on as they stand.
-    let flushed = engine.flush(sink);
-    let outcome = match (outcome, flushed) {
-        (Outcome::Done, Err(e)) => Outcome::Output(e),
-        (o, _) => o,
+    // Records held back behind a held datagram are handed on as they stand, unless the output
+    // already failed (`-c N` reached, the reader gone): the sink is not called again.
+    let outcome = match outcome {
+        Outcome::Output(e) => Outcome::Output(e),
+        o => match (o, engine.flush(sink)) {
+            (Outcome::Done, Err(e)) => Outcome::Output(e),
+            (o, _) => o,
+        },
     };
     engine.finish();
     outcome

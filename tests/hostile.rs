@@ -837,3 +837,66 @@ fn a_demo_of_empty_and_random_messages_reads_record_by_record() {
     let (stats, _) = stats_of(&demo, Config::default());
     assert_eq!(stats.frames, 1_301);
 }
+
+/// A Quake 3 flow of random bodies whose server messages all fall in one key-recovery group
+/// that is never searched (so each is held): a flow holds at most 512 messages and 512 KiB of
+/// them (quake3/hold.rs), counted in its state, and each is released as first shown with the
+/// note, in frame order.
+#[test]
+fn held_quake3_messages_stay_within_the_flow_bounds() {
+    let server: std::net::SocketAddr = "10.9.0.1:27960".parse().unwrap();
+    let client: std::net::SocketAddr = "10.9.0.2:27961".parse().unwrap();
+    let mut rng = Rng(0x401d_5eed);
+    let acks = rng.bytes(12);
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let datagrams = 3_000u32;
+    for i in 0..datagrams {
+        let to_server = i % 3 != 0;
+        let mut p = (i + 1).to_le_bytes().to_vec();
+        let (src, dst) = if to_server {
+            p.extend_from_slice(&[0x34, 0x12]);
+            p.extend_from_slice(&acks);
+            let len = 8 + rng.below(200) as usize;
+            p.extend_from_slice(&rng.bytes(len));
+            (client, server)
+        } else {
+            // Large enough that the 512 KiB bound comes before the 512 messages one.
+            p.extend_from_slice(&acks[..4]);
+            p.extend_from_slice(&rng.bytes(1_300));
+            (server, client)
+        };
+        let ip = synth::ip_udp(src, dst, &p);
+        w.packet(1_000 + i / 200, (i % 200) * 5_000, &ip, ip.len() as u32);
+    }
+    let (stats, err) = stats_of(&w.bytes, Config::default());
+    assert!(err.is_none());
+    let flow = (stats.flows.iter())
+        .find(|f| f.facts.contains_key("game messages"))
+        .expect("the Quake 3 flow");
+    let held = &flow.facts["held"];
+    let n: u64 = held.split(' ').next().unwrap().parse().unwrap();
+    assert!(n >= 900, "{held}");
+    assert!(
+        held.ends_with(&format!("0 decoded later, {n} never")),
+        "{held}"
+    );
+    // The payloads held (at most 512 KiB) are counted in the flow's state, beside the pad
+    // recovery's pool (96 messages of a group, here about 125 KiB) and the held entries.
+    let peak = stats.flow_table.state_peak;
+    assert!(peak > 512 << 10, "{peak}");
+    assert!(peak < 1 << 20, "{peak}");
+    let (json, err) = render(&w.bytes, OutputFormat::Json, Config::default());
+    assert!(err.is_none());
+    let noted = json
+        .matches("held while its XOR pad was searched for")
+        .count() as u64;
+    assert_eq!(noted, n);
+    let frames: Vec<u64> = (json.lines())
+        .map(|l| {
+            let at = l.find("\"frame\":").unwrap() + 8;
+            let digits = l[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap();
+            digits.parse().unwrap()
+        })
+        .collect();
+    assert_eq!(frames, (1..=datagrams as u64).collect::<Vec<_>>());
+}

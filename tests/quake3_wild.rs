@@ -576,3 +576,87 @@ fn held_messages_end_when_the_client_connects_again() {
         }
     }
 }
+
+/// The command line with held messages: `-c N` prints N records even when a release hands on
+/// many at once, and a pipe or any thread count gives the file's output.
+#[test]
+fn held_messages_keep_count_pipe_and_threads() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    const BIN: &str = env!("CARGO_BIN_EXE_gamedissect");
+    let capture = "captures/quake3-openarena-legacy.pcap";
+    let (p, _) = load_full(capture);
+    let (bytes, _) = subset(&p, |i| i >= 167);
+    let path = std::env::temp_dir().join(format!("gamedissect-held-{}.pcap", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let file = path.to_str().unwrap();
+    let run = |args: &[&str], stdin: Option<&[u8]>| {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if let Some(b) = stdin {
+            input.write_all(b).unwrap();
+        }
+        drop(input);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let whole = run(&["dissect", "-f", "json", "--threads", "1", file], None);
+    // Messages are held from the first lines on (frame 4 is the first keyed one).
+    assert!(whole.lines().count() > 500);
+    for c in ["1", "5", "50"] {
+        let some = run(&["dissect", "-c", c, file], None);
+        assert_eq!(some.lines().count(), c.parse::<usize>().unwrap(), "-c {c}");
+    }
+    let piped = run(
+        &["dissect", "-f", "json", "--threads", "1", "-"],
+        Some(&bytes),
+    );
+    assert!(piped == whole, "a pipe");
+    for threads in ["2", "3", "4"] {
+        let many = run(&["dissect", "-f", "json", "--threads", threads, file], None);
+        assert!(many == whole, "{threads} threads");
+        let piped = run(
+            &["dissect", "-f", "json", "--threads", threads, "-"],
+            Some(&bytes),
+        );
+        assert!(piped == whole, "a pipe, {threads} threads");
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// `--frames 1-N` shows each frame as the run over every frame does: the reading goes on past
+/// frame N while a frame up to N is held, so that it is decoded (or given up) for the same
+/// reason. Cut at frame 168, messages from the first frames on are held.
+#[test]
+fn a_frame_range_shows_held_messages_as_the_whole_run() {
+    use gamedissect::engine::FrameRange;
+    use gamedissect::output::OutputFormat;
+    let capture = "captures/quake3-openarena-legacy.pcap";
+    let (p, _) = load_full(capture);
+    let (bytes, _) = subset(&p, |i| i >= 167);
+    let config = || config_for(Path::new(capture));
+    let (whole, err) = gamedissect::run::render(&bytes, OutputFormat::Json, config());
+    assert!(err.is_none());
+    let frame_of = |l: &str| -> u64 {
+        serde_json::from_str::<serde_json::Value>(l).unwrap()["frame"]
+            .as_u64()
+            .unwrap()
+    };
+    for last in [50, 200, 500] {
+        let mut c = config();
+        c.frames = FrameRange { first: 1, last };
+        let (some, err) = gamedissect::run::render(&bytes, OutputFormat::Json, c);
+        assert!(err.is_none());
+        let expected: Vec<&str> = whole.lines().filter(|l| frame_of(l) <= last).collect();
+        let got: Vec<&str> = some.lines().collect();
+        assert_eq!(got.len(), expected.len(), "1-{last}");
+        let differ = got.iter().zip(&expected).filter(|(a, b)| a != b).count();
+        assert_eq!(differ, 0, "1-{last}");
+    }
+}

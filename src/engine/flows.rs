@@ -10,7 +10,7 @@ use super::choice::Decoder;
 use super::config::Config;
 use super::tally::Stats;
 use crate::capture::Timestamp;
-use crate::proto::RoleSource;
+use crate::proto::{Release, RoleSource};
 
 /// Datagrams of an unclaimed flow that are offered to the probes before it stays plain UDP.
 pub const PROBE_ATTEMPTS: u8 = 8;
@@ -61,8 +61,13 @@ impl Flow {
         }
     }
 
-    /// Hands the decoder's last word on the flow to the statistics.
-    fn retire(self, stats: &mut Stats) {
+    /// Hands the decoder's last word on the flow to the statistics, after it gave up every
+    /// datagram it holds (their releases go to `releases`).
+    fn retire(mut self, stats: &mut Stats, releases: &mut Vec<Release>) {
+        if let Some(d) = self.decoder.as_mut() {
+            d.state.give_up(u64::MAX);
+            d.state.released(releases);
+        }
         if let (Some(i), Some(d)) = (self.stats, &self.decoder) {
             stats.flow_facts(i, d.state.describe());
         }
@@ -151,23 +156,24 @@ impl FlowTable {
     }
 
     /// The flow of a datagram from `src` to `dst`, made if it is new. Idle flows are forgotten
-    /// first (once a minute of capture time), and at the cap the oldest make room for a new one.
+    /// first (once a minute of capture time), and at the cap the oldest make room for a new one;
+    /// the datagrams a forgotten flow's decoder held are released to `releases`.
     #[inline]
     pub fn flow(
         &mut self,
         (src, dst): (SocketAddr, SocketAddr),
         time: Timestamp,
-        config: &Config,
-        stats: &mut Stats,
+        (config, stats): (&Config, &mut Stats),
+        releases: &mut Vec<Release>,
     ) -> &mut Flow {
         if time.secs.saturating_sub(self.last_sweep) >= SWEEP_EVERY_SECS {
             self.last_sweep = time.secs;
-            self.evict_idle(time, config, stats);
+            self.evict_idle(time, (config, stats), releases);
         }
         let key = FlowKey::of(src, dst);
         // The extra lookup happens only at the cap.
         if self.map.len() >= config.max_flows && !self.map.contains_key(&key) {
-            self.make_room(time, config, stats);
+            self.make_room(time, (config, stats), releases);
         }
         let table_len = self.map.len();
         // One hash and probe per datagram: the entry finds the flow or makes it.
@@ -221,8 +227,10 @@ impl FlowTable {
 
     /// Forgets every flow (at the end of the capture), handing its facts to the statistics.
     pub fn retire_all(&mut self, stats: &mut Stats) {
+        // The input has ended: every hold was given up already.
+        let mut releases = Vec::new();
         for (_, f) in self.map.drain() {
-            f.retire(stats);
+            f.retire(stats, &mut releases);
         }
     }
 
@@ -264,7 +272,12 @@ impl FlowTable {
         dropped
     }
 
-    fn evict_idle(&mut self, now: Timestamp, config: &Config, stats: &mut Stats) {
+    fn evict_idle(
+        &mut self,
+        now: Timestamp,
+        (config, stats): (&Config, &mut Stats),
+        releases: &mut Vec<Release>,
+    ) {
         let idle = config.flow_idle_secs;
         let stale = self
             .map
@@ -272,7 +285,7 @@ impl FlowTable {
         for (_, f) in stale {
             stats.flow_table.evicted_idle += 1;
             self.state_total -= f.state;
-            f.retire(stats);
+            f.retire(stats, releases);
         }
         // Forgotten flows leave tombstones, and the map doubles when they use up its room while
         // it holds more than half its capacity: rounds of 7,200 short GameStudio flows doubled it
@@ -283,8 +296,13 @@ impl FlowTable {
         }
     }
 
-    fn make_room(&mut self, now: Timestamp, config: &Config, stats: &mut Stats) {
-        self.evict_idle(now, config, stats);
+    fn make_room(
+        &mut self,
+        now: Timestamp,
+        (config, stats): (&Config, &mut Stats),
+        releases: &mut Vec<Release>,
+    ) {
+        self.evict_idle(now, (config, stats), releases);
         if self.map.len() < config.max_flows {
             return;
         }
@@ -300,7 +318,7 @@ impl FlowTable {
             if let Some(f) = self.map.remove(&k) {
                 stats.flow_table.evicted_cap += 1;
                 self.state_total -= f.state;
-                f.retire(stats);
+                f.retire(stats, releases);
             }
         }
     }
@@ -330,8 +348,8 @@ mod tests {
                     let f = table.flow(
                         (client(n), server),
                         Timestamp::default(),
-                        &config,
-                        &mut stats,
+                        (&config, &mut stats),
+                        &mut Vec::new(),
                     );
                     owner = f.owner;
                 }

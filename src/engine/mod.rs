@@ -387,9 +387,12 @@ impl Engine {
             self.deliver_waiting(GiveUp::Overdue(a.time), sink)
         };
         due?;
-        let f = self
-            .flows
-            .flow((u.src, u.dst), a.time, &self.config, &mut self.stats);
+        let f = self.flows.flow(
+            (u.src, u.dst),
+            a.time,
+            (&self.config, &mut self.stats),
+            &mut self.hold.releases,
+        );
         // Another shard decodes this flow; this one only keeps the flow's clock for eviction.
         if self.config.shard.is_some_and(|s| s.index != f.owner) {
             f.last_seen = a.time;
@@ -481,13 +484,13 @@ impl Engine {
     }
 
     /// Hands on the waiting deliveries that are ready, first giving up the holds `give_up`
-    /// says.
+    /// says. A sink that fails (`-c N` reached, the output gone) ends the run: it is not called
+    /// again.
     fn deliver_waiting<E>(
         &mut self,
         give_up: GiveUp,
         sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut result = Ok(());
         loop {
             let due = match give_up {
                 GiveUp::None => None,
@@ -511,20 +514,17 @@ impl Engine {
                 }
             }
             let Some(mut w) = self.hold.pop_ready() else {
-                return result;
+                return Ok(());
             };
             let base = self.base.unwrap_or(w.time);
             let mut records = std::mem::take(&mut w.records);
-            let r = Engine::deliver(
+            Engine::deliver(
                 &mut records,
                 &self.config,
                 &mut self.stats,
                 (&w.meta(base), &w.notes, &w.tally),
                 sink,
-            );
-            if result.is_ok() {
-                result = r;
-            }
+            )?;
         }
     }
 
@@ -548,8 +548,12 @@ impl Engine {
             return;
         }
         let (protocols, prefs) = (&self.protocols, &self.config.prefs);
+        let releases = &mut self.hold.releases;
         t.state_dropped += self.flows.shed(budget, |f| {
             if let Some(d) = f.decoder.as_mut() {
+                // What it holds is released before its state goes (applied at the next datagram).
+                d.state.give_up(u64::MAX);
+                d.state.released(releases);
                 d.state = protocols[d.protocol].new_flow(prefs);
             }
         });

@@ -69,6 +69,9 @@ impl FlowDecoder for HolderFlow {
     fn released(&mut self, out: &mut Vec<Release>) {
         out.append(&mut self.out);
     }
+    fn state_bytes(&self) -> usize {
+        self.held.len() * 1000
+    }
     fn give_up(&mut self, through: u64) {
         let (done, rest) = self.held.iter().partition(|&&f| f <= through);
         self.held = rest;
@@ -137,4 +140,87 @@ fn a_hold_is_given_up_after_its_capture_time_and_at_the_end() {
     assert_eq!(at, [2, 2, 4]);
     assert_eq!(seen[2].summary, "keyed 3");
     assert_eq!(seen[2].notes[0].message, "held, never decoded");
+}
+
+/// A sink that fails (`-c N` reached, or the reader of the output gone) is not called again:
+/// the records released together with the one it refused are dropped, and nothing is flushed
+/// after it.
+#[test]
+fn a_failing_sink_is_not_called_again_when_held_records_are_released() {
+    let mut e = Engine::new(registry(), Config::default());
+    let packets = [
+        to_holder(b"HOLD"),
+        to_echo(),
+        to_echo(),
+        to_echo(),
+        to_holder(b"FREE"),
+        to_holder(b"HOLD"),
+        to_echo(),
+    ];
+    let mut calls = 0;
+    let mut sink = |_: &Meta<'_>, _: &mut Record| {
+        calls += 1;
+        if calls >= 2 { Err(()) } else { Ok(()) }
+    };
+    let mut results = Vec::new();
+    for (i, frame) in packets.iter().enumerate() {
+        let pkt = Packet {
+            data: frame,
+            orig_len: frame.len() as u32,
+            time: Timestamp::new(1_000 + i as i64, 0, 6),
+            linktype: crate::net::linktype::ETHERNET,
+            interface: 0,
+            offset: 0,
+        };
+        results.push(e.packet(&pkt, &mut sink).is_err());
+        if results[i] {
+            break;
+        }
+    }
+    assert_eq!(results, [false, false, false, false, true]);
+    assert_eq!(calls, 2);
+}
+
+/// A flow forgotten at the flow cap gives up what its decoder holds at once: the held record
+/// gets the decoder's note (it would otherwise wait for the engine's bounds and show no note),
+/// and the records behind it are handed on.
+#[test]
+fn a_flow_forgotten_at_the_cap_gives_up_its_holds() {
+    let config = Config {
+        max_flows: 3,
+        ..Config::default()
+    };
+    let other = |port: u16| dgram(&format!("10.0.0.4:{port}"), "10.0.0.2:7777", b"ECHO");
+    let packets = [
+        (0, to_holder(b"HOLD"), None),
+        (10, other(5001), None),
+        (20, other(5002), None),
+        // A fourth flow: the holder's, the least recently seen, is forgotten.
+        (30, other(5003), None),
+        (40, other(5004), None),
+    ];
+    let (seen, _) = run(config, &packets);
+    assert_eq!(seen[0].summary, "keyed 1");
+    assert_eq!(seen[0].notes.len(), 1);
+    assert_eq!(seen[0].notes[0].message, "held, never decoded");
+    let at: Vec<u64> = seen.iter().map(|s| s.at).collect();
+    assert_eq!(at, [4, 4, 4, 4, 5]);
+}
+
+/// A flow whose state is dropped at `--max-state` gives up what its decoder held too (the
+/// holder counts 1,000 bytes of state per held datagram).
+#[test]
+fn a_flow_whose_state_is_dropped_gives_up_its_holds() {
+    let config = Config {
+        max_state: 1,
+        ..Config::default()
+    };
+    let packets = [(0, to_holder(b"HOLD"), None), (10, to_echo(), None)];
+    let (seen, stats) = run(config, &packets);
+    assert_eq!(stats.flow_table.state_dropped, 1);
+    assert_eq!(seen[0].notes.len(), 1, "{:?}", seen[0].notes);
+    assert_eq!(seen[0].notes[0].message, "held, never decoded");
+    // Handed on at the next datagram, not at the end of the input.
+    let at: Vec<u64> = seen.iter().map(|s| s.at).collect();
+    assert_eq!(at, [2, 2]);
 }
