@@ -69,7 +69,7 @@ const LONGER: usize = 3;
 
 /// Pooled messages a predicted key-string beginning must de-key, each into a clean parse to its
 /// last byte, before its pad is taken.
-const PREFIX_FITS: usize = 8;
+pub const PREFIX_FITS: usize = 8;
 
 /// How a trial parse went.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
