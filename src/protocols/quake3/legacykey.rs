@@ -527,9 +527,10 @@ impl Pads {
 
     /// Tries key-string beginnings predicted for group (`to_server`, `ack`) under challenge
     /// byte `cb` (a client's `userinfo` up to the value only it knows): one fits when every
-    /// pooled message it reaches past, at least [`PREFIX_FITS`] of them, parses cleanly to its
-    /// last byte under its pad. A group with no pad yet takes the pad the fitting beginnings
-    /// agree on, as far as the longest message they were checked with; returns whether it did.
+    /// pooled message it reaches past, at least `PREFIX_FITS` (eight) of them, parses cleanly
+    /// to its last byte under its pad. A group with no pad yet takes the pad the fitting
+    /// beginnings agree on, as far as the longest message they were checked with; returns
+    /// whether it did.
     pub fn try_prefixes(
         &mut self,
         (to_server, ack): (bool, u32),
