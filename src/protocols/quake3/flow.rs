@@ -297,7 +297,15 @@ impl Flow {
             changed,
         };
         let sum = Summary::after(summary);
+        // The engine drops a client message older than one it has (ioquake3
+        // code/qcommon/net_chan.c `Netchan_Process`): its serverId is not the client's level.
+        let last = self.st.last_seq[1];
+        let stale = s.to_server && last.is_some_and(|l| h.sequence < l);
+        let holds = self.st.client_server_id.get();
         self.decode_message(&s, &mut msg, t, sum, r);
+        if stale {
+            self.st.client_server_id.set(holds);
+        }
     }
 
     /// The netchan header fields (ioquake3 code/qcommon/net_chan.c `Netchan_Process`); returns

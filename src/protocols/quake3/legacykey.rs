@@ -527,9 +527,10 @@ impl Pads {
 
     /// Tries key-string beginnings predicted for group (`to_server`, `ack`) under challenge
     /// byte `cb` (a client's `userinfo` up to the value only it knows): one fits when every
-    /// pooled message it reaches past, at least [`PREFIX_FITS`] of them, parses cleanly to its
-    /// last byte under its pad. The first that fits gives a group with no pad yet its pad as far
-    /// as the text goes; returns whether one did.
+    /// pooled message it reaches past, at least `PREFIX_FITS` (eight) of them, parses cleanly
+    /// to its last byte under its pad. A group with no pad yet takes the pad the fitting
+    /// beginnings agree on, as far as the longest message they were checked with; returns
+    /// whether it did.
     pub fn try_prefixes(
         &mut self,
         (to_server, ack): (bool, u32),
@@ -551,6 +552,7 @@ impl Pads {
         }
         let start = keyed_from(to_server);
         let (mut probe, mut scratch) = (State::default(), Vec::new());
+        let mut fitting: Vec<Vec<u8>> = Vec::new();
         for text in texts {
             let within: Vec<&Pooled> = (g.msgs.iter())
                 .filter(|m| m.keyed_len(start) <= text.len())
@@ -560,18 +562,31 @@ impl Pads {
             }
             let cost = TRIAL * within.len() as u64;
             let Some(left) = credit.checked_sub(cost) else {
-                return false;
+                break;
             };
             (*credit, *work) = (left, *work + cost);
-            let pad = pad_of(cb, text, start, text.len());
+            // The bytes past the longest message checked are the prediction's, not the
+            // capture's: names that share their start, or a default the player changed.
+            let checked = (within.iter()).map(|m| m.keyed_len(start)).max();
+            let pad = pad_of(cb, text, start, checked.unwrap_or(0));
             if (within.iter()).all(|m| g.dekeys(m, &pad, &mut probe, &mut scratch)) {
-                g.pad = pad;
-                g.from = g.added;
-                harvest.extend(dekeyed_pool(g));
-                return true;
+                fitting.push(pad);
             }
         }
-        false
+        // Several beginnings that fit give the group only the bytes their pads agree on.
+        let Some(first) = fitting.first() else {
+            return false;
+        };
+        let agreed = (fitting.iter()).fold(first.len(), |n, p| {
+            n.min(first.iter().zip(p).take_while(|(a, b)| a == b).count())
+        });
+        if agreed == 0 {
+            return false;
+        }
+        g.pad = first[..agreed].to_vec();
+        g.from = g.added;
+        harvest.extend(dekeyed_pool(g));
+        true
     }
 
     /// The pooled messages newly de-keyed since the last call: (whether they are client
@@ -1265,5 +1280,70 @@ mod tests {
         let mut bad = pad.clone();
         bad[1] ^= 1;
         assert_eq!(read_string(&bad, None), None);
+    }
+
+    /// A server message carrying server command `seq` (`text`), as the server writes it.
+    fn command_message(seq: i64, text: &[u8]) -> Vec<u8> {
+        let mut w = super::super::msg::tests::BitWriter::default();
+        w.long(seq);
+        w.byte(Svc::SERVER_COMMAND.0);
+        w.long(seq);
+        w.string(text);
+        w.byte(Svc::EOF.0);
+        // The sender's length is the written bits / 8 + 1 (msg.c `MSG_WriteBits`).
+        if w.pos % 8 == 0 {
+            w.data.push(0);
+        }
+        w.data
+    }
+
+    /// Pads with group (false, 7) pooling `msgs`, keyed with `text` under challenge byte `cb`.
+    fn pooled_server_group(cb: u8, text: &[u8], msgs: &[Vec<u8>]) -> Pads {
+        let mut pads = Pads {
+            credit: WORK_START,
+            ..Pads::default()
+        };
+        let gi = pads.group(false, 7);
+        for (i, body) in msgs.iter().enumerate() {
+            let mut keyed = body.clone();
+            let base = (i as u8).wrapping_mul(29);
+            let pad = pad_of(cb, text, 4, keyed.len() - 4);
+            apply(&mut keyed, 4, base, &pad);
+            let g = &mut pads.groups[gi];
+            g.msgs.push(Pooled {
+                body: keyed,
+                base,
+                sequence: 100 + i as u32,
+            });
+            g.added += 1;
+        }
+        pads
+    }
+
+    /// A predicted beginning is taken only as far as the pooled messages checked it: "Player"
+    /// and "Player2" de-key messages that end before the names part identically, and the
+    /// first to fit must not give the bytes after them (ioquake3 code/server/sv_net_chan.c
+    /// `SV_Netchan_Encode` keys each byte with the string's character at its place).
+    #[test]
+    fn a_predicted_beginning_gives_only_the_checked_bytes() {
+        let cb = 0x3c;
+        let truth = super::super::userinfo::predicted(b"Player2");
+        let texts = [
+            b"cp \"a\"".to_vec(),
+            b"cp \"ab\"".to_vec(),
+            b"cp \"abc\"".to_vec(),
+        ];
+        let msgs: Vec<Vec<u8>> = (0..8)
+            .map(|i| command_message(i as i64 + 1, &texts[i % 3]))
+            .collect();
+        let longest = msgs.iter().map(|m| m.len() - 4).max().unwrap();
+        assert!(longest < 16 + 6, "the messages end before the names part");
+        let tries = [super::super::userinfo::predicted(b"Player"), truth.clone()];
+        let mut pads = pooled_server_group(cb, &truth, &msgs);
+        assert!(pads.try_prefixes((false, 7), &tries, cb));
+        let pad = &pads.groups[0].pad;
+        assert_eq!(pad.len(), longest);
+        assert_eq!(pad[..], pad_of(cb, &truth, 4, longest)[..]);
+        assert_eq!(pads.take_harvest().len(), 8);
     }
 }

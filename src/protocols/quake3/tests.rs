@@ -659,6 +659,17 @@ fn ioq3_c2s(seq: u32, server_id: i64) -> Vec<u8> {
     p
 }
 
+/// A server message whose command 1 names serverId 77 (CS_SYSTEMINFO's `sv_serverid`).
+fn serverid_77() -> Vec<u8> {
+    let mut w = BitWriter::default();
+    w.long(0);
+    w.byte(5);
+    w.long(1);
+    w.string(b"cs 1 \"\\sv_serverid\\77\"");
+    w.byte(8);
+    w.data
+}
+
 /// A client on a serverId no captured gamestate or systeminfo named holds a gamestate the
 /// capture lost (a map change): the baselines kept are the old level's, so a non-delta
 /// snapshot's entities are not read from them. Before, entity 5 showed the old baseline's
@@ -669,13 +680,7 @@ fn after_a_lost_gamestate_the_old_baselines_are_not_used() {
     let (mut f, _) = flow_after_gamestate();
     let modelindex = "quake3.svc.snapshot.entity.modelindex";
     let base = "quake3.svc.snapshot.entity.base";
-    let mut w = BitWriter::default();
-    w.long(0);
-    w.byte(5);
-    w.long(1);
-    w.string(b"cs 1 \"\\sv_serverid\\77\"");
-    w.byte(8);
-    let r = run(&mut *f, &ioq3_s2c(2, &w.data), Direction::ToClient);
+    let r = run(&mut *f, &ioq3_s2c(2, &serverid_77()), Direction::ToClient);
     assert!(!r.has_errors(), "{:?}", r.notes);
     // The client on serverId 77, this level's: the baseline applies.
     run(&mut *f, &ioq3_c2s(1, 77), Direction::ToServer);
@@ -699,6 +704,28 @@ fn after_a_lost_gamestate_the_old_baselines_are_not_used() {
         value(&r, "quake3.svc.snapshot.entity.partial"),
         Value::Bool(true)
     );
+}
+
+/// A client message that comes after a newer one (reordered or duplicated on the way) is
+/// dropped by the engine (ioquake3 code/qcommon/net_chan.c `Netchan_Process`): its serverId,
+/// the old level's, does not make the old level's baselines apply again to the next snapshot.
+#[test]
+fn a_reordered_client_message_does_not_change_the_level() {
+    let (mut f, _) = flow_after_gamestate();
+    run(&mut *f, &ioq3_s2c(2, &serverid_77()), Direction::ToClient);
+    run(&mut *f, &ioq3_c2s(1, 77), Direction::ToServer);
+    // The map changes (a gamestate the capture lacks); then client message 1 again, late.
+    run(&mut *f, &ioq3_c2s(2, 99), Direction::ToServer);
+    let r = run(&mut *f, &ioq3_c2s(1, 77), Direction::ToServer);
+    assert!(has_note(&r, "not newer than 2"), "{:?}", r.notes);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(3, &one_entity(1050, 0, 5, 11, 8, 2)),
+        Direction::ToClient,
+    );
+    let base = value(&r, "quake3.svc.snapshot.entity.base");
+    assert_eq!(base, Value::Enum(3, "baseline not captured"));
+    assert!(r.find("quake3.svc.snapshot.entity.modelindex").is_none());
 }
 
 #[test]
