@@ -927,7 +927,12 @@ impl Flow {
         msg: &Message<'_>,
         acks: Option<(i32, u32, u32)>,
     ) -> Option<(bool, u32, usize)> {
-        if self.hold.replaying || s.flavour != Flavour::Legacy || msg.reassembled || !msg.changed {
+        if self.hold.replaying
+            || !self.hold.worth_it()
+            || s.flavour != Flavour::Legacy
+            || msg.reassembled
+            || !msg.changed
+        {
             return None;
         }
         let ack = if s.to_server {

@@ -22,6 +22,8 @@ use crate::tree::{Detail, Note};
 
 /// Messages a flow holds at most; past it, the oldest is released as first shown.
 pub const HOLD_MESSAGES: usize = 512;
+/// Held messages released as first shown in a row after which a flow holds no more.
+pub const GIVE_UP_AFTER: u64 = 2 * HOLD_MESSAGES as u64;
 /// Payload bytes a flow holds at most.
 pub const HOLD_BYTES: usize = 512 * 1024;
 
@@ -137,6 +139,8 @@ pub struct Holds {
     pub held: u64,
     pub decoded: u64,
     pub kept: u64,
+    /// Messages released as first shown since one was last decoded.
+    kept_run: u64,
 }
 
 impl Holds {
@@ -146,6 +150,14 @@ impl Holds {
 
     pub fn bytes(&self) -> usize {
         self.bytes + self.queue.len() * std::mem::size_of::<Held>()
+    }
+
+    /// Whether messages are still worth holding: a flow whose last [`GIVE_UP_AFTER`] held
+    /// messages were all released as first shown (random bodies on a Quake 3 port, a key no
+    /// prediction finds) holds no more until one is decoded after all, so that it stops
+    /// making every later record wait and be copied.
+    pub fn worth_it(&self) -> bool {
+        self.kept_run < GIVE_UP_AFTER
     }
 
     /// Holds `h`; past a bound, the oldest message is released as first shown.
@@ -202,6 +214,7 @@ impl Holds {
     /// Releases `h` as first shown.
     pub fn keep(&mut self, h: &Held, why: Unheld) {
         self.kept += 1;
+        self.kept_run += 1;
         self.out.push(Release::Kept {
             frame: h.frame,
             note: why.note(),
@@ -211,6 +224,7 @@ impl Holds {
     /// Releases `h` decoded.
     pub fn decoded(&mut self, h: &Held, records: Vec<crate::tree::Record>) {
         self.decoded += 1;
+        self.kept_run = 0;
         self.out.push(Release::Decoded {
             frame: h.frame,
             records,
@@ -229,5 +243,44 @@ impl Holds {
                 self.held, self.decoded, self.kept
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::Detail;
+
+    fn held(frame: u64) -> Held {
+        let addr: SocketAddr = "10.0.0.1:27960".parse().unwrap();
+        let d = Datagram {
+            payload: &[1, 2, 3, 4],
+            truncated: false,
+            direction: Direction::ToClient,
+            src: addr,
+            dst: addr,
+            time: Timestamp::default(),
+            frame,
+            index_in_flow: frame,
+            role_source: RoleSource::Port,
+            detail: Detail::None,
+        };
+        Held::new(&d, (7, 0), Vec::new())
+    }
+
+    #[test]
+    fn a_flow_whose_holds_all_fail_stops_holding_until_one_decodes() {
+        let mut holds = Holds::default();
+        for frame in 0..GIVE_UP_AFTER - 1 {
+            holds.keep(&held(frame), Unheld::Bound);
+        }
+        assert!(holds.worth_it());
+        holds.keep(&held(GIVE_UP_AFTER), Unheld::Bound);
+        assert!(!holds.worth_it());
+        holds.decoded(&held(GIVE_UP_AFTER + 1), Vec::new());
+        assert!(holds.worth_it());
+        let mut out = Vec::new();
+        holds.take_released(&mut out);
+        assert_eq!(out.len() as u64, GIVE_UP_AFTER + 1);
     }
 }
