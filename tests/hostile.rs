@@ -610,6 +610,50 @@ fn snapshots_out_of_order_end_early_and_keep_state_flat() {
     );
 }
 
+/// One Quake 3 flow of `datagrams` sequenced datagrams with random bodies, two client messages
+/// to one server message, `per_second` of them a second. Each direction's unkeyed
+/// acknowledgements are fixed, so that every body lands in one key-recovery group. Client
+/// bodies are 8 to 207 bytes; server bodies too, or `server_len` bytes.
+fn random_quake3_flow(
+    seed: u64,
+    datagrams: u32,
+    server_len: Option<usize>,
+    per_second: u32,
+) -> PcapWriter {
+    let server: std::net::SocketAddr = "10.9.0.1:27960".parse().unwrap();
+    let client: std::net::SocketAddr = "10.9.0.2:27961".parse().unwrap();
+    let mut rng = Rng(seed);
+    // The bytes the acknowledgements are read from: 12 of a client message, 4 of a server one.
+    let acks = rng.bytes(12);
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    for i in 0..datagrams {
+        let to_server = i % 3 != 0;
+        let len = match server_len {
+            Some(n) if !to_server => n,
+            _ => 8 + rng.below(200) as usize,
+        };
+        let mut p = (i + 1).to_le_bytes().to_vec();
+        let (src, dst) = if to_server {
+            p.extend_from_slice(&[0x34, 0x12]);
+            p.extend_from_slice(&acks);
+            (client, server)
+        } else {
+            p.extend_from_slice(&acks[..4]);
+            (server, client)
+        };
+        p.extend_from_slice(&rng.bytes(len));
+        let ip = synth::ip_udp(src, dst, &p);
+        let us = 1_000_000 / per_second;
+        w.packet(
+            1_000 + i / per_second,
+            (i % per_second) * us,
+            &ip,
+            ip.len() as u32,
+        );
+    }
+    w
+}
+
 /// A Quake 3 flow of random bytes (sequenced headers, random bodies, both directions), each
 /// direction's unkeyed acknowledgements fixed so that every body lands in one key-recovery
 /// group, the worst case: the recovery pools them and searches for pads, and its work is
@@ -622,32 +666,8 @@ fn snapshots_out_of_order_end_early_and_keep_state_flat() {
 /// and the pooled messages, a step each).
 #[test]
 fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
-    let server: std::net::SocketAddr = "10.9.0.1:27960".parse().unwrap();
-    let client: std::net::SocketAddr = "10.9.0.2:27961".parse().unwrap();
-    let mut rng = Rng(0x0bad_5eed);
-    // The bytes the acknowledgements are read from: 12 of a client message, 4 of a server one.
-    let acks = rng.bytes(12);
-    let mut w = PcapWriter::new(101, false, false, 65535);
     let datagrams = 3_000u32;
-    for i in 0..datagrams {
-        let to_server = i % 3 != 0;
-        let len = 8 + rng.below(200) as usize;
-        let mut p = (i + 1).to_le_bytes().to_vec();
-        if to_server {
-            p.extend_from_slice(&[0x34, 0x12]);
-            p.extend_from_slice(&acks);
-        } else {
-            p.extend_from_slice(&acks[..4]);
-        }
-        p.extend_from_slice(&rng.bytes(len));
-        let (src, dst) = if to_server {
-            (client, server)
-        } else {
-            (server, client)
-        };
-        let ip = synth::ip_udp(src, dst, &p);
-        w.packet(1_000 + i / 100, (i % 100) * 10_000, &ip, ip.len() as u32);
-    }
+    let w = random_quake3_flow(0x0bad_5eed, datagrams, None, 100);
     let (stats, err) = stats_of(&w.bytes, Config::default());
     assert!(err.is_none());
     let flow = stats
@@ -844,30 +864,9 @@ fn a_demo_of_empty_and_random_messages_reads_record_by_record() {
 /// note, in frame order.
 #[test]
 fn held_quake3_messages_stay_within_the_flow_bounds() {
-    let server: std::net::SocketAddr = "10.9.0.1:27960".parse().unwrap();
-    let client: std::net::SocketAddr = "10.9.0.2:27961".parse().unwrap();
-    let mut rng = Rng(0x401d_5eed);
-    let acks = rng.bytes(12);
-    let mut w = PcapWriter::new(101, false, false, 65535);
+    // Server bodies large enough that the 512 KiB bound comes before the 512 messages one.
     let datagrams = 3_000u32;
-    for i in 0..datagrams {
-        let to_server = i % 3 != 0;
-        let mut p = (i + 1).to_le_bytes().to_vec();
-        let (src, dst) = if to_server {
-            p.extend_from_slice(&[0x34, 0x12]);
-            p.extend_from_slice(&acks);
-            let len = 8 + rng.below(200) as usize;
-            p.extend_from_slice(&rng.bytes(len));
-            (client, server)
-        } else {
-            // Large enough that the 512 KiB bound comes before the 512 messages one.
-            p.extend_from_slice(&acks[..4]);
-            p.extend_from_slice(&rng.bytes(1_300));
-            (server, client)
-        };
-        let ip = synth::ip_udp(src, dst, &p);
-        w.packet(1_000 + i / 200, (i % 200) * 5_000, &ip, ip.len() as u32);
-    }
+    let w = random_quake3_flow(0x401d_5eed, datagrams, Some(1_300), 200);
     let (stats, err) = stats_of(&w.bytes, Config::default());
     assert!(err.is_none());
     let flow = (stats.flows.iter())

@@ -283,23 +283,28 @@ impl Pads {
     /// Whether the pad of group (`to_server`, `ack`) is still searched for: the group is
     /// pooled and its searches have not given up.
     pub fn live(&self, to_server: bool, ack: u32) -> bool {
-        (self.groups.iter()).any(|g| g.to_server == to_server && g.ack == ack && g.failed < GIVE_UP)
+        self.get(to_server, ack).is_some_and(|g| g.failed < GIVE_UP)
     }
 
     /// Whether group (`to_server`, `ack`) has pooled messages.
     pub fn pooled(&self, to_server: bool, ack: u32) -> bool {
-        (self.groups.iter()).any(|g| g.to_server == to_server && g.ack == ack)
+        self.get(to_server, ack).is_some()
     }
 
     /// Whether the pad known for group (`to_server`, `ack`) reaches `need` keyed bytes.
     pub fn covers(&self, to_server: bool, ack: u32, need: usize) -> bool {
-        (self.groups.iter())
-            .any(|g| g.to_server == to_server && g.ack == ack && g.pad.len() >= need)
+        self.get(to_server, ack)
+            .is_some_and(|g| g.pad.len() >= need)
     }
 
     /// The group of (`to_server`, `ack`), when there is one.
+    fn get(&self, to_server: bool, ack: u32) -> Option<&Group> {
+        (self.groups.iter()).find(|g| g.to_server == to_server && g.ack == ack)
+    }
+
+    /// [`Pads::get`], to change.
     fn find(&mut self, to_server: bool, ack: u32) -> Option<&mut Group> {
-        (self.groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)
+        group_mut(&mut self.groups, (to_server, ack))
     }
 
     fn group(&mut self, to_server: bool, ack: u32) -> usize {
@@ -494,7 +499,7 @@ impl Pads {
             harvest,
             ..
         } = self;
-        let g = (groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)?;
+        let g = group_mut(groups, (to_server, ack))?;
         if g.msgs.len() < 4 {
             return None;
         }
@@ -516,9 +521,7 @@ impl Pads {
         let text = one.then(|| fitting[0].0.clone());
         // Several strings that fit give the group only the bytes their pads agree on.
         let (_, first) = fitting.first()?;
-        let agreed = (fitting.iter()).fold(first.len(), |n, (_, p)| {
-            n.min(first.iter().zip(p).take_while(|(a, b)| a == b).count())
-        });
+        let agreed = common_prefix(fitting.iter().map(|(_, p)| &p[..]));
         g.pad = first[..agreed].to_vec();
         g.from = g.added;
         harvest.extend(dekeyed_pool(g));
@@ -544,7 +547,7 @@ impl Pads {
             harvest,
             ..
         } = self;
-        let Some(g) = (groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack) else {
+        let Some(g) = group_mut(groups, (to_server, ack)) else {
             return false;
         };
         if !g.pad.is_empty() {
@@ -577,9 +580,7 @@ impl Pads {
         let Some(first) = fitting.first() else {
             return false;
         };
-        let agreed = (fitting.iter()).fold(first.len(), |n, p| {
-            n.min(first.iter().zip(p).take_while(|(a, b)| a == b).count())
-        });
+        let agreed = common_prefix(fitting.iter().map(|p| &p[..]));
         if agreed == 0 {
             return false;
         }
@@ -987,7 +988,7 @@ impl Search<'_> {
                 return (found, End::Dead);
             }
             beam = next;
-            let common = common_prefix(&beam).min(n + 1);
+            let common = common_prefix(beam.iter().map(|c| &c.pad[..])).min(n + 1);
             if enders.len() >= 2 && common > found.pad.len() {
                 // The challenge byte is known when every survivor grew from the same one.
                 let seed = beam[0]
@@ -1154,10 +1155,16 @@ fn merge(mut next: Vec<Cand>) -> Vec<Cand> {
     out
 }
 
-fn common_prefix(beam: &[Cand]) -> usize {
-    let first = &beam[0].pad;
-    beam[1..].iter().fold(first.len(), |n, b| {
-        n.min(first.iter().zip(&b.pad).take_while(|(x, y)| x == y).count())
+/// The group of (`to_server`, `ack`) among `groups` (for a caller that holds the credit too).
+fn group_mut(groups: &mut [Group], (to_server, ack): (bool, u32)) -> Option<&mut Group> {
+    (groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)
+}
+
+/// How many leading bytes the pads all share (0 for none).
+fn common_prefix<'a>(mut pads: impl Iterator<Item = &'a [u8]>) -> usize {
+    let Some(first) = pads.next() else { return 0 };
+    pads.fold(first.len(), |n, p| {
+        n.min(first.iter().zip(p).take_while(|(x, y)| x == y).count())
     })
 }
 
