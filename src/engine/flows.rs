@@ -239,6 +239,11 @@ impl FlowTable {
         self.state_total = self.state_total - old + new;
     }
 
+    /// Flows held now.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
     pub fn state_total(&self) -> usize {
         self.state_total
     }

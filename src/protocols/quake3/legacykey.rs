@@ -55,8 +55,11 @@ const MIN_SEARCH: u64 = 4096;
 /// messages): a group whose first messages decide nothing seldom gets better, and random bytes
 /// would otherwise keep the search busy.
 const GIVE_UP: u32 = 5;
-/// The credit a flow starts with, at its first keyed message.
+/// The credit a flow starts with, at its first keyed message, when few flows are in the
+/// engine's table ([`start_credit`]).
 const WORK_START: u64 = 1 << 23;
+/// Flows in the table up to which a flow gets the whole start credit.
+const CROWD: u64 = 8;
 const TRIAL: u64 = 16;
 /// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
 /// parse's thousands of instructions).
@@ -261,6 +264,25 @@ pub struct Pads {
     /// The credit of the numbered-string screens ([`numbered::screen`]), apart from the
     /// searches' so that searches that find nothing do not starve the cheap screens.
     screen_credit: u64,
+    /// Flows in the engine's flow table at the current datagram: the start credit shrinks as
+    /// they multiply (`start_credit`).
+    pub flows_in_table: usize,
+}
+
+/// The start credit (`full`) of a flow whose first keyed message came with `flows_in_table`
+/// other flows in the engine's table: whole while the flow is one of the first [`CROWD`], then
+/// `full × (CROWD / flows)²` of `flows` with it. Flows that start their recovery one after
+/// another see more and more flows in the table (the k-th at least k), so the start credits of
+/// every flow of a capture add up to at most `2 × CROWD × full` (while none is forgotten:
+/// flows idle for ten minutes of capture time leave the table); without it 500 flows of random
+/// bodies took 35 times the CPU of a real capture of their size (docs/performance.md). The
+/// count is the same on every shard (each tracks every flow), so is the output.
+fn start_credit(full: u64, flows_in_table: usize) -> u64 {
+    let flows = flows_in_table as u64 + 1;
+    if flows <= CROWD {
+        return full;
+    }
+    full * CROWD * CROWD / flows.saturating_mul(flows)
 }
 
 /// What the recovery knows for one message.
@@ -361,8 +383,8 @@ impl Pads {
             g.added += 1;
             if !self.started {
                 self.started = true;
-                self.credit = WORK_START;
-                self.screen_credit = numbered::SCREEN_START;
+                self.credit = start_credit(WORK_START, self.flows_in_table);
+                self.screen_credit = start_credit(numbered::SCREEN_START, self.flows_in_table);
             }
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
             self.screen_credit =
@@ -710,33 +732,56 @@ fn votes(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
     let eof = if g.to_server { Clc::EOF.0 } else { Svc::EOF.0 };
     let (code, len) = static_table().codes[eof as usize];
     let ok: [bool; 256] = std::array::from_fn(|p| tail_ok(p as u8, code, len));
-    let mut counts: Vec<Option<(u32, [u32; 256])>> = vec![None; longest];
+    let enders = enders_at(&g.msgs, start, longest);
+    // Counted only where a filter comes of it: a flow of many groups computes these often.
+    let mut slots: Vec<u32> = vec![u32::MAX; longest];
+    let mut fits: Vec<[u32; 256]> = Vec::new();
+    for (n, _) in (enders.iter().enumerate()).filter(|&(_, &t)| t >= FILTER_ENDERS) {
+        slots[n] = fits.len() as u32;
+        fits.push([0; 256]);
+    }
     for m in &g.msgs {
         let Some(n) = m.keyed_len(start).checked_sub(1) else {
             continue;
         };
-        let Some(slot) = counts.get_mut(n) else {
+        let Some(fit) = (slots.get(n)).and_then(|&s| fits.get_mut(s as usize)) else {
             continue;
         };
         let last = m.body[m.body.len() - 1] ^ m.base;
-        let (total, fits) = slot.get_or_insert((0u32, [0u32; 256]));
-        *total += 1;
-        for (z, f) in fits.iter_mut().enumerate() {
+        for (z, f) in fit.iter_mut().enumerate() {
             *f += ok[(last ^ z as u8) as usize] as u32;
         }
     }
-    counts
-        .into_iter()
-        .map(|c| {
-            let (total, fits) = c?;
-            // Fewer than three enders are too likely all to end on a byte boundary.
-            if total < 3 {
-                return None;
-            }
+    (slots.iter().zip(&enders))
+        .map(|(&s, &total)| {
+            let fit = fits.get(s as usize)?;
             let need = total / 5 + 1;
-            Some(fits.map(|f| f >= need))
+            Some(fit.map(|f| f >= need))
         })
         .collect()
+}
+
+/// Fewer than three messages ending at a byte are too likely all to end on a byte boundary
+/// to filter it ([`votes`]).
+const FILTER_ENDERS: u32 = 3;
+
+/// Per keyed byte position below `longest`, how many of `msgs` end there.
+fn enders_at(msgs: &[Pooled], start: usize, longest: usize) -> Vec<u32> {
+    let mut enders = vec![0u32; longest];
+    for m in msgs {
+        let at = m.keyed_len(start).checked_sub(1);
+        if let Some(t) = at.and_then(|n| enders.get_mut(n)) {
+            *t += 1;
+        }
+    }
+    enders
+}
+
+/// How many byte positions [`votes`] would filter: its answer without its tables, for callers
+/// that need some filters before they do anything.
+fn filtered_bytes(msgs: &[Pooled], start: usize, longest: usize) -> usize {
+    let enders = enders_at(msgs, start, longest);
+    enders.iter().filter(|&&t| t >= FILTER_ENDERS).count()
 }
 
 /// Command words a key string starts with. C→S messages are keyed with a server command:
@@ -799,7 +844,7 @@ const CLIENT_WORDS: &[&[u8]] = &[
 
 /// A candidate pad: its bytes, the challenge byte it was seeded with (when one), and the whole
 /// key string it stands for (when seeded with one).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Cand {
     pad: Vec<u8>,
     seed: Option<u8>,
@@ -857,23 +902,26 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
 /// (counted in `work`). From the pad found so far, or else first from the challenge byte alone
 /// (one key-string character at a time) and, when that grows too many candidates before the
 /// first message end, from the command words ([`seeds`]). A pad that no longer fits the pooled
-/// messages is forgotten.
+/// messages is forgotten. Without a pad, nothing is seeded unless the messages can decide a
+/// byte ([`decidable`]): the search then found nothing.
 fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> (Cand, End) {
     let start = keyed_from(g.to_server);
     g.msgs.sort_by_key(|m| m.body.len());
     let longest = g.longest();
+    // The filters and the seeds are work too.
+    let setup = (longest as u64 * 16 + g.msgs.len() as u64 * 16) / LOOKS_PER_STEP;
+    *credit = credit.saturating_sub(setup);
+    *work += setup;
+    if g.pad.is_empty() && !decidable(g, start, challenge.is_some()) {
+        return (Cand::default(), End::Done);
+    }
     let mut s = Search {
         g: &*g,
         start,
         longest,
-        votes: Vec::new(),
+        votes: votes(g, start, longest),
         probe: State::default(),
     };
-    s.votes = votes(s.g, start, longest);
-    // The filters and the seeds are work too.
-    let setup = (longest as u64 * 16 + s.g.msgs.len() as u64 * 16) / LOOKS_PER_STEP;
-    *credit = credit.saturating_sub(setup);
-    *work += setup;
     let empty = Cand {
         pad: Vec::new(),
         seed: None,
@@ -925,6 +973,24 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         }
     }
     out
+}
+
+/// Whether the pooled messages of `g` can decide pad bytes that are worth writing
+/// the seeds out for: evidence before spending, with no trial parse. A search from no pad
+/// extends it only to a byte where at least two pooled messages end (`Search::run`), so
+/// without one it cannot find anything. Without the challenge byte the seeds are 256 times as
+/// many (about 130,000 steps to write out) and two messages ending at one byte reject nearly
+/// none of them (both may end on a byte boundary, which no pad byte fails), so a byte where at
+/// least three end, a message-end filter ([`votes`]), is required. On the wild captures every
+/// search that found a pad without the challenge byte had one (76 of the 406 made without
+/// it), and they decode the same with this test as without; random bodies of 8
+/// to 207 bytes seldom do (27 messages: about 6 %), so their groups are given up for the
+/// filters' cost alone.
+fn decidable(g: &Group, start: usize, cb: bool) -> bool {
+    let need = if cb { 2 } else { FILTER_ENDERS };
+    enders_at(&g.msgs, start, g.longest())
+        .iter()
+        .any(|&t| t >= need)
 }
 
 /// How a search run ended.
