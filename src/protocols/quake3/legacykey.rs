@@ -60,6 +60,8 @@ const GIVE_UP: u32 = 5;
 const WORK_START: u64 = 1 << 23;
 /// Flows in the table up to which a flow gets the whole start credit.
 const CROWD: u64 = 8;
+/// Given-up groups remembered after they are forgotten ([`Pads::given_up`]).
+const GIVEN_UP_KEPT: usize = 16;
 const TRIAL: u64 = 16;
 /// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
 /// parse's thousands of instructions).
@@ -264,6 +266,11 @@ pub struct Pads {
     /// The credit of the numbered-string screens ([`numbered::screen`]), apart from the
     /// searches' so that searches that find nothing do not starve the cheap screens.
     screen_credit: u64,
+    /// Groups given up and since forgotten (the newest [`GIVEN_UP_KEPT`]): one that comes back
+    /// stays given up. Random bodies make groups come and go (their server messages seem to
+    /// acknowledge ever new commands), and each coming back searched five times more made a
+    /// flow of them spend without end.
+    given_up: Vec<(bool, u32)>,
     /// Flows in the engine's flow table at the current datagram: the start credit shrinks as
     /// they multiply (`start_credit`).
     pub flows_in_table: usize,
@@ -294,12 +301,14 @@ pub struct Found<'a> {
 impl Pads {
     /// Memory held (pooled messages and pads).
     pub fn bytes(&self) -> usize {
-        self.groups
-            .iter()
-            .map(|g| {
-                g.pad.capacity() + g.msgs.iter().map(|m| m.body.capacity() + 16).sum::<usize>()
-            })
-            .sum()
+        self.given_up.capacity() * 8
+            + self
+                .groups
+                .iter()
+                .map(|g| {
+                    g.pad.capacity() + g.msgs.iter().map(|m| m.body.capacity() + 16).sum::<usize>()
+                })
+                .sum::<usize>()
     }
 
     /// Whether the pad of group (`to_server`, `ack`) is still searched for: the group is
@@ -338,15 +347,22 @@ impl Pads {
             return i;
         }
         if self.groups.len() >= GROUPS {
-            self.groups.remove(0);
+            let old = self.groups.remove(0);
+            if old.failed >= GIVE_UP {
+                if self.given_up.len() >= GIVEN_UP_KEPT {
+                    self.given_up.remove(0);
+                }
+                self.given_up.push((old.to_server, old.ack));
+            }
         }
+        let given_up = self.given_up.contains(&(to_server, ack));
         self.groups.push(Group {
             to_server,
             ack,
             msgs: Vec::new(),
             pad: Vec::new(),
             searched_at: 0,
-            failed: 0,
+            failed: if given_up { GIVE_UP } else { 0 },
             tried_at: 0,
             added: 0,
             from: 0,
@@ -1391,6 +1407,25 @@ mod tests {
             g.added += 1;
         }
         pads
+    }
+
+    /// A group given up and then forgotten for newer ones stays given up when its messages
+    /// come back; one forgotten before it was given up starts over.
+    #[test]
+    fn a_given_up_group_stays_given_up_after_it_is_forgotten() {
+        let mut pads = Pads::default();
+        let gi = pads.group(true, 7);
+        pads.groups[gi].failed = GIVE_UP;
+        pads.group(true, 8);
+        assert!(!pads.live(true, 7));
+        for ack in 100..100 + GROUPS as u32 {
+            pads.group(false, ack);
+        }
+        assert!(!pads.pooled(true, 7) && !pads.pooled(true, 8));
+        pads.group(true, 7);
+        pads.group(true, 8);
+        assert!(!pads.live(true, 7));
+        assert!(pads.live(true, 8));
     }
 
     /// A predicted beginning is taken only as far as the pooled messages checked it: "Player"
