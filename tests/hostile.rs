@@ -836,9 +836,10 @@ fn many_random_quake3_flows_spend_only_the_filters() {
 /// (quake3/legacykey.rs `start_credit`), so all the start credits of a capture add up to at most
 /// 16 whole ones; the screens' credit likewise (4,194,304 whole). Besides, each pooled message
 /// adds 1,024 and 512 steps, and each search or screen counts its filters. The flows' total is
-/// bounded so; before, every flow started with the whole credit and spent about 1.17 million
-/// steps here (500 flows: 587 million). And the output is the same on one and three threads:
-/// the flow count the credits are decided from is the same on every shard.
+/// bounded so; before, every flow started with the whole credit and spent about a million
+/// steps (the 500 flows of `hostile-quake3-flows.py --lengths 3`: 587 million). And the
+/// output is the same on one and three threads: the flow count the credits are decided from is
+/// the same on every shard.
 #[test]
 fn crafted_quake3_flows_share_a_bounded_start_credit_on_any_thread_count() {
     let flows = 500u32;

@@ -281,9 +281,10 @@ pub struct Pads {
 /// `full × (CROWD / flows)²` of `flows` with it. Flows that start their recovery one after
 /// another see more and more flows in the table (the k-th at least k), so the start credits of
 /// every flow of a capture add up to at most `2 × CROWD × full` (while none is forgotten:
-/// flows idle for ten minutes of capture time leave the table); without it 500 flows of random
-/// bodies took 35 times the CPU of a real capture of their size (docs/performance.md). The
-/// count is the same on every shard (each tracks every flow), so is the output.
+/// flows idle for ten minutes of capture time leave the table). With the whole credit for
+/// every flow, 500 flows crafted to pass [`decidable`] spent 587 million steps in 5 MB, 7 s
+/// of CPU against 0.17 s for a real capture in JSON (docs/performance.md). The count is the
+/// same on every shard (each tracks every flow), so is the output.
 fn start_credit(full: u64, flows_in_table: usize) -> u64 {
     let flows = flows_in_table as u64 + 1;
     if flows <= CROWD {
@@ -301,14 +302,13 @@ pub struct Found<'a> {
 impl Pads {
     /// Memory held (pooled messages and pads).
     pub fn bytes(&self) -> usize {
-        self.given_up.capacity() * 8
-            + self
-                .groups
-                .iter()
-                .map(|g| {
-                    g.pad.capacity() + g.msgs.iter().map(|m| m.body.capacity() + 16).sum::<usize>()
-                })
-                .sum::<usize>()
+        self.groups
+            .iter()
+            .map(|g| {
+                g.pad.capacity() + g.msgs.iter().map(|m| m.body.capacity() + 16).sum::<usize>()
+            })
+            .sum::<usize>()
+            + self.given_up.capacity() * 8
     }
 
     /// Whether the pad of group (`to_server`, `ack`) is still searched for: the group is
