@@ -387,7 +387,7 @@ impl Engine {
             self.deliver_waiting(GiveUp::Overdue(a.time), sink)
         };
         due?;
-        let flows_in_table = self.flows.len();
+        let conversations = self.flows.conversations();
         let f = self.flows.flow(
             (u.src, u.dst),
             a.time,
@@ -419,7 +419,7 @@ impl Engine {
             time: a.time,
             frame: a.frame,
             index_in_flow,
-            flows_in_table,
+            conversations,
             role_source: f.role_source,
             detail: detail_for(&self.config, a.frame, index_in_flow),
         };

@@ -58,8 +58,11 @@ const GIVE_UP: u32 = 5;
 /// The credit a flow starts with, at its first keyed message, when few flows are in the
 /// engine's table ([`start_credit`]).
 const WORK_START: u64 = 1 << 23;
-/// Flows in the table up to which a flow gets the whole start credit.
-const CROWD: u64 = 8;
+/// Conversations in the table up to which a flow gets the whole start credit: a server of
+/// sixteen players captured mid-game gives each of them the whole credit.
+const CROWD: u64 = 16;
+/// The pooled keyed message at which a flow is granted its start credit ([`start_credit`]).
+const GRANT_AT: u8 = 4;
 /// Given-up groups remembered after they are forgotten ([`Pads::given_up`]).
 const GIVEN_UP_KEPT: usize = 16;
 const TRIAL: u64 = 16;
@@ -252,7 +255,8 @@ impl Group {
 pub struct Pads {
     groups: Vec<Group>,
     credit: u64,
-    started: bool,
+    /// Keyed messages pooled, up to [`GRANT_AT`]: the start credit is granted at the last.
+    offered: u8,
     /// Trial parses spent so far (counted work, for the hostile tests and `stats`).
     pub work: u64,
     /// Whether the challenge byte has been found from a pad and a captured command.
@@ -271,22 +275,24 @@ pub struct Pads {
     /// acknowledge ever new commands), and each coming back searched five times more made a
     /// flow of them spend without end.
     given_up: Vec<(bool, u32)>,
-    /// Flows in the engine's flow table at the current datagram: the start credit shrinks as
-    /// they multiply (`start_credit`).
-    pub flows_in_table: usize,
+    /// Conversations in the engine's flow table at the current datagram
+    /// (`Datagram::conversations`): the start credit shrinks as they multiply (`start_credit`).
+    pub conversations: usize,
 }
 
-/// The start credit (`full`) of a flow whose first keyed message came with `flows_in_table`
-/// other flows in the engine's table: whole while the flow is one of the first [`CROWD`], then
-/// `full × (CROWD / flows)²` of `flows` with it. Flows that start their recovery one after
-/// another see more and more flows in the table (the k-th at least k), so the start credits of
-/// every flow of a capture add up to at most `2 × CROWD × full` (while none is forgotten:
-/// flows idle for ten minutes of capture time leave the table). With the whole credit for
-/// every flow, 500 flows crafted to pass [`decidable`] spent 587 million steps in 5 MB, 7 s
-/// of CPU against 0.17 s for a real capture in JSON (docs/performance.md). The count is the
-/// same on every shard (each tracks every flow), so is the output.
-fn start_credit(full: u64, flows_in_table: usize) -> u64 {
-    let flows = flows_in_table as u64 + 1;
+/// The start credit (`full`) of a flow granted it with `conversations` others in the engine's
+/// table (flows of at least four datagrams: a server browser's probe is not one): whole while
+/// the flow is one of the first [`CROWD`], then `full × (CROWD / flows)²` of `flows` with it.
+/// It is granted at the flow's fourth pooled keyed message, before anything spends it (a search
+/// needs four messages of one group), when the flow is a conversation itself; so the k-th flow
+/// granted sees at least the k − 1 before it, whatever order their datagrams come in, and the
+/// start credits of every flow of a capture add up to at most `2 × CROWD × full` (while none is
+/// forgotten: flows idle for ten minutes of capture time leave the table). With the whole
+/// credit for every flow, 500 flows crafted to pass [`decidable`] spent 587 million steps in
+/// 5 MB, 7 s of CPU against 0.17 s for a real capture in JSON (docs/performance.md). The count
+/// is the same on every shard (each tracks every flow), so is the output.
+fn start_credit(full: u64, conversations: usize) -> u64 {
+    let flows = conversations as u64 + 1;
     if flows <= CROWD {
         return full;
     }
@@ -397,10 +403,12 @@ impl Pads {
                 sequence,
             });
             g.added += 1;
-            if !self.started {
-                self.started = true;
-                self.credit = start_credit(WORK_START, self.flows_in_table);
-                self.screen_credit = start_credit(numbered::SCREEN_START, self.flows_in_table);
+            if self.offered < GRANT_AT {
+                self.offered += 1;
+                if self.offered == GRANT_AT {
+                    self.credit += start_credit(WORK_START, self.conversations);
+                    self.screen_credit += start_credit(numbered::SCREEN_START, self.conversations);
+                }
             }
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
             self.screen_credit =
@@ -1407,6 +1415,32 @@ mod tests {
             g.added += 1;
         }
         pads
+    }
+
+    /// The start credit comes with the fourth pooled keyed message, sized by the
+    /// conversations in the table then: whole up to `CROWD`, a quarter at twice as many.
+    #[test]
+    fn the_start_credit_comes_at_the_fourth_message_sized_by_the_conversations() {
+        let credit_after = |conversations: usize| {
+            let mut pads = Pads {
+                conversations,
+                ..Pads::default()
+            };
+            // Server messages are not searched without the challenge byte: nothing is spent.
+            let mut credits = Vec::new();
+            for k in 0..5u32 {
+                pads.offer(false, (3, 0, 10 + k), &[0x55; 40], None);
+                credits.push(pads.credit);
+            }
+            credits
+        };
+        let m = WORK_PER_MESSAGE;
+        assert_eq!(
+            credit_after(CROWD as usize - 1),
+            [m, 2 * m, 3 * m, WORK_START + 4 * m, WORK_START + 5 * m]
+        );
+        let crowded = credit_after(2 * CROWD as usize - 1);
+        assert_eq!(crowded[3], WORK_START / 4 + 4 * m);
     }
 
     /// A group given up and then forgotten for newer ones stays given up when its messages
