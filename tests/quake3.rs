@@ -361,6 +361,7 @@ fn mutated_real_flows_never_panic() {
                     time: Default::default(),
                     frame: k as u64 + 1,
                     index_in_flow: k as u64,
+                    conversations: 1,
                     role_source: RoleSource::Content,
                     detail: true.into(),
                 };

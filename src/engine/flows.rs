@@ -25,6 +25,11 @@ const LOAD_HALF_LIFE: u32 = 4096;
 /// any carries much, is spread between the shards instead of going to one.
 const NEW_FLOW_LOAD: u64 = 8;
 
+/// Datagrams from which a flow counts as a conversation ([`FlowTable::conversations`]): a
+/// server browser's probe (a request and its answer) does not, and a Quake 3 flow has carried
+/// this many keyed messages before its first pad search.
+pub const CONVERSATION: u8 = 4;
+
 /// One conversation between two endpoints.
 pub(super) struct Flow {
     /// Flow number, in order of first appearance.
@@ -36,6 +41,8 @@ pub(super) struct Flow {
     pub role_source: RoleSource,
     pub last_seen: Timestamp,
     pub datagrams: u64,
+    /// Datagrams seen on every shard, up to [`CONVERSATION`] ([`FlowTable::conversations`]).
+    seen: u8,
     /// Datagrams still to offer the probes while the flow has no decoder.
     pub probes_left: u8,
     /// The flow's entry in [`Stats::flows`], when it is listed.
@@ -141,6 +148,8 @@ pub(super) struct FlowTable {
     load: Vec<u64>,
     /// Datagrams since the last halving.
     load_ticks: u32,
+    /// Flows held that carried at least [`CONVERSATION`] datagrams.
+    conversations: usize,
 }
 
 impl FlowTable {
@@ -152,6 +161,7 @@ impl FlowTable {
             last_sweep: i64::MIN,
             load: Vec::new(),
             load_ticks: 0,
+            conversations: 0,
         }
     }
 
@@ -196,6 +206,7 @@ impl FlowTable {
                     role_source: RoleSource::FirstSender,
                     last_seen: time,
                     datagrams: 0,
+                    seen: 0,
                     probes_left: PROBE_ATTEMPTS,
                     stats,
                     state: 0,
@@ -209,6 +220,10 @@ impl FlowTable {
                 })
             }
         };
+        if f.seen < CONVERSATION {
+            f.seen += 1;
+            self.conversations += (f.seen == CONVERSATION) as usize;
+        }
         if let Some(l) = self.load.get_mut(f.owner as usize) {
             *l += 1;
             self.load_ticks += 1;
@@ -232,11 +247,30 @@ impl FlowTable {
         for (_, f) in self.map.drain() {
             f.retire(stats, &mut releases);
         }
+        self.conversations = 0;
     }
 
     /// Takes a flow's newly measured state into the total: it held `old` bytes, now `new`.
     pub fn restate(&mut self, old: usize, new: usize) {
         self.state_total = self.state_total - old + new;
+    }
+
+    /// Flows held now that carried at least [`CONVERSATION`] datagrams. Every shard tracks
+    /// every flow's datagrams, so this is the same on any thread count.
+    pub fn conversations(&self) -> usize {
+        self.conversations
+    }
+
+    /// Flows held now.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Takes a forgotten flow out of the count of conversations.
+    fn forgot(&mut self, f: &Flow) {
+        self.state_total -= f.state;
+        self.conversations -= (f.seen >= CONVERSATION) as usize;
     }
 
     pub fn state_total(&self) -> usize {
@@ -282,9 +316,10 @@ impl FlowTable {
         let stale = self
             .map
             .extract_if(|_, f| now.secs.saturating_sub(f.last_seen.secs) > idle);
-        for (_, f) in stale {
+        let stale: Vec<Flow> = stale.map(|(_, f)| f).collect();
+        for f in stale {
             stats.flow_table.evicted_idle += 1;
-            self.state_total -= f.state;
+            self.forgot(&f);
             f.retire(stats, releases);
         }
         // Forgotten flows leave tombstones, and the map doubles when they use up its room while
@@ -317,7 +352,7 @@ impl FlowTable {
         for (_, _, k) in by_age.into_iter().take(n) {
             if let Some(f) = self.map.remove(&k) {
                 stats.flow_table.evicted_cap += 1;
-                self.state_total -= f.state;
+                self.forgot(&f);
                 f.retire(stats, releases);
             }
         }
@@ -364,6 +399,46 @@ mod tests {
         let expected = [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1];
         assert_eq!(owners(0), expected);
         assert_eq!(owners(1), expected);
+    }
+
+    /// A flow counts as a conversation from its fourth datagram, on a shard that does not decode
+    /// it too, and stops counting when it is forgotten for idling: a probe and its answer never
+    /// count.
+    #[test]
+    fn conversations_count_flows_of_four_datagrams_until_forgotten() {
+        let config = Config {
+            shard: Some(Shard { index: 1, count: 2 }),
+            ..Config::default()
+        };
+        let (mut table, mut stats) = (FlowTable::new(), Stats::default());
+        let server: SocketAddr = "10.0.0.1:27960".parse().unwrap();
+        let at = |secs| Timestamp {
+            secs,
+            ..Timestamp::default()
+        };
+        let mut dgram = |table: &mut FlowTable, n: u16, secs: i64| {
+            let client = SocketAddr::from(([10, 0, 0, 2], n));
+            let f = table.flow(
+                (client, server),
+                at(secs),
+                (&config, &mut stats),
+                &mut Vec::new(),
+            );
+            f.last_seen = at(secs);
+        };
+        let mut counts = Vec::new();
+        for _ in 0..5 {
+            dgram(&mut table, 1, 0);
+            dgram(&mut table, 2, 0);
+            counts.push(table.conversations());
+        }
+        dgram(&mut table, 3, 0);
+        dgram(&mut table, 3, 0);
+        assert_eq!(counts, [0, 0, 0, 2, 2]);
+        assert_eq!(table.conversations(), 2);
+        // Past the idle time, the next sweep forgets all three.
+        dgram(&mut table, 4, config.flow_idle_secs + 61);
+        assert_eq!((table.len(), table.conversations()), (1, 0));
     }
 
     /// Keys crafted so that all 60,000 share the low 20 bits of the unseeded FxHash spread over

@@ -387,6 +387,7 @@ impl Engine {
             self.deliver_waiting(GiveUp::Overdue(a.time), sink)
         };
         due?;
+        let conversations = self.flows.conversations();
         let f = self.flows.flow(
             (u.src, u.dst),
             a.time,
@@ -418,6 +419,7 @@ impl Engine {
             time: a.time,
             frame: a.frame,
             index_in_flow,
+            conversations,
             role_source: f.role_source,
             detail: detail_for(&self.config, a.frame, index_in_flow),
         };

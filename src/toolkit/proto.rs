@@ -123,6 +123,12 @@ pub struct Datagram<'a> {
     pub frame: u64,
     /// Index of this datagram within its flow (0-based).
     pub index_in_flow: u64,
+    /// Conversations in the engine's flow table when the datagram came (before it was counted):
+    /// flows that carried four datagrams or more (`engine::flows::CONVERSATION`), so that a
+    /// probe and its answer are not one. Every shard tracks every flow, so this is the same on
+    /// any thread count: a decoder may size per-flow work by it (the Quake 3 pad recovery's
+    /// start credit).
+    pub conversations: usize,
     pub role_source: RoleSource,
     /// Field trees are wanted (tree and JSON output). Without it a decoder still adds its
     /// summary and notes; `TreeBuilder::new(detail)` discards fields for it, or keeps only a

@@ -380,6 +380,7 @@ pub fn drive_decoder(
                 time: gamedissect::capture::Timestamp::new(1_700_000_000 + i as i64, 0, 6),
                 frame: i as u64 + 1,
                 index_in_flow: i as u64,
+                conversations: 1,
                 role_source: RoleSource::Port,
                 detail: detail.unwrap_or(i % 3 != 0).into(),
             },

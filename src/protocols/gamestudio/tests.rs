@@ -43,6 +43,7 @@ fn dgram(payload: &[u8], dir: Direction, frame: u64) -> Datagram<'_> {
         time: Timestamp::default(),
         frame,
         index_in_flow: frame,
+        conversations: 1,
         role_source: RoleSource::Port,
         detail: true.into(),
     }

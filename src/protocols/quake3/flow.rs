@@ -1234,6 +1234,7 @@ impl FlowDecoder for Flow {
         out.push(Record::new("quake3"));
         let Some(r) = out.last_mut() else { return };
         self.st.frames += 1;
+        self.st.pads.conversations = d.conversations;
         if d.payload.len() >= 4 && d.payload[..4] == [0xff; 4] {
             self.decode_oob(d, r);
         } else {

@@ -40,6 +40,7 @@ pub struct Held {
     src: SocketAddr,
     dst: SocketAddr,
     index_in_flow: u64,
+    conversations: usize,
     truncated: bool,
     role_source: RoleSource,
     detail: Detail,
@@ -59,6 +60,7 @@ impl Held {
             src: d.src,
             dst: d.dst,
             index_in_flow: d.index_in_flow,
+            conversations: d.conversations,
             truncated: d.truncated,
             role_source: d.role_source,
             detail: d.detail,
@@ -80,6 +82,7 @@ impl Held {
             time: self.time,
             frame: self.frame,
             index_in_flow: self.index_in_flow,
+            conversations: self.conversations,
             role_source: self.role_source,
             detail: self.detail,
         }
@@ -262,6 +265,7 @@ mod tests {
             time: Timestamp::default(),
             frame,
             index_in_flow: frame,
+            conversations: 1,
             role_source: RoleSource::Port,
             detail: Detail::None,
         };

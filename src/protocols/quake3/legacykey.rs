@@ -55,8 +55,16 @@ const MIN_SEARCH: u64 = 4096;
 /// messages): a group whose first messages decide nothing seldom gets better, and random bytes
 /// would otherwise keep the search busy.
 const GIVE_UP: u32 = 5;
-/// The credit a flow starts with, at its first keyed message.
+/// The credit a flow starts with, at its first keyed message, when few flows are in the
+/// engine's table ([`start_credit`]).
 const WORK_START: u64 = 1 << 23;
+/// Conversations in the table up to which a flow gets the whole start credit: a server of
+/// sixteen players captured mid-game gives each of them the whole credit.
+const CROWD: u64 = 16;
+/// The pooled keyed message at which a flow is granted its start credit ([`start_credit`]).
+const GRANT_AT: u8 = 4;
+/// Given-up groups remembered after they are forgotten ([`Pads::given_up`]).
+const GIVEN_UP_KEPT: usize = 16;
 const TRIAL: u64 = 16;
 /// Candidate bytes looked up in the tail masks per step (a table lookup, against a trial
 /// parse's thousands of instructions).
@@ -247,7 +255,8 @@ impl Group {
 pub struct Pads {
     groups: Vec<Group>,
     credit: u64,
-    started: bool,
+    /// Keyed messages pooled, up to [`GRANT_AT`]: the start credit is granted at the last.
+    offered: u8,
     /// Trial parses spent so far (counted work, for the hostile tests and `stats`).
     pub work: u64,
     /// Whether the challenge byte has been found from a pad and a captured command.
@@ -261,6 +270,33 @@ pub struct Pads {
     /// The credit of the numbered-string screens ([`numbered::screen`]), apart from the
     /// searches' so that searches that find nothing do not starve the cheap screens.
     screen_credit: u64,
+    /// Groups given up and since forgotten (the newest [`GIVEN_UP_KEPT`]): one that comes back
+    /// stays given up. Random bodies make groups come and go (their server messages seem to
+    /// acknowledge ever new commands), and each coming back searched five times more made a
+    /// flow of them spend without end.
+    given_up: Vec<(bool, u32)>,
+    /// Conversations in the engine's flow table at the current datagram
+    /// (`Datagram::conversations`): the start credit shrinks as they multiply (`start_credit`).
+    pub conversations: usize,
+}
+
+/// The start credit (`full`) of a flow granted it with `conversations` others in the engine's
+/// table (flows of at least four datagrams: a server browser's probe is not one): whole while
+/// the flow is one of the first [`CROWD`], then `full × (CROWD / flows)²` of `flows` with it.
+/// It is granted at the flow's fourth pooled keyed message, before anything spends it (a search
+/// needs four messages of one group), when the flow is a conversation itself; so the k-th flow
+/// granted sees at least the k − 1 before it, whatever order their datagrams come in, and the
+/// start credits of every flow of a capture add up to at most `2 × CROWD × full` (while none is
+/// forgotten: flows idle for ten minutes of capture time leave the table). With the whole
+/// credit for every flow, 500 flows crafted to pass [`decidable`] spent 587 million steps in
+/// 5 MB, 7 s of CPU against 0.17 s for a real capture in JSON (docs/performance.md). The count
+/// is the same on every shard (each tracks every flow), so is the output.
+fn start_credit(full: u64, conversations: usize) -> u64 {
+    let flows = conversations as u64 + 1;
+    if flows <= CROWD {
+        return full;
+    }
+    full * CROWD * CROWD / flows.saturating_mul(flows)
 }
 
 /// What the recovery knows for one message.
@@ -277,7 +313,8 @@ impl Pads {
             .map(|g| {
                 g.pad.capacity() + g.msgs.iter().map(|m| m.body.capacity() + 16).sum::<usize>()
             })
-            .sum()
+            .sum::<usize>()
+            + self.given_up.capacity() * 8
     }
 
     /// Whether the pad of group (`to_server`, `ack`) is still searched for: the group is
@@ -316,15 +353,22 @@ impl Pads {
             return i;
         }
         if self.groups.len() >= GROUPS {
-            self.groups.remove(0);
+            let old = self.groups.remove(0);
+            if old.failed >= GIVE_UP {
+                if self.given_up.len() >= GIVEN_UP_KEPT {
+                    self.given_up.remove(0);
+                }
+                self.given_up.push((old.to_server, old.ack));
+            }
         }
+        let given_up = self.given_up.contains(&(to_server, ack));
         self.groups.push(Group {
             to_server,
             ack,
             msgs: Vec::new(),
             pad: Vec::new(),
             searched_at: 0,
-            failed: 0,
+            failed: if given_up { GIVE_UP } else { 0 },
             tried_at: 0,
             added: 0,
             from: 0,
@@ -359,10 +403,12 @@ impl Pads {
                 sequence,
             });
             g.added += 1;
-            if !self.started {
-                self.started = true;
-                self.credit = WORK_START;
-                self.screen_credit = numbered::SCREEN_START;
+            if self.offered < GRANT_AT {
+                self.offered += 1;
+                if self.offered == GRANT_AT {
+                    self.credit += start_credit(WORK_START, self.conversations);
+                    self.screen_credit += start_credit(numbered::SCREEN_START, self.conversations);
+                }
             }
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
             self.screen_credit =
@@ -710,33 +756,56 @@ fn votes(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
     let eof = if g.to_server { Clc::EOF.0 } else { Svc::EOF.0 };
     let (code, len) = static_table().codes[eof as usize];
     let ok: [bool; 256] = std::array::from_fn(|p| tail_ok(p as u8, code, len));
-    let mut counts: Vec<Option<(u32, [u32; 256])>> = vec![None; longest];
+    let enders = enders_at(&g.msgs, start, longest);
+    // Counted only where a filter comes of it: a flow of many groups computes these often.
+    let mut slots: Vec<u32> = vec![u32::MAX; longest];
+    let mut fits: Vec<[u32; 256]> = Vec::new();
+    for (n, _) in (enders.iter().enumerate()).filter(|&(_, &t)| t >= FILTER_ENDERS) {
+        slots[n] = fits.len() as u32;
+        fits.push([0; 256]);
+    }
     for m in &g.msgs {
         let Some(n) = m.keyed_len(start).checked_sub(1) else {
             continue;
         };
-        let Some(slot) = counts.get_mut(n) else {
+        let Some(fit) = (slots.get(n)).and_then(|&s| fits.get_mut(s as usize)) else {
             continue;
         };
         let last = m.body[m.body.len() - 1] ^ m.base;
-        let (total, fits) = slot.get_or_insert((0u32, [0u32; 256]));
-        *total += 1;
-        for (z, f) in fits.iter_mut().enumerate() {
+        for (z, f) in fit.iter_mut().enumerate() {
             *f += ok[(last ^ z as u8) as usize] as u32;
         }
     }
-    counts
-        .into_iter()
-        .map(|c| {
-            let (total, fits) = c?;
-            // Fewer than three enders are too likely all to end on a byte boundary.
-            if total < 3 {
-                return None;
-            }
+    (slots.iter().zip(&enders))
+        .map(|(&s, &total)| {
+            let fit = fits.get(s as usize)?;
             let need = total / 5 + 1;
-            Some(fits.map(|f| f >= need))
+            Some(fit.map(|f| f >= need))
         })
         .collect()
+}
+
+/// Fewer than three messages ending at a byte are too likely all to end on a byte boundary
+/// to filter it ([`votes`]).
+const FILTER_ENDERS: u32 = 3;
+
+/// Per keyed byte position below `longest`, how many of `msgs` end there.
+fn enders_at(msgs: &[Pooled], start: usize, longest: usize) -> Vec<u32> {
+    let mut enders = vec![0u32; longest];
+    for m in msgs {
+        let at = m.keyed_len(start).checked_sub(1);
+        if let Some(t) = at.and_then(|n| enders.get_mut(n)) {
+            *t += 1;
+        }
+    }
+    enders
+}
+
+/// How many byte positions [`votes`] would filter: its answer without its tables, for callers
+/// that need some filters before they do anything.
+fn filtered_bytes(msgs: &[Pooled], start: usize, longest: usize) -> usize {
+    let enders = enders_at(msgs, start, longest);
+    enders.iter().filter(|&&t| t >= FILTER_ENDERS).count()
 }
 
 /// Command words a key string starts with. C→S messages are keyed with a server command:
@@ -799,7 +868,7 @@ const CLIENT_WORDS: &[&[u8]] = &[
 
 /// A candidate pad: its bytes, the challenge byte it was seeded with (when one), and the whole
 /// key string it stands for (when seeded with one).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Cand {
     pad: Vec<u8>,
     seed: Option<u8>,
@@ -857,23 +926,26 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
 /// (counted in `work`). From the pad found so far, or else first from the challenge byte alone
 /// (one key-string character at a time) and, when that grows too many candidates before the
 /// first message end, from the command words ([`seeds`]). A pad that no longer fits the pooled
-/// messages is forgotten.
+/// messages is forgotten. Without a pad, nothing is seeded unless the messages can decide a
+/// byte ([`decidable`]): the search then found nothing.
 fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> (Cand, End) {
     let start = keyed_from(g.to_server);
     g.msgs.sort_by_key(|m| m.body.len());
     let longest = g.longest();
+    // The filters and the seeds are work too.
+    let setup = (longest as u64 * 16 + g.msgs.len() as u64 * 16) / LOOKS_PER_STEP;
+    *credit = credit.saturating_sub(setup);
+    *work += setup;
+    if g.pad.is_empty() && !decidable(g, start, challenge.is_some()) {
+        return (Cand::default(), End::Done);
+    }
     let mut s = Search {
         g: &*g,
         start,
         longest,
-        votes: Vec::new(),
+        votes: votes(g, start, longest),
         probe: State::default(),
     };
-    s.votes = votes(s.g, start, longest);
-    // The filters and the seeds are work too.
-    let setup = (longest as u64 * 16 + s.g.msgs.len() as u64 * 16) / LOOKS_PER_STEP;
-    *credit = credit.saturating_sub(setup);
-    *work += setup;
     let empty = Cand {
         pad: Vec::new(),
         seed: None,
@@ -925,6 +997,24 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
         }
     }
     out
+}
+
+/// Whether the pooled messages of `g` can decide pad bytes that are worth writing
+/// the seeds out for: evidence before spending, with no trial parse. A search from no pad
+/// extends it only to a byte where at least two pooled messages end (`Search::run`), so
+/// without one it cannot find anything. Without the challenge byte the seeds are 256 times as
+/// many (about 130,000 steps to write out) and two messages ending at one byte reject nearly
+/// none of them (both may end on a byte boundary, which no pad byte fails), so a byte where at
+/// least three end, a message-end filter ([`votes`]), is required. On the wild captures every
+/// search that found a pad without the challenge byte had one (76 of the 406 made without
+/// it), and they decode the same with this test as without; random bodies of 8
+/// to 207 bytes seldom do (27 messages: about 6 %), so their groups are given up for the
+/// filters' cost alone.
+fn decidable(g: &Group, start: usize, cb: bool) -> bool {
+    let need = if cb { 2 } else { FILTER_ENDERS };
+    enders_at(&g.msgs, start, g.longest())
+        .iter()
+        .any(|&t| t >= need)
 }
 
 /// How a search run ended.
@@ -1325,6 +1415,51 @@ mod tests {
             g.added += 1;
         }
         pads
+    }
+
+    /// The start credit comes with the fourth pooled keyed message, sized by the
+    /// conversations in the table then: whole up to `CROWD`, a quarter at twice as many.
+    #[test]
+    fn the_start_credit_comes_at_the_fourth_message_sized_by_the_conversations() {
+        let credit_after = |conversations: usize| {
+            let mut pads = Pads {
+                conversations,
+                ..Pads::default()
+            };
+            // Server messages are not searched without the challenge byte: nothing is spent.
+            let mut credits = Vec::new();
+            for k in 0..5u32 {
+                pads.offer(false, (3, 0, 10 + k), &[0x55; 40], None);
+                credits.push(pads.credit);
+            }
+            credits
+        };
+        let m = WORK_PER_MESSAGE;
+        assert_eq!(
+            credit_after(CROWD as usize - 1),
+            [m, 2 * m, 3 * m, WORK_START + 4 * m, WORK_START + 5 * m]
+        );
+        let crowded = credit_after(2 * CROWD as usize - 1);
+        assert_eq!(crowded[3], WORK_START / 4 + 4 * m);
+    }
+
+    /// A group given up and then forgotten for newer ones stays given up when its messages
+    /// come back; one forgotten before it was given up starts over.
+    #[test]
+    fn a_given_up_group_stays_given_up_after_it_is_forgotten() {
+        let mut pads = Pads::default();
+        let gi = pads.group(true, 7);
+        pads.groups[gi].failed = GIVE_UP;
+        pads.group(true, 8);
+        assert!(!pads.live(true, 7));
+        for ack in 100..100 + GROUPS as u32 {
+            pads.group(false, ack);
+        }
+        assert!(!pads.pooled(true, 7) && !pads.pooled(true, 8));
+        pads.group(true, 7);
+        pads.group(true, 8);
+        assert!(!pads.live(true, 7));
+        assert!(pads.live(true, 8));
     }
 
     /// A predicted beginning is taken only as far as the pooled messages checked it: "Player"

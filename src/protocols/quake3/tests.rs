@@ -17,6 +17,7 @@ fn dgram(p: &[u8], dir: Direction, i: u64) -> Datagram<'_> {
         time: Timestamp::default(),
         frame: i + 1,
         index_in_flow: i,
+        conversations: 1,
         role_source: RoleSource::Content,
         detail: true.into(),
     }

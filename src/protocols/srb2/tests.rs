@@ -28,6 +28,7 @@ fn dgram(p: &[u8], dir: Direction, i: u64) -> Datagram<'_> {
         time: Timestamp::new(0, 0, 6),
         frame: i + 1,
         index_in_flow: i,
+        conversations: 1,
         role_source: RoleSource::Port,
         detail: true.into(),
     }

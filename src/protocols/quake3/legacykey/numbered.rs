@@ -13,7 +13,7 @@
 //! tried as the group's key string, which must de-key every pooled message into a clean parse;
 //! exactly one must, or none is taken.
 
-use super::{End, Group, LOOKS_PER_STEP, TRIAL, keyed_from, pad_of, votes};
+use super::{End, Group, LOOKS_PER_STEP, TRIAL, filtered_bytes, keyed_from, pad_of, votes};
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::constants::Cs;
 use crate::protocols::quake3::netchan::xor;
@@ -105,6 +105,12 @@ pub(super) fn screen(
     let setup = (longest as u64 * 16 + g.msgs.len() as u64 * 16) / LOOKS_PER_STEP;
     *credit = credit.checked_sub(setup)?;
     *work += setup;
+    // Without the challenge byte, 256 times the strings meet the filters: one more is needed.
+    let min = MIN_FILTERS + challenge.is_none() as usize;
+    // Too few filters is known without the filters' tables (random bodies: nearly always).
+    if filtered_bytes(&g.msgs, start, longest) < min {
+        return None;
+    }
     let votes = votes(g, start, longest);
     // The strongest filters first; real messages' ends pass about ten bytes in 256 each,
     // random bytes' many more, and a screen through weak filters would mostly try survivors.
@@ -123,8 +129,6 @@ pub(super) fn screen(
     // Screened again only when the messages end at two more filtered bytes: the strings
     // that passed fewer filters were all tried.
     let before = g.screened.get();
-    // Without the challenge byte, 256 times the strings meet the filters: one more is needed.
-    let min = MIN_FILTERS + challenge.is_none() as usize;
     if filters.len() < min || (before > 0 && filters.len() < before + 2) {
         return None;
     }
