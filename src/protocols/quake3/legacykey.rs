@@ -31,6 +31,7 @@ use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
 
 mod numbered;
+mod periodic;
 
 /// Messages pooled per group (direction and acknowledged command number).
 pub const POOL: usize = 96;
@@ -202,6 +203,8 @@ struct Group {
     /// Byte positions with a message-end filter at the last screen of numbered strings
     /// ([`numbered::screen`]): screened again only when two more have one.
     screened: std::cell::Cell<usize>,
+    /// Messages pooled at the last try of the pad's period ([`periodic::solve`]).
+    folded_at: usize,
 }
 
 impl Group {
@@ -261,6 +264,9 @@ pub struct Pads {
     /// The credit of the numbered-string screens ([`numbered::screen`]), apart from the
     /// searches' so that searches that find nothing do not starve the cheap screens.
     screen_credit: u64,
+    /// The credit of the tries of the pads' period ([`periodic::solve`]), apart from the
+    /// searches' for the same reason.
+    fold_credit: u64,
 }
 
 /// What the recovery knows for one message.
@@ -329,6 +335,7 @@ impl Pads {
             added: 0,
             from: 0,
             screened: std::cell::Cell::new(0),
+            folded_at: 0,
         });
         self.groups.len() - 1
     }
@@ -363,7 +370,10 @@ impl Pads {
                 self.started = true;
                 self.credit = WORK_START;
                 self.screen_credit = numbered::SCREEN_START;
+                self.fold_credit = periodic::FOLD_START;
             }
+            self.fold_credit =
+                (self.fold_credit + periodic::FOLD_PER_MESSAGE).min(periodic::FOLD_SAVED);
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
             self.screen_credit =
                 (self.screen_credit + numbered::SCREEN_PER_MESSAGE).min(numbered::SCREEN_SAVED);
@@ -378,6 +388,10 @@ impl Pads {
             if n >= 4 && n >= g.searched_at + (g.searched_at / 2).max(4) && ready && !hopeless {
                 g.searched_at = n;
                 self.search(gi, challenge);
+            }
+            let g = &self.groups[gi];
+            if g.pad.is_empty() && periodic::due(g.added, g.folded_at) {
+                self.fold(gi, challenge.or(self.challenge));
             }
         }
         let g = &self.groups[gi];
@@ -464,6 +478,35 @@ impl Pads {
             g.pad = checked;
         }
         self.harvest.extend(dekeyed_pool(g));
+    }
+
+    /// Looks for group `gi`'s whole key string through its pad's period
+    /// ([`periodic::solve`]), from the flow's credit; when one is found, its pad must de-key
+    /// every pooled message, and the string and the challenge byte are known.
+    fn fold(&mut self, gi: usize, challenge: Option<u8>) {
+        let Pads {
+            groups,
+            fold_credit,
+            work,
+            ..
+        } = self;
+        let g = &mut groups[gi];
+        g.folded_at = g.added;
+        let Some((cb, text)) = periodic::solve(g, challenge, fold_credit, work) else {
+            return;
+        };
+        g.pad = pad_of(cb, &text, keyed_from(g.to_server), g.longest());
+        let dekeyed = dekeyed_pool(g);
+        if dekeyed.len() != g.msgs.len() {
+            g.pad.clear();
+            return;
+        }
+        g.from = g.added;
+        self.harvest.extend(dekeyed);
+        self.texts.push((g.to_server, g.ack, text));
+        if self.challenge.is_none() {
+            self.challenge = Some(cb);
+        }
     }
 
     /// Whether group (`to_server`, `ack`) is due a try of predicted key strings: at 4 pooled
