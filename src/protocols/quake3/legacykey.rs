@@ -1333,7 +1333,7 @@ mod tests {
     }
 
     /// A server message carrying server command `seq` (`text`), as the server writes it.
-    fn command_message(seq: i64, text: &[u8]) -> Vec<u8> {
+    pub(super) fn command_message(seq: i64, text: &[u8]) -> Vec<u8> {
         let mut w = super::super::msg::tests::BitWriter::default();
         w.long(seq);
         w.byte(Svc::SERVER_COMMAND.0);

@@ -363,30 +363,9 @@ fn grow(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::command_message;
     use super::super::{Pooled, apply};
     use super::*;
-    use testkit_free::*;
-
-    /// Builders for the tests (the library's own bit writer, as `legacykey`'s tests use).
-    mod testkit_free {
-        use crate::protocols::quake3::constants::Svc;
-        use crate::protocols::quake3::msg::tests::BitWriter;
-
-        /// A server message carrying server command `seq` (`text`), as the server writes it
-        /// (the length is the written bits / 8 + 1, msg.c `MSG_WriteBits`).
-        pub fn command_message(seq: i64, text: &[u8]) -> Vec<u8> {
-            let mut w = BitWriter::default();
-            w.long(seq);
-            w.byte(Svc::SERVER_COMMAND.0);
-            w.long(seq);
-            w.string(text);
-            w.byte(Svc::EOF.0);
-            if w.pos % 8 == 0 {
-                w.data.push(0);
-            }
-            w.data
-        }
-    }
 
     /// A server-message group keyed with `text` under challenge byte `cb`, pooling `msgs`.
     fn group(cb: u8, text: &[u8], msgs: &[Vec<u8>]) -> Group {
