@@ -296,7 +296,11 @@ fn busy_capture_from_the_wild() {
     // before). Cut at 70 % and 80 %, `respawn 0` does the same later on: 42.4 % and 67.6 %
     // (0 before). Cut at 20 % to 40 % no short string keys the client before the map change,
     // and the client's messages are long and keyed with chat texts: the first pad is found at
-    // `cp "` after it, 58 % to 79 %. Cut at 90 %, only chat texts remain: 0 %.
+    // `cp "` after it, 58 % to 79 %. Cut at 90 %, only chat texts remain, and the server
+    // messages keyed with the client's `say 11 almost done` (18 characters) end at every
+    // place of its period several periods in: their ends, folded onto one period
+    // (`legacykey/periodic.rs`), give the string whole and the challenge byte 0x7c, and every
+    // later command follows: 92.6 % (0 % before).
     // The server messages keyed with the client's `userinfo` (sent after the map change, and
     // after the rename) are held until a chat line's echo shows the player's name, and then
     // de-keyed with the likely userinfo of a player of that name (`userinfo.rs`): cut at 50 %,
@@ -314,6 +318,7 @@ fn busy_capture_from_the_wild() {
         ("cut at 60 % (frame 3779)", 0.955),
         ("cut at 70 % (frame 4409)", 0.429),
         ("cut at 80 % (frame 5039)", 0.685),
+        ("cut at 90 % (frame 5669)", 0.925),
         ("cut at 50 % and 5 % lost", 1.0),
         ("cut at 50 % and 20 % lost", 0.983),
         ("20 % of frames lost", 0.742),
@@ -321,8 +326,9 @@ fn busy_capture_from_the_wild() {
         let share = case(&cases, name).share();
         assert!(share >= at_least, "{name}: {share}");
     }
-    assert!(total.exact >= 35_511, "{}", total.exact);
-    assert!(total.dekeyed >= 35_831, "{}", total.dekeyed);
+    // 35,511 and 35,831 before the period was folded.
+    assert!(total.exact >= 35_897, "{}", total.exact);
+    assert!(total.dekeyed >= 36_239, "{}", total.dekeyed);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
     // their baseline while the lost reference may have held them: those fields are now

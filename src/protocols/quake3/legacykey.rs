@@ -31,6 +31,7 @@ use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
 
 mod numbered;
+mod periodic;
 
 /// Messages pooled per group (direction and acknowledged command number).
 pub const POOL: usize = 96;
@@ -210,6 +211,8 @@ struct Group {
     /// Byte positions with a message-end filter at the last screen of numbered strings
     /// ([`numbered::screen`]): screened again only when two more have one.
     screened: std::cell::Cell<usize>,
+    /// Messages pooled at the last try of the pad's period ([`periodic::solve`]).
+    folded_at: usize,
 }
 
 impl Group {
@@ -278,6 +281,9 @@ pub struct Pads {
     /// Conversations in the engine's flow table at the current datagram
     /// (`Datagram::conversations`): the start credit shrinks as they multiply (`start_credit`).
     pub conversations: usize,
+    /// The credit of the tries of the pads' period ([`periodic::solve`]), apart from the
+    /// searches' for the same reason.
+    fold_credit: u64,
 }
 
 /// The start credit (`full`) of a flow granted it with `conversations` others in the engine's
@@ -373,6 +379,7 @@ impl Pads {
             added: 0,
             from: 0,
             screened: std::cell::Cell::new(0),
+            folded_at: 0,
         });
         self.groups.len() - 1
     }
@@ -406,10 +413,14 @@ impl Pads {
             if self.offered < GRANT_AT {
                 self.offered += 1;
                 if self.offered == GRANT_AT {
-                    self.credit += start_credit(WORK_START, self.conversations);
-                    self.screen_credit += start_credit(numbered::SCREEN_START, self.conversations);
+                    let n = self.conversations;
+                    self.credit += start_credit(WORK_START, n);
+                    self.screen_credit += start_credit(numbered::SCREEN_START, n);
+                    self.fold_credit += start_credit(periodic::FOLD_START, n);
                 }
             }
+            self.fold_credit =
+                (self.fold_credit + periodic::FOLD_PER_MESSAGE).min(periodic::FOLD_SAVED);
             self.credit = (self.credit + WORK_PER_MESSAGE).min(WORK_SAVED);
             self.screen_credit =
                 (self.screen_credit + numbered::SCREEN_PER_MESSAGE).min(numbered::SCREEN_SAVED);
@@ -424,6 +435,10 @@ impl Pads {
             if n >= 4 && n >= g.searched_at + (g.searched_at / 2).max(4) && ready && !hopeless {
                 g.searched_at = n;
                 self.search(gi, challenge);
+            }
+            let g = &self.groups[gi];
+            if g.pad.is_empty() && periodic::due(g.added, g.folded_at) {
+                self.fold(gi, challenge.or(self.challenge));
             }
         }
         let g = &self.groups[gi];
@@ -510,6 +525,35 @@ impl Pads {
             g.pad = checked;
         }
         self.harvest.extend(dekeyed_pool(g));
+    }
+
+    /// Looks for group `gi`'s whole key string through its pad's period
+    /// ([`periodic::solve`]), from the flow's credit; when one is found, its pad must de-key
+    /// every pooled message, and the string and the challenge byte are known.
+    fn fold(&mut self, gi: usize, challenge: Option<u8>) {
+        let Pads {
+            groups,
+            fold_credit,
+            work,
+            ..
+        } = self;
+        let g = &mut groups[gi];
+        g.folded_at = g.added;
+        let Some((cb, text)) = periodic::solve(g, challenge, fold_credit, work) else {
+            return;
+        };
+        g.pad = pad_of(cb, &text, keyed_from(g.to_server), g.longest());
+        let dekeyed = dekeyed_pool(g);
+        if dekeyed.len() != g.msgs.len() {
+            g.pad.clear();
+            return;
+        }
+        g.from = g.added;
+        self.harvest.extend(dekeyed);
+        self.texts.push((g.to_server, g.ack, text));
+        if self.challenge.is_none() {
+            self.challenge = Some(cb);
+        }
     }
 
     /// Whether group (`to_server`, `ack`) is due a try of predicted key strings: at 4 pooled
@@ -1380,7 +1424,7 @@ mod tests {
     }
 
     /// A server message carrying server command `seq` (`text`), as the server writes it.
-    fn command_message(seq: i64, text: &[u8]) -> Vec<u8> {
+    pub(super) fn command_message(seq: i64, text: &[u8]) -> Vec<u8> {
         let mut w = super::super::msg::tests::BitWriter::default();
         w.long(seq);
         w.byte(Svc::SERVER_COMMAND.0);
