@@ -39,7 +39,7 @@ const MIN_POSITIONS: usize = 4;
 /// Candidate strings kept per character.
 const BEAM: usize = 1 << 12;
 
-/// The tries' credit (work steps, as the searches'): at the flow's first keyed message, per
+/// The tries' credit (work steps, as the searches'): with the flow's start credit, per
 /// pooled message, and the most saved.
 pub(super) const FOLD_START: u64 = 1 << 22;
 pub(super) const FOLD_PER_MESSAGE: u64 = 1 << 9;
