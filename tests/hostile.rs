@@ -657,15 +657,15 @@ fn random_quake3_flow(
 /// A Quake 3 flow of random bytes (sequenced headers, random bodies, both directions), each
 /// direction's unkeyed acknowledgements fixed so that every body lands in one key-recovery
 /// group, the worst case: the recovery pools them and searches for pads, and its work is
-/// counted and capped by the credit: 8,388,608 steps at the flow's first keyed message and
+/// counted and capped by the credit: 8,388,608 steps at the flow's fourth pooled keyed message and
 /// 1,024 for each pooled message, at most 16,384 per pooled message in one search, and the
 /// group given up after five searches that found nothing (quake3/legacykey.rs; a trial parse
 /// is 16 steps). The screens of numbered key strings (legacykey/numbered.rs) have a credit of
 /// their own, 4,194,304 steps and 512 per pooled message; on random bodies their message-end
 /// filters pass too many bytes and no screen runs past computing them (the longest message
 /// and the pooled messages, a step each). The tries of the pad's period (legacykey/periodic.rs,
-/// five per group) look at the pooled messages' ends only (a step per 16 bytes of each): random
-/// bodies ending alike do not agree, so nothing is scored.
+/// five per group) look at the pooled messages' ends only (16 steps per pooled message: its last
+/// byte under each pad value): random bodies ending alike do not agree, so nothing is scored.
 #[test]
 fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
     let datagrams = 3_000u32;

@@ -39,8 +39,9 @@ const MIN_POSITIONS: usize = 4;
 /// Candidate strings kept per character.
 const BEAM: usize = 1 << 12;
 
-/// The tries' credit (work steps, as the searches'): at the flow's first keyed message, per
-/// pooled message, and the most saved.
+/// The tries' credit (work steps, as the searches'): at the flow's fourth pooled keyed message
+/// (shrinking with the conversations in the flow table, `start_credit`), per pooled message,
+/// and the most saved.
 pub(super) const FOLD_START: u64 = 1 << 22;
 pub(super) const FOLD_PER_MESSAGE: u64 = 1 << 9;
 pub(super) const FOLD_SAVED: u64 = 1 << 23;
