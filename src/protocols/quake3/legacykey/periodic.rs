@@ -16,7 +16,8 @@
 //! best few are folded onto one period, and the string is grown character by character
 //! (printable characters, from a command word and a space or a space and a quote) through the
 //! residues' filters. A string is taken only when its pad de-keys every pooled message into a
-//! clean parse, and only when exactly one string (and challenge byte) does.
+//! clean parse, and only when exactly one string (and challenge byte) does, a string and its
+//! repeats (one pad) counting as their shortest.
 
 use super::{
     CLIENT_WORDS, End, Group, LOOKS_PER_STEP, SERVER_WORDS, TRIAL, keyed_from, pad_of, tail_ok,
