@@ -657,15 +657,15 @@ fn random_quake3_flow(
 /// A Quake 3 flow of random bytes (sequenced headers, random bodies, both directions), each
 /// direction's unkeyed acknowledgements fixed so that every body lands in one key-recovery
 /// group, the worst case: the recovery pools them and searches for pads, and its work is
-/// counted and capped by the credit: 8,388,608 steps at the flow's first keyed message and
+/// counted and capped by the credit: 8,388,608 steps at the flow's fourth pooled keyed message and
 /// 1,024 for each pooled message, at most 16,384 per pooled message in one search, and the
 /// group given up after five searches that found nothing (quake3/legacykey.rs; a trial parse
 /// is 16 steps). The screens of numbered key strings (legacykey/numbered.rs) have a credit of
 /// their own, 4,194,304 steps and 512 per pooled message; on random bodies their message-end
 /// filters pass too many bytes and no screen runs past computing them (the longest message
 /// and the pooled messages, a step each). The tries of the pad's period (legacykey/periodic.rs,
-/// five per group) look at the pooled messages' ends only (a step per 16 bytes of each): random
-/// bodies ending alike do not agree, so nothing is scored.
+/// five per group) look at the pooled messages' ends only (16 steps per pooled message: its last
+/// byte under each pad value): random bodies ending alike do not agree, so nothing is scored.
 #[test]
 fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
     let datagrams = 3_000u32;
@@ -869,6 +869,101 @@ fn crafted_quake3_flows_share_a_bounded_start_credit_on_any_thread_count() {
         Tuning::default(),
     );
     assert!(one == three, "three threads differ");
+}
+
+/// The OpenArena legacy capture's records `from` to `to` (mid-game: no handshake), as
+/// `copies` sets of flows on their own IPv4 addresses (10.`first + k`.0.1, both ends), copy k
+/// starting 50 ms after copy k − 1 and `offset_us` after the original, in time order: (time,
+/// Ethernet frame).
+fn legacy_copies(
+    (from, to): (usize, usize),
+    first: u8,
+    copies: u8,
+    offset_us: u64,
+) -> Vec<(u64, Vec<u8>)> {
+    let raw = std::fs::read("captures/quake3-openarena-legacy.pcap").unwrap();
+    let le32 = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().unwrap());
+    let mut records = Vec::new();
+    let mut o = 24;
+    while o + 16 <= raw.len() {
+        let len = le32(o + 8) as usize;
+        let time = le32(o) as u64 * 1_000_000 + le32(o + 4) as u64;
+        records.push((time, raw[o + 16..o + 16 + len].to_vec()));
+        o += 16 + len;
+    }
+    let mut out = Vec::new();
+    for k in 0..copies {
+        for (time, frame) in &records[from..to.min(records.len())] {
+            let mut frame = frame.clone();
+            // Ethernet, then IPv4: the source and destination addresses.
+            for at in [26, 30] {
+                frame[at..at + 4].copy_from_slice(&[10, first + k, 0, 1]);
+            }
+            out.push((time + offset_us + 50_000 * k as u64, frame));
+        }
+    }
+    out.sort_by_key(|r| r.0);
+    out
+}
+
+/// The pad recovery's start credit is sized by the conversations in the flow table
+/// (`Datagram::conversations`), which every shard counts alike: 64 mid-game copies of 200
+/// frames of the legacy capture (more than the sixteen that get the whole credit), then, eleven
+/// minutes of capture time later (past the idle time, so the 64 are forgotten), one more of
+/// 838 frames, decode the same on one to four threads, and the last copy decodes as it does
+/// alone (558 messages): the forgotten flows no longer count. The 64th copy of the crowd,
+/// granted its credit with the 63 others in the table, decodes less than alone (none, against
+/// 119: a limit of a crowded capture, docs/protocols/quake3.md "Many flows").
+#[test]
+fn forgotten_flows_leave_the_start_credit_alone_on_any_thread_count() {
+    let crowd = legacy_copies((838, 1038), 1, 64, 0);
+    let last = crowd.last().unwrap().0;
+    let late = legacy_copies((838, usize::MAX), 200, 1, last + 660_000_000);
+    let write = |records: &[(u64, Vec<u8>)]| {
+        let mut w = PcapWriter::new(1, false, false, 65535);
+        for (time, frame) in records {
+            let (secs, us) = ((time / 1_000_000) as u32, (time % 1_000_000) as u32);
+            w.packet(secs, us, frame, frame.len() as u32);
+        }
+        w.bytes
+    };
+    let both = write(&[crowd, late.clone()].concat());
+    let alone = write(&late);
+    let (one, err) = render(&both, OutputFormat::Json, Config::default());
+    assert!(err.is_none());
+    for shards in [2, 3, 4] {
+        let (many, _) = render_sharded(
+            &both,
+            OutputFormat::Json,
+            Config::default(),
+            shards,
+            Tuning::default(),
+        );
+        assert!(one == many, "{shards} threads differ");
+    }
+    let facts = |bytes: &[u8], ip: [u8; 4]| {
+        let (stats, err) = stats_of(bytes, Config::default());
+        assert!(err.is_none());
+        let f = (stats.flows.iter())
+            .find(|f| {
+                f.client.ip() == std::net::IpAddr::from(ip) && f.facts.contains_key("game messages")
+            })
+            .expect("the late copy's flow")
+            .facts
+            .clone();
+        (f["game messages"].clone(), f["xor pads"].clone())
+    };
+    let late_facts = facts(&both, [10, 200, 0, 1]);
+    assert_eq!(late_facts, facts(&alone, [10, 200, 0, 1]));
+    // It does decode: the start credit was whole.
+    assert!(!late_facts.0.starts_with("0 decoded"), "{late_facts:?}");
+    // The crowd's last copy had a (16 / 64)² share of the start credit at most.
+    let crowded = facts(&both, [10, 64, 0, 1]);
+    let crowd_alone = facts(
+        &write(&legacy_copies((838, 1038), 64, 1, 0)),
+        [10, 64, 0, 1],
+    );
+    assert!(crowded != crowd_alone, "{crowded:?}");
 }
 
 // ---- review: hostile inputs to `demo` and `report` ----

@@ -56,8 +56,8 @@ const MIN_SEARCH: u64 = 4096;
 /// messages): a group whose first messages decide nothing seldom gets better, and random bytes
 /// would otherwise keep the search busy.
 const GIVE_UP: u32 = 5;
-/// The credit a flow starts with, at its fourth pooled keyed message, when few flows are in the
-/// engine's table ([`start_credit`]).
+/// The credit a flow starts with, granted at its fourth pooled keyed message ([`GRANT_AT`]),
+/// when few flows are in the engine's table ([`start_credit`]).
 const WORK_START: u64 = 1 << 23;
 /// Conversations in the table up to which a flow gets the whole start credit: a server of
 /// sixteen players captured mid-game gives each of them the whole credit.

@@ -39,7 +39,8 @@ const SMALL_NUMBER_CONFIGSTRINGS: [Cs; 10] = [
 const LOWEST: i32 = -99;
 const HIGHEST: i32 = 999;
 const SCORE_NOT_PRESENT: i32 = -9999;
-/// The screens' credit (work steps, as the searches'): with the flow's start credit, per
+/// The screens' credit (work steps, as the searches'): at the flow's fourth pooled keyed
+/// message (shrinking with the conversations in the flow table, `start_credit`), per
 /// pooled message, and the most saved. Apart from the searches' credit, which the searches of
 /// long server-message groups that find nothing may drain. A screen of all strings costs
 /// about 40,000 steps with the challenge byte known, up to 250,000 without (its survivors'

@@ -16,7 +16,8 @@
 //! best few are folded onto one period, and the string is grown character by character
 //! (printable characters, from a command word and a space or a space and a quote) through the
 //! residues' filters. A string is taken only when its pad de-keys every pooled message into a
-//! clean parse, and only when exactly one string (and challenge byte) does.
+//! clean parse, and only when exactly one string (and challenge byte) does, a string and its
+//! repeats (one pad) counting as their shortest.
 
 use super::{
     CLIENT_WORDS, End, Group, LOOKS_PER_STEP, SERVER_WORDS, TRIAL, keyed_from, pad_of, tail_ok,
@@ -39,8 +40,9 @@ const MIN_POSITIONS: usize = 4;
 /// Candidate strings kept per character.
 const BEAM: usize = 1 << 12;
 
-/// The tries' credit (work steps, as the searches'): with the flow's start credit, per
-/// pooled message, and the most saved.
+/// The tries' credit (work steps, as the searches'): at the flow's fourth pooled keyed message
+/// (shrinking with the conversations in the flow table, `start_credit`), per pooled message,
+/// and the most saved.
 pub(super) const FOLD_START: u64 = 1 << 22;
 pub(super) const FOLD_PER_MESSAGE: u64 = 1 << 9;
 pub(super) const FOLD_SAVED: u64 = 1 << 23;
@@ -271,6 +273,7 @@ pub(super) fn solve(
             *work += cost;
             let pad = pad_of(cb, &text, keyed_from(g.to_server), longest);
             if (g.msgs.iter()).all(|m| g.dekeys(m, &pad, &mut probe, &mut scratch)) {
+                let text = shortest_repeat(text);
                 if found.as_ref().is_some_and(|t| t.1 != text || t.0 != cb) {
                     return None;
                 }
@@ -279,6 +282,21 @@ pub(super) fn solve(
         }
     }
     found
+}
+
+/// The shortest string whose repeats make up `text` (`text` itself when it is no repeat). A
+/// string and its repeats give one pad (the key string restarts after its end): a string of odd
+/// length `L` and its double share the period `2L`, so both folds are tried and both de-key
+/// every message. Taken as the shortest, as `read_string` reads a pad's string.
+fn shortest_repeat(mut text: Vec<u8>) -> Vec<u8> {
+    let n = text.len();
+    let root = (1..n)
+        .filter(|&l| n.is_multiple_of(l))
+        .find(|&l| (l..n).all(|k| text[k] == text[k - l]));
+    if let Some(l) = root {
+        text.truncate(l);
+    }
+    text
 }
 
 /// The strings of `fold`'s length, starting with a command word, whose pad under `cb` every
@@ -453,6 +471,23 @@ mod tests {
             solve(&g, None, &mut credit, &mut work),
             Some((cb, text.to_vec()))
         );
+    }
+
+    /// A string of odd length and its double give one pad and one period (twice the length):
+    /// both folds grow a string that de-keys every message. The string is its shortest form,
+    /// not two strings that disagree (before, nothing was taken for "say abc": its fold gave
+    /// it, and the fold of 14 gave "say abcsay abc").
+    #[test]
+    fn a_string_of_odd_length_is_not_lost_to_its_double() {
+        let (cb, text) = (0x7c, &b"say abc"[..]);
+        let g = group(cb, text, &messages());
+        let (mut credit, mut work) = (FOLD_SAVED, 0);
+        let got = solve(&g, Some(cb), &mut credit, &mut work);
+        assert_eq!(got, Some((cb, text.to_vec())));
+        assert_eq!(shortest_repeat(b"say abcsay abc".to_vec()), b"say abc");
+        assert_eq!(shortest_repeat(b"say aa".to_vec()), b"say aa");
+        assert_eq!(shortest_repeat(b"abab".to_vec()), b"ab");
+        assert_eq!(shortest_repeat(Vec::new()), b"");
     }
 
     /// Random bodies fold onto no string, and the work stays within the credit.
