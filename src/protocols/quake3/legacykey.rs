@@ -253,6 +253,9 @@ impl Group {
     }
 }
 
+/// De-keyed pooled messages: whether each is a client message, its sequence, its bytes.
+pub type Harvest = Vec<(bool, u32, Vec<u8>)>;
+
 /// The per-flow recovery state.
 #[derive(Default)]
 pub struct Pads {
@@ -269,7 +272,7 @@ pub struct Pads {
     texts: Vec<(bool, u32, Vec<u8>)>,
     /// Pooled messages de-keyed by a newly recovered pad, not yet taken by
     /// [`Pads::take_harvest`]: whether they are client messages, their sequence, their bytes.
-    harvest: Vec<(bool, u32, Vec<u8>)>,
+    harvest: Harvest,
     /// The credit of the numbered-string screens ([`numbered::screen`]), apart from the
     /// searches' so that searches that find nothing do not starve the cheap screens.
     screen_credit: u64,
@@ -570,6 +573,22 @@ impl Pads {
         true
     }
 
+    /// Group `key` with what trying strings on it spends and yields: the searches' credit, the
+    /// work count and the harvest of de-keyed pooled messages.
+    fn tried(
+        &mut self,
+        key: (bool, u32),
+    ) -> Option<(&mut Group, &mut u64, &mut u64, &mut Harvest)> {
+        let Pads {
+            groups,
+            credit,
+            work,
+            harvest,
+            ..
+        } = self;
+        Some((group_mut(groups, key)?, credit, work, harvest))
+    }
+
     /// Tries whole key strings predicted for group (`to_server`, `ack`) under challenge byte
     /// `cb`. A string fits when every pooled message of the group (at least four) parses
     /// cleanly to its last byte under its pad; the first that fits gives the group its pad
@@ -582,14 +601,7 @@ impl Pads {
         texts: &[Vec<u8>],
         cb: u8,
     ) -> Option<Option<Vec<u8>>> {
-        let Pads {
-            groups,
-            credit,
-            work,
-            harvest,
-            ..
-        } = self;
-        let g = group_mut(groups, (to_server, ack))?;
+        let (g, credit, work, harvest) = self.tried((to_server, ack))?;
         if g.msgs.len() < 4 {
             return None;
         }
@@ -630,14 +642,7 @@ impl Pads {
         texts: &[Vec<u8>],
         cb: u8,
     ) -> bool {
-        let Pads {
-            groups,
-            credit,
-            work,
-            harvest,
-            ..
-        } = self;
-        let Some(g) = group_mut(groups, (to_server, ack)) else {
+        let Some((g, credit, work, harvest)) = self.tried((to_server, ack)) else {
             return false;
         };
         if !g.pad.is_empty() {
@@ -683,7 +688,7 @@ impl Pads {
     /// The pooled messages newly de-keyed since the last call: (whether they are client
     /// messages, sequence, bytes). Their records were written keyed; the commands they carry
     /// still key the other direction.
-    pub fn take_harvest(&mut self) -> Vec<(bool, u32, Vec<u8>)> {
+    pub fn take_harvest(&mut self) -> Harvest {
         std::mem::take(&mut self.harvest)
     }
 
@@ -722,7 +727,7 @@ impl Pads {
 
 /// The pooled messages of `g` its pad covers and de-keys into a clean parse, with their
 /// direction and sequence.
-fn dekeyed_pool(g: &Group) -> Vec<(bool, u32, Vec<u8>)> {
+fn dekeyed_pool(g: &Group) -> Harvest {
     let start = keyed_from(g.to_server);
     let mut probe = State::default();
     (g.msgs.iter())
@@ -790,6 +795,14 @@ fn tail_ok(p: u8, code: u32, len: u32) -> bool {
     })
 }
 
+/// The plain last bytes a message of that direction can end with ([`tail_ok`] for the EOF
+/// operation of client messages, `to_server`, or of server messages).
+fn ending_bytes(to_server: bool) -> [bool; 256] {
+    let eof = if to_server { Clc::EOF.0 } else { Svc::EOF.0 };
+    let (code, len) = static_table().codes[eof as usize];
+    std::array::from_fn(|p| tail_ok(p as u8, code, len))
+}
+
 /// Per keyed byte position, the pad bytes under which the messages ending there end with the
 /// EOF operation inside their last byte ([`tail_ok`]): a filter applied before any trial parse.
 /// A message whose EOF ends on a byte boundary carries an unwritten byte, whatever it holds: on
@@ -797,9 +810,7 @@ fn tail_ok(p: u8, code: u32, len: u32) -> bool {
 /// enders (at least one) agree, and fewer than three enders filter nothing (all of them could
 /// end so). `None` where it does not filter.
 fn votes(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
-    let eof = if g.to_server { Clc::EOF.0 } else { Svc::EOF.0 };
-    let (code, len) = static_table().codes[eof as usize];
-    let ok: [bool; 256] = std::array::from_fn(|p| tail_ok(p as u8, code, len));
+    let ok = ending_bytes(g.to_server);
     let enders = enders_at(&g.msgs, start, longest);
     // Counted only where a filter comes of it: a flow of many groups computes these often.
     let mut slots: Vec<u32> = vec![u32::MAX; longest];

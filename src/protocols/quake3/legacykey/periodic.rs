@@ -20,11 +20,9 @@
 //! repeats (one pad) counting as their shortest.
 
 use super::{
-    CLIENT_WORDS, End, Group, LOOKS_PER_STEP, SERVER_WORDS, TRIAL, keyed_from, pad_of, tail_ok,
+    CLIENT_WORDS, End, Group, LOOKS_PER_STEP, SERVER_WORDS, TRIAL, ending_bytes, keyed_from, pad_of,
 };
 use crate::protocols::quake3::State;
-use crate::protocols::quake3::constants::{Clc, Svc};
-use crate::protocols::quake3::huffman::static_table;
 
 /// The longest key string looked for. A chat line is cut to 150 characters by the game
 /// (ioquake3 code/game/g_cmds.c `MAX_SAY_TEXT`), and `say "…"\n` adds seven.
@@ -93,11 +91,10 @@ struct Ender {
 /// The message ends of `g`'s pooled messages.
 fn enders(g: &Group) -> Vec<Ender> {
     let start = keyed_from(g.to_server);
-    let eof = if g.to_server { Clc::EOF.0 } else { Svc::EOF.0 };
-    let (code, len) = static_table().codes[eof as usize];
     // The plain last bytes that end a message: a pad value passes when it turns the keyed
     // last byte into one of them, so each message costs these few, not 256 tests.
-    let ok: Vec<u8> = (0..=255u8).filter(|&p| tail_ok(p, code, len)).collect();
+    let ending = ending_bytes(g.to_server);
+    let ok: Vec<u8> = (0..=255u8).filter(|&p| ending[p as usize]).collect();
     (g.msgs.iter())
         .filter(|m| m.keyed_len(start) > 0)
         .map(|m| {
@@ -234,7 +231,8 @@ pub(super) fn solve(
     credit: &mut u64,
     work: &mut u64,
 ) -> Option<(u8, Vec<u8>)> {
-    // Each message's last byte is looked up under every pad value.
+    // Charged as each message's last byte looked up under every pad value (the count the
+    // credit was sized with; `enders` now reads the few that pass directly).
     let setup = 1 + g.msgs.len() as u64 * 256 / LOOKS_PER_STEP;
     *credit = credit.checked_sub(setup)?;
     *work += setup;
