@@ -319,6 +319,7 @@ impl State {
         }
         out
     }
+
     /// The player names the flow has shown, newest first (at most [`userinfo::NAMES`]): its
     /// players' configstrings and the names its server commands show.
     pub fn known_names(&self) -> Vec<Vec<u8>> {
