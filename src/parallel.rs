@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 
 use crate::capture::CaptureError;
-use crate::capture::source::read_through_buffer;
+use crate::capture::source::{is_quiet, quiet_error, read_through_buffer};
 use crate::engine::{Config, Engine, Shard};
 use crate::output::{OutputFormat, Rendering};
 use crate::protocols;
@@ -81,8 +81,16 @@ pub fn default_shards() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }
 
-/// What the reader thread hands the shards: a block of input, or the read error that ended it.
-type Chunk = Result<Arc<Vec<u8>>, (io::ErrorKind, String)>;
+/// What the reader thread hands the shards.
+enum Chunk {
+    /// A block of input.
+    Block(Arc<Vec<u8>>),
+    /// The live input went quiet ([`crate::capture::source::Input::report_quiet`]): every shard
+    /// meets it at the same place of the input, so their outputs still agree.
+    Quiet,
+    /// The read error that ended the input.
+    Failed(io::ErrorKind, String),
+}
 
 /// Rendered records of one shard, in frame order.
 struct Batch {
@@ -195,11 +203,12 @@ impl BufRead for ShardInput {
                 }
             };
             match chunk {
-                Ok(block) => {
+                Chunk::Block(block) => {
                     self.block = block;
                     self.at = 0;
                 }
-                Err((kind, message)) => return Err(io::Error::new(kind, message)),
+                Chunk::Quiet => return Err(quiet_error()),
+                Chunk::Failed(kind, message) => return Err(io::Error::new(kind, message)),
             }
         }
         Ok(&self.block[self.at..])
@@ -298,9 +307,15 @@ fn read_blocks(mut input: Box<dyn BufRead + Send>, txs: Vec<SyncSender<Chunk>>, 
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if is_quiet(&e) => {
+                for tx in &txs {
+                    let _ = tx.send(Chunk::Quiet);
+                }
+                continue;
+            }
             Err(e) => {
                 for tx in &txs {
-                    let _ = tx.send(Err((e.kind(), e.to_string())));
+                    let _ = tx.send(Chunk::Failed(e.kind(), e.to_string()));
                 }
                 break;
             }
@@ -309,7 +324,7 @@ fn read_blocks(mut input: Box<dyn BufRead + Send>, txs: Vec<SyncSender<Chunk>>, 
         let block = Arc::new(block);
         let mut wanted = false;
         for tx in &txs {
-            wanted |= tx.send(Ok(Arc::clone(&block))).is_ok();
+            wanted |= tx.send(Chunk::Block(Arc::clone(&block))).is_ok();
         }
         sent.push_back(block);
         // Past a pipeline's worth, the oldest block is left to the shards to free.

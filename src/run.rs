@@ -132,6 +132,13 @@ pub fn run_capture_each<R: BufRead>(
                     message: format!("{} (record skipped)", e.message),
                 });
             }
+            Ok(Some(Event::Quiet)) => {
+                // Nothing arrives: what waits behind a hold is handed on now, not when the
+                // writer next writes (docs/architecture.md, live input).
+                if let Err(e) = engine.flush(sink) {
+                    break Outcome::Output(e);
+                }
+            }
             Ok(None) => break Outcome::Done,
             Err(e) => break Outcome::InputError(e),
         }

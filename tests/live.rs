@@ -191,6 +191,50 @@ fn json_records_stream_too() {
     }
 }
 
+/// A live capture that starts mid-game: its legacy Quake 3 messages are held while their pad is
+/// searched for, and the records behind them wait. When the pipe goes quiet (the writer still
+/// holding it open), every one of them must come out, exactly as the end of a file with the
+/// same records gives them (the holds given up, each with its note), on one thread and on two.
+#[test]
+fn a_quiet_pipe_gets_the_records_behind_a_hold() {
+    let (header, records) = split_pcap(&capture("quake3-openarena-legacy.pcap"));
+    // From frame 839: mid-game, with the client's chat line as the server messages' key.
+    let part: Vec<u8> = [header.clone(), records[838..868].concat()].concat();
+    let file = format!("{}/quiet-hold.pcap", env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(&file, &part).unwrap();
+    let whole = Command::new(BIN)
+        .args(["dissect", "-f", "json", "--threads", "1", &file])
+        .output()
+        .unwrap();
+    assert!(whole.status.success());
+    let want: Vec<String> = String::from_utf8(whole.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let held = want
+        .iter()
+        .filter(|l| l.contains("held while its XOR pad was searched for, and never decoded"))
+        .count();
+    assert_eq!((want.len(), held), (30, 29));
+    for threads in ["1", "2"] {
+        let mut live = Live::start(&["dissect", "-f", "json", "--threads", threads, "-"]);
+        live.send(&part);
+        for (i, line) in want.iter().enumerate() {
+            let got = live.line(&format!("record {i} of a quiet pipe on {threads} threads"));
+            assert_eq!(&got, line, "{threads} threads");
+        }
+        // Decoding goes on after the quiet spell.
+        live.send(&records[868..870].concat());
+        for frame in [31, 32] {
+            let got = live.line(&format!("frame {frame} after the quiet spell"));
+            assert_eq!(frame_of(&got), frame, "{threads} threads");
+        }
+        drop(live.stdin.take());
+        assert!(live.child.wait().unwrap().success());
+    }
+}
+
 /// Sends five records and half of a sixth, waits until the five are out, then signals while the
 /// writer still holds the pipe open: the process must not wait for the writer, must not call
 /// the half record an error in the file, and must exit with the signal's code.

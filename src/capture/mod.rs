@@ -74,6 +74,9 @@ pub enum Event<'a> {
     Packet(Packet<'a>),
     /// A record whose framing is intact but whose content is unusable; reading goes on.
     BadRecord(CaptureError),
+    /// A live input asked to ([`source::Input::report_quiet`]) says nothing has arrived for a
+    /// while; reading goes on, from the next record.
+    Quiet,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -126,14 +129,15 @@ const PCAPNG_OPB: u32 = 2;
 const PCAPNG_SPB: u32 = 3;
 const PCAPNG_EPB: u32 = 6;
 
-/// Reads until `buf` is full or the input ends; returns how many bytes were read.
+/// Reads until `buf` is full or the input ends; returns how many bytes were read. A live input
+/// gone quiet inside a record is waited for: the record is read whole.
 pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted || source::is_quiet(&e) => {}
             Err(e) => return Err(e),
         }
     }
@@ -343,6 +347,15 @@ impl<R: BufRead> CaptureReader<R> {
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
         self.input.consume(std::mem::take(&mut self.consume));
+        // Between records: the one place a quiet input is worth saying (inside a record the
+        // rest is waited for).
+        match self.input.fill_buf() {
+            Err(e) if source::is_quiet(&e) => return Ok(Some(Event::Quiet)),
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => {
+                return Err(io_error(self.offset, e));
+            }
+            _ => {}
+        }
         match self.state {
             State::Pcap { .. } => self.next_pcap(),
             State::PcapNg { .. } => self.next_pcapng(),

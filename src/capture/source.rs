@@ -8,12 +8,18 @@
 //! (by the SIGINT/SIGTERM handling in `run`): a blocked read cannot be interrupted (the signal
 //! handlers restart system calls), so the live reader waits in slices of [`STOP_POLL`] and the
 //! reading thread is left behind.
+//!
+//! A live input can also say that it went quiet ([`Input::report_quiet`]): once its writer has
+//! written nothing for that long, a read returns the error [`is_quiet`] recognises, once per
+//! quiet spell, and the next read waits again. The capture reader turns it into
+//! [`crate::capture::Event::Quiet`] between records, so that records waiting behind a held
+//! datagram are not kept from a reader while nothing arrives.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Set once the input is to be treated as ended.
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -37,6 +43,29 @@ pub fn stop_reading() {
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::Relaxed)
 }
+
+/// The error a live input's read returns once it has been quiet for the time asked
+/// ([`Input::report_quiet`]).
+pub fn quiet_error() -> io::Error {
+    io::Error::new(io::ErrorKind::WouldBlock, Quiet)
+}
+
+/// Whether `e` says the input went quiet (and may still bring more), not that it failed.
+pub fn is_quiet(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<Quiet>())
+}
+
+/// The payload of [`quiet_error`].
+#[derive(Debug)]
+struct Quiet;
+
+impl std::fmt::Display for Quiet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the live input is quiet")
+    }
+}
+
+impl std::error::Error for Quiet {}
 
 /// An opened input.
 pub enum Input {
@@ -74,6 +103,14 @@ impl Input {
     /// Whether bytes arrive as something writes them (pipe, FIFO, terminal, socket).
     pub fn is_live(&self) -> bool {
         matches!(self, Input::Live(_))
+    }
+
+    /// From now on a live input reports, once per quiet spell, that its writer has written
+    /// nothing for `after` (a read returns [`quiet_error`]). A file never does.
+    pub fn report_quiet(&mut self, after: Duration) {
+        if let Input::Live(l) = self {
+            l.quiet_after = Some(after);
+        }
     }
 
     /// [`BufRead::fill_buf`], calling `before_wait` first when a live input has nothing yet and
@@ -135,6 +172,10 @@ pub struct LiveInput {
     chunk: Vec<u8>,
     at: usize,
     ended: bool,
+    /// Report a quiet spell this long ([`Input::report_quiet`]).
+    quiet_after: Option<Duration>,
+    /// This quiet spell was reported already: the next read waits for bytes.
+    quiet_said: bool,
 }
 
 impl LiveInput {
@@ -148,6 +189,8 @@ impl LiveInput {
             chunk: Vec::new(),
             at: 0,
             ended: false,
+            quiet_after: None,
+            quiet_said: false,
         }
     }
 
@@ -162,6 +205,7 @@ impl LiveInput {
                     self.at = 0;
                 }
                 Ok(None) => self.ended = true,
+                Err(e) if is_quiet(&e) => return Err(e),
                 Err(e) => {
                     self.ended = true;
                     return Err(e);
@@ -171,7 +215,8 @@ impl LiveInput {
         Ok(&self.chunk[self.at..])
     }
 
-    /// The next read's bytes; `None` at the end of the input or on a stop request.
+    /// The next read's bytes; `None` at the end of the input or on a stop request; the
+    /// [`quiet_error`] when the quiet spell asked for has passed and was not reported yet.
     fn next_chunk(
         &mut self,
         before_wait: &mut dyn FnMut() -> io::Result<()>,
@@ -180,18 +225,30 @@ impl LiveInput {
             return Ok(None);
         }
         match self.rx.try_recv() {
-            Ok(c) => return c.map(Some),
+            Ok(c) => return self.arrived(c),
             Err(TryRecvError::Disconnected) => return Ok(None),
             Err(TryRecvError::Empty) => before_wait()?,
         }
+        let since = Instant::now();
         loop {
             match self.rx.recv_timeout(STOP_POLL) {
-                Ok(c) => return c.map(Some),
+                Ok(c) => return self.arrived(c),
                 Err(RecvTimeoutError::Disconnected) => return Ok(None),
                 Err(RecvTimeoutError::Timeout) if stop_requested() => return Ok(None),
                 Err(RecvTimeoutError::Timeout) => {}
             }
+            let quiet = self.quiet_after.is_some_and(|d| since.elapsed() >= d);
+            if quiet && !self.quiet_said {
+                self.quiet_said = true;
+                return Err(quiet_error());
+            }
         }
+    }
+
+    /// A read's bytes have come: the next quiet spell is a new one.
+    fn arrived(&mut self, c: io::Result<Vec<u8>>) -> io::Result<Option<Vec<u8>>> {
+        self.quiet_said = false;
+        c.map(Some)
     }
 }
 
@@ -248,5 +305,63 @@ mod tests {
         assert_eq!(all, b"abcdefgh");
         assert!(input.is_live());
         assert_eq!(input.file_len(), None);
+    }
+
+    /// A source that gives one piece at once, then each piece the test sends, and ends when the
+    /// test's sender goes.
+    struct Gate(Option<Vec<u8>>, Receiver<Vec<u8>>);
+
+    impl Read for Gate {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let piece = match self.0.take() {
+                Some(p) => p,
+                None => match self.1.recv() {
+                    Ok(p) => p,
+                    Err(_) => return Ok(0),
+                },
+            };
+            buf[..piece.len()].copy_from_slice(&piece);
+            Ok(piece.len())
+        }
+    }
+
+    #[test]
+    fn a_quiet_live_input_says_so_once_per_spell() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut input = Input::Live(LiveInput::spawn(Gate(Some(b"abc".to_vec()), rx)));
+        input.report_quiet(Duration::from_millis(10));
+        assert_eq!(input.fill_buf().unwrap(), b"abc");
+        input.consume(3);
+        let quiet = input.fill_buf().unwrap_err();
+        assert!(is_quiet(&quiet), "{quiet}");
+        // The next read waits for bytes however long they take: one report per spell.
+        let late = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            tx.send(b"def".to_vec()).unwrap();
+            tx
+        });
+        assert_eq!(input.fill_buf().unwrap(), b"def");
+        input.consume(3);
+        // A new spell is reported again, and the end still ends.
+        assert!(is_quiet(&input.fill_buf().unwrap_err()));
+        drop(late.join().unwrap());
+        assert_eq!(input.fill_buf().unwrap(), b"");
+    }
+
+    #[test]
+    fn a_live_input_not_asked_waits_quietly() {
+        assert!(!is_quiet(&io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "EAGAIN"
+        )));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut input = Input::Live(LiveInput::spawn(Gate(Some(b"ab".to_vec()), rx)));
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            tx.send(b"cd".to_vec()).unwrap();
+        });
+        let mut all = Vec::new();
+        input.read_to_end(&mut all).unwrap();
+        assert_eq!(all, b"abcd");
     }
 }

@@ -14,6 +14,7 @@ fn read_all(bytes: &[u8]) -> (Vec<Seen>, Vec<CaptureError>, Option<CaptureError>
                 packets.push((p.data.to_vec(), p.orig_len, p.time, p.linktype, p.offset))
             }
             Ok(Some(Event::BadRecord(e))) => bad.push(e),
+            Ok(Some(Event::Quiet)) => unreachable!("bytes in memory are never quiet"),
             Ok(None) => return (packets, bad, None),
             Err(e) => return (packets, bad, Some(e)),
         }
@@ -208,4 +209,62 @@ fn every_cut_of_a_small_capture_ends_in_whole_packets_or_a_located_error() {
             },
         }
     }
+}
+
+/// Bytes handed over a few at a time, with a quiet spell reported once at each of `quiet`'s
+/// offsets (as a live input asked to report them does).
+struct QuietAt {
+    bytes: Vec<u8>,
+    at: usize,
+    quiet: Vec<usize>,
+}
+
+impl io::Read for QuietAt {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        source::read_through_buffer(self, buf)
+    }
+}
+
+impl BufRead for QuietAt {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Some(i) = self.quiet.iter().position(|&q| q == self.at) {
+            self.quiet.remove(i);
+            return Err(source::quiet_error());
+        }
+        let next_quiet = self.quiet.iter().copied().filter(|&q| q > self.at).min();
+        let end = (self.at + 7)
+            .min(next_quiet.unwrap_or(usize::MAX))
+            .min(self.bytes.len());
+        Ok(&self.bytes[self.at..end])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at += n;
+    }
+}
+
+#[test]
+fn a_quiet_spell_is_an_event_between_records_and_waited_for_inside_one() {
+    let mut w = PcapWriter::new(linktype::ETHERNET, false, false, 65535);
+    w.packet(1_700_000_000, 0, b"abc", 3);
+    w.packet(1_700_000_001, 0, b"defghij", 7);
+    // After the header, inside the first record's header, inside its data, between the two.
+    let between = 24 + 16 + 3;
+    let input = QuietAt {
+        bytes: w.bytes.clone(),
+        at: 0,
+        quiet: vec![24, 30, 24 + 16 + 1, between],
+    };
+    let mut r = CaptureReader::new(input).expect("header");
+    let mut seen = Vec::new();
+    loop {
+        match r.next() {
+            Ok(Some(Event::Packet(p))) => seen.push(String::from_utf8_lossy(p.data).into_owned()),
+            Ok(Some(Event::Quiet)) => seen.push("quiet".to_string()),
+            Ok(Some(Event::BadRecord(e))) => panic!("{e:?}"),
+            Ok(None) => break,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(seen, ["quiet", "abc", "quiet", "defghij"]);
 }

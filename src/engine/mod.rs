@@ -530,7 +530,8 @@ impl Engine {
         }
     }
 
-    /// Hands on every waiting delivery, giving up every hold: the input has ended.
+    /// Hands on every waiting delivery, giving up every hold: the input has ended, or a live
+    /// input went quiet (decoding goes on after it: a pad found later keys later messages).
     pub fn flush<E>(
         &mut self,
         sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,

@@ -186,10 +186,11 @@ fn dissect(args: Dissect) -> ExitCode {
             },
         ..config
     };
-    let input = match open_or_exit(&file) {
+    let mut input = match open_or_exit(&file) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    input.report_quiet(live::HOLD_QUIET);
     let len = progress_total(&input, quiet);
     let flushing = Flushing::choose(args.line_buffered, input.is_live());
     let warn = warn_skipped(&file);

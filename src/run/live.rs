@@ -5,6 +5,11 @@
 //! input; while input keeps coming, the output stays buffered and costs what it costs on a file.
 //! `--line-buffered` flushes after every record whatever the input.
 //!
+//! A record waiting behind a held datagram (a Quake 3 legacy message whose key is being
+//! recovered) waits for later datagrams; while a live input brings none for [`HOLD_QUIET`],
+//! every hold is given up and what waited behind it is written, so that a quiet pipe never
+//! sits on records.
+//!
 //! SIGINT and SIGTERM stop the reading: the input ends where it is, every record decoded so far
 //! is written and flushed, and the process exits with 128 + the signal's number (130, 143), as a
 //! shell reports a process the signal killed. A second signal kills at once, for an output that
@@ -19,6 +24,12 @@ use signal_hook::iterator::Signals;
 
 use crate::capture::Input;
 use crate::capture::source::{read_through_buffer, stop_reading};
+
+/// How long a live input may bring nothing before the records waiting behind held datagrams
+/// are written as they stand. Long enough for `tcpdump -U`, which writes each packet as it
+/// comes, not to end holds between a game's packets (20 a second and more); a writer that
+/// buffers (tcpdump without `-U`) may end some of them early.
+pub const HOLD_QUIET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// When the output is flushed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

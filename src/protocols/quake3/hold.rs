@@ -97,7 +97,7 @@ pub enum Unheld {
     Overtaken,
     /// The pad search of its group gave up, or the group was forgotten.
     SearchEnded,
-    /// A bound of the hold, or the end of the input.
+    /// A bound of the hold, the end of the input, or a live input gone quiet.
     Bound,
     /// A new handshake began another connection.
     Connection,
@@ -111,7 +111,7 @@ impl Unheld {
             }
             Unheld::SearchEnded => "the pad search for its key string gave up",
             Unheld::Bound => {
-                "the hold reached its bound (or the capture ended) before the key was found"
+                "the hold reached its bound (or the capture ended, or a live capture went quiet) before the key was found"
             }
             Unheld::Connection => "the client connected again before the key was found",
         };
