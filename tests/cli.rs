@@ -8,11 +8,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_gamedissect");
 
 fn temp_file(bytes: &[u8]) -> std::path::PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let p = std::env::temp_dir().join(format!(
-        "gamedissect-test-{}-{}.pcap",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
+    // Under the target's scratch directory, overwritten by the next run: not one file per run
+    // left in the system's temporary directory.
+    let p = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli-{}.pcap", N.fetch_add(1, Ordering::SeqCst)));
     std::fs::write(&p, bytes).unwrap();
     p
 }

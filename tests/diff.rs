@@ -45,10 +45,7 @@ impl Pcap {
     }
 
     fn write(&self, name: &str) -> String {
-        let path: PathBuf = std::env::temp_dir().join(format!(
-            "gamedissect-diff-{}-{name}.pcap",
-            std::process::id()
-        ));
+        let path: PathBuf = scratch(&format!("{name}.pcap"));
         let mut out = self.header.clone();
         for r in &self.records {
             out.extend_from_slice(r);
@@ -79,6 +76,12 @@ impl Pcap {
 
 const FG: &str = "captures/flightgear-v2-pair.pcap";
 const Q3: &str = "captures/quake3-ioq3-protocol.pcap";
+
+/// A file under the target's scratch directory, overwritten by the next run (names are unique
+/// per test): not one file per run left in the system's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("diff-{name}"))
+}
 
 fn diff(golden: &str, new: &str, opts: &DiffOptions) -> Tally {
     diff_files(golden, new, opts).unwrap()
@@ -151,7 +154,7 @@ fn saved_ndjson_of_a_capture_equals_the_capture() {
         Default::default(),
     );
     assert!(err.is_none());
-    let path = std::env::temp_dir().join(format!("gamedissect-diff-{}.ndjson", std::process::id()));
+    let path = scratch("q3.ndjson");
     std::fs::write(&path, json).unwrap();
     let t = diff(Q3, path.to_str().unwrap(), &DiffOptions::default());
     assert!(t.equal(), "{:?}", &t.shown[..t.shown.len().min(5)]);
@@ -191,20 +194,14 @@ fn a_changed_quake3_server_command_text_is_that_field() {
         gamedissect::run::OutputFormat::Json,
         Default::default(),
     );
-    let golden = std::env::temp_dir().join(format!(
-        "gamedissect-diff-{}-q3g.ndjson",
-        std::process::id()
-    ));
+    let golden = scratch("q3g.ndjson");
     std::fs::write(&golden, &json).unwrap();
     // A reimplementation that prints another text in one server command.
     let target = "\"text\":\"print \\\"";
     let at = json.find(target).expect("a print command");
     let mut edited = json.clone();
     edited.insert(at + target.len(), 'X');
-    let new = std::env::temp_dir().join(format!(
-        "gamedissect-diff-{}-q3n.ndjson",
-        std::process::id()
-    ));
+    let new = scratch("q3n.ndjson");
     std::fs::write(&new, edited).unwrap();
     let t = diff(
         golden.to_str().unwrap(),
@@ -271,10 +268,7 @@ fn every_shipped_capture_equals_its_saved_decode() {
             config.clone(),
         );
         let stem = cap.file_stem().unwrap().to_string_lossy().into_owned();
-        let saved = std::env::temp_dir().join(format!(
-            "gamedissect-diff-{}-{stem}.ndjson",
-            std::process::id()
-        ));
+        let saved = scratch(&format!("{stem}.ndjson"));
         std::fs::write(&saved, &json).unwrap();
         let opts = DiffOptions {
             config,
