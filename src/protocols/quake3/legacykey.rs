@@ -435,9 +435,11 @@ impl Pads {
             // message end, spending the flow's credit for nothing.
             let ready = to_server || challenge.or(self.challenge).is_some();
             let hopeless = g.failed >= GIVE_UP;
-            if n >= 4 && n >= g.searched_at + (g.searched_at / 2).max(4) && ready && !hopeless {
+            if n >= 4 && n >= g.searched_at + (g.searched_at / 2).max(4) && !hopeless {
+                // Before it, only whole commands are screened (`numbered::screen`): they give
+                // the challenge byte with the pad.
                 g.searched_at = n;
-                self.search(gi, challenge);
+                self.search(gi, challenge, !ready);
             }
             let g = &self.groups[gi];
             if g.pad.is_empty() && periodic::due(g.added, g.folded_at) {
@@ -452,7 +454,8 @@ impl Pads {
     }
 
     /// Extends group `gi`'s pad as far as its pooled messages decide it.
-    fn search(&mut self, gi: usize, challenge: Option<u8>) {
+    /// With `screen_only`, only the whole strings of [`numbered::screen`] are tried.
+    fn search(&mut self, gi: usize, challenge: Option<u8>, screen_only: bool) {
         let cb = challenge.or(self.challenge);
         let Pads {
             groups,
@@ -465,12 +468,13 @@ impl Pads {
         // A search may spend what its pooled messages warrant, from the flow's credit.
         let full = SEARCH_PER_MESSAGE * g.msgs.len() as u64;
         let cap = full.min(*credit);
-        if cap < MIN_SEARCH {
+        if cap < MIN_SEARCH && !screen_only {
             return;
         }
         let mut allowed = cap;
-        // Client messages keyed with a numbered command: found whole, from its own credit.
-        let numbered = (g.pad.is_empty() && g.to_server)
+        // Messages keyed with a numbered command or a bare command word: found whole, from
+        // its own credit.
+        let numbered = (g.pad.is_empty())
             .then(|| numbered::screen(g, cb, screen_credit, work))
             .flatten();
         let (
@@ -491,6 +495,7 @@ impl Pads {
                 };
                 (whole, End::Done)
             }
+            None if screen_only => return,
             None => extend(g, cb, &mut allowed, work),
         };
         *credit -= cap - allowed;
@@ -801,6 +806,19 @@ fn ending_bytes(to_server: bool) -> [bool; 256] {
     let eof = if to_server { Clc::EOF.0 } else { Svc::EOF.0 };
     let (code, len) = static_table().codes[eof as usize];
     std::array::from_fn(|p| tail_ok(p as u8, code, len))
+}
+
+/// The plain bytes that end with the whole EOF operation of that direction in their top bits:
+/// the last byte written of a message whose EOF ends on a byte boundary, which then carries one
+/// more, unwritten byte (msg.c `MSG_WriteBits` sends bits / 8 + 1 bytes).
+fn filled_bytes(to_server: bool) -> [bool; 256] {
+    let eof = if to_server { Clc::EOF.0 } else { Svc::EOF.0 };
+    let (code, len) = static_table().codes[eof as usize];
+    std::array::from_fn(|p| {
+        let m = len.min(8);
+        let mask = (1u32 << m) - 1;
+        (p as u32 >> (8 - m)) & mask == (code >> (len - m)) & mask
+    })
 }
 
 /// Per keyed byte position, the pad bytes under which the messages ending there end with the
@@ -1450,7 +1468,7 @@ mod tests {
     }
 
     /// Pads with group (false, 7) pooling `msgs`, keyed with `text` under challenge byte `cb`.
-    fn pooled_server_group(cb: u8, text: &[u8], msgs: &[Vec<u8>]) -> Pads {
+    pub(super) fn pooled_server_group(cb: u8, text: &[u8], msgs: &[Vec<u8>]) -> Pads {
         let mut pads = Pads {
             credit: WORK_START,
             ..Pads::default()

@@ -1,5 +1,6 @@
 //! Whole key strings with a number in them, screened against a client-message group's
-//! message ends before its pad is grown byte by byte.
+//! message ends before its pad is grown byte by byte; and the bare command words that key a
+//! server-message group, screened against every pooled message's end.
 //!
 //! Mid-game, the server command a client acknowledges is most often a score: every frag sets
 //! the score configstrings (ioquake3 code/game/g_main.c `CalculateRanks`:
@@ -13,7 +14,10 @@
 //! tried as the group's key string, which must de-key every pooled message into a clean parse;
 //! exactly one must, or none is taken.
 
-use super::{End, Group, LOOKS_PER_STEP, TRIAL, filtered_bytes, keyed_from, pad_of, votes};
+use super::{
+    End, Group, LOOKS_PER_STEP, TRIAL, decidable, ending_bytes, filled_bytes, filtered_bytes,
+    keyed_from, pad_of, votes,
+};
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::constants::Cs;
 use crate::protocols::quake3::netchan::xor;
@@ -61,6 +65,25 @@ const MAX_PASSING: usize = 32;
 const RESPAWN: &[u8] = b"respawn";
 const WORD_NUMBERS: i32 = 1000;
 
+/// The client commands sent as a bare word, which key the server's messages until the client's
+/// next command: above all `disconnect` (ioquake3 code/client/cl_main.c `CL_Disconnect`), after
+/// which the server goes on sending for a few seconds, every message of one length, so that no
+/// search from the pad's first byte reaches them; `score` (code/cgame/cg_scoreboard.c, while the
+/// scoreboard is shown) and the argument-less commands of code/game/g_cmds.c `ClientCommand`
+/// and code/server/sv_client.c `ucmds`.
+const BARE_CLIENT_WORDS: [&[u8]; 10] = [
+    b"disconnect",
+    b"score",
+    b"kill",
+    b"levelshot",
+    b"follownext",
+    b"followprev",
+    b"team",
+    b"where",
+    b"stopdl",
+    b"donedl",
+];
+
 /// Calls `each` with every enumerated string until it returns `Err`, the small numbers
 /// first (a flow short of credit then still tries the likeliest: `cs 6 "1"`, `respawn 0`).
 fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
@@ -100,6 +123,9 @@ pub(super) fn screen(
     credit: &mut u64,
     work: &mut u64,
 ) -> Option<(u8, Vec<u8>)> {
+    if !g.to_server {
+        return screen_words(g, challenge, credit, work).ok().flatten();
+    }
     let start = keyed_from(g.to_server);
     let longest = g.longest();
     // The filters are work too (as for a search).
@@ -173,6 +199,89 @@ pub(super) fn screen(
     }
 }
 
+/// The one bare client command word and challenge byte (the known one, when `challenge` is)
+/// under which every pooled message of server-message group `g` ends with `svc_EOF` in its
+/// last byte, or fills the byte before it (the unwritten byte after it holds anything: a
+/// position-wide filter, [`votes`], would rule the right value out where all the messages
+/// ending there are such), and whose pad de-keys every pooled message into a clean parse.
+/// Checked per message, the challenge bytes each one allows (about 19 in 256) narrowing the
+/// word's: random bodies leave none after two or three messages.
+fn screen_words(
+    g: &Group,
+    challenge: Option<u8>,
+    credit: &mut u64,
+    work: &mut u64,
+) -> Result<Option<(u8, Vec<u8>)>, End> {
+    let start = keyed_from(false);
+    // Evidence before spending: real messages keyed alike end at one byte now and then (after
+    // `disconnect`, nearly all at one), random bodies of many lengths seldom.
+    if !decidable(g, start, true) {
+        return Ok(None);
+    }
+    let longest = g.longest();
+    let values =
+        |table: [bool; 256]| -> Vec<u8> { (0..=255u8).filter(|&v| table[v as usize]).collect() };
+    let (ends, fills) = (values(ending_bytes(false)), values(filled_bytes(false)));
+    let (mut probe, mut scratch) = (State::default(), Vec::new());
+    let mut fitting: Option<(u8, Vec<u8>)> = None;
+    for word in BARE_CLIENT_WORDS {
+        // The pad under challenge byte 0 (it is linear in the challenge byte) over one period
+        // and the period's constant (`periodic`): a step per 16 bytes written.
+        let period = if word.len().is_multiple_of(2) {
+            word.len()
+        } else {
+            2 * word.len()
+        };
+        let write = 1 + period as u64 / LOOKS_PER_STEP;
+        *credit = credit.checked_sub(write).ok_or(End::Spent)?;
+        *work += write;
+        let turn = pad_of(0, word, start, period + 1);
+        let f = turn[period] ^ turn[0];
+        let pad0 = |k: usize| turn[k % period] ^ if (k / period) % 2 == 1 { f } else { 0 };
+        let mut left = challenge.map_or([u64::MAX; 4], |c| with(&[c], 0));
+        for m in &g.msgs {
+            let cost = 1 + (ends.len() + fills.len()) as u64 / LOOKS_PER_STEP;
+            *credit = credit.checked_sub(cost).ok_or(End::Spent)?;
+            *work += cost;
+            let (n, b) = (m.keyed_len(start), &m.body);
+            // The plain byte `back` bytes before the end under challenge byte 0.
+            let plain = |back: usize| {
+                let k = n.checked_sub(back).filter(|&k| k < longest)?;
+                Some(b[start + k] ^ m.base ^ pad0(k))
+            };
+            let last = plain(1).map_or([0; 4], |x| with(&ends, x));
+            let before = plain(2).map_or([0; 4], |x| with(&fills, x));
+            for (l, (e, f)) in left.iter_mut().zip(last.into_iter().zip(before)) {
+                *l &= e | f;
+            }
+            if left == [0; 4] {
+                break;
+            }
+        }
+        for cb in (0..=255u8).filter(|&c| left[(c >> 6) as usize] >> (c & 63) & 1 == 1) {
+            if !dekeys_all(g, cb, word, credit, work, &mut probe, &mut scratch)? {
+                continue;
+            }
+            if fitting.is_some() {
+                // Two fit: the messages do not tell them apart.
+                return Ok(None);
+            }
+            fitting = Some((cb, word.to_vec()));
+        }
+    }
+    Ok(fitting)
+}
+
+/// The 256-bit set of the challenge bytes `v ^ x`, `v` each of `values`.
+fn with(values: &[u8], x: u8) -> [u64; 4] {
+    let mut set = [0u64; 4];
+    for &v in values {
+        let c = v ^ x;
+        set[(c >> 6) as usize] |= 1 << (c & 63);
+    }
+    set
+}
+
 /// Whether `text` under challenge byte `cb` de-keys every pooled message of `g` into a clean
 /// parse, reaching at least three characters into its repeat in the longest.
 fn dekeys_all(
@@ -205,7 +314,53 @@ fn dekeys_all(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{command_message, pooled_server_group};
     use super::*;
+
+    /// Server messages of about one length, as the server sends after a client's
+    /// `disconnect`; those whose end fills their last byte carry one more, unwritten byte,
+    /// here not zero (whatever the sender's buffer held).
+    fn closing_messages() -> Vec<Vec<u8>> {
+        (0..24)
+            .map(|i| {
+                let text = format!("print \"P{}^7 disconnected\n\"", 10 + i * 7);
+                let mut m = command_message(i + 1, text.as_bytes());
+                if m.last() == Some(&0) {
+                    *m.last_mut().unwrap() = 0xa5;
+                }
+                m
+            })
+            .collect()
+    }
+
+    /// A server-message group keyed with a bare client command word is found whole, with the
+    /// challenge byte, from messages that all end within two bytes (no search from the pad's
+    /// first byte reaches them), those whose last byte was never written included.
+    #[test]
+    fn a_bare_command_word_keys_server_messages_found_whole() {
+        let msgs = closing_messages();
+        let stale = msgs.iter().filter(|m| m.last() == Some(&0xa5)).count();
+        assert!(stale > 0 && stale < msgs.len(), "{stale}");
+        let pads = pooled_server_group(0xee, b"disconnect", &msgs);
+        let g = &pads.groups[0];
+        for challenge in [None, Some(0xee)] {
+            let (mut credit, mut work) = (SCREEN_START, 0);
+            let got = screen(g, challenge, &mut credit, &mut work);
+            assert_eq!(got, Some((0xee, b"disconnect".to_vec())));
+            assert!(work > 0 && work + credit == SCREEN_START);
+        }
+        // Under a wrong challenge byte, nothing.
+        let (mut credit, mut work) = (SCREEN_START, 0);
+        assert_eq!(screen(g, Some(0xef), &mut credit, &mut work), None);
+        // Another command than the words: nothing.
+        let pads = pooled_server_group(0xee, b"say bye", &msgs);
+        let (mut credit, mut work) = (SCREEN_START, 0);
+        assert_eq!(screen(&pads.groups[0], None, &mut credit, &mut work), None);
+        // Too little credit: nothing, and nothing spent past it.
+        let (mut credit, mut work) = (500, 0);
+        assert_eq!(screen(g, None, &mut credit, &mut work), None);
+        assert!(work <= 500);
+    }
 
     #[test]
     fn strings_are_written_as_the_server_sends_them() {
