@@ -30,6 +30,7 @@ use super::notes;
 use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
 
+mod echo;
 mod numbered;
 mod periodic;
 
@@ -287,6 +288,9 @@ pub struct Pads {
     /// The credit of the tries of the pads' period ([`periodic::solve`]), apart from the
     /// searches' for the same reason.
     fold_credit: u64,
+    /// Server-message groups and their pooled count at the last try of a `say` line's echo
+    /// ([`Pads::try_echo`]), the newest [`GROUPS`].
+    echoed: Vec<(u32, usize)>,
 }
 
 /// The start credit (`full`) of a flow granted it with `conversations` others in the engine's
@@ -330,6 +334,11 @@ impl Pads {
     /// pooled and its searches have not given up.
     pub fn live(&self, to_server: bool, ack: u32) -> bool {
         self.get(to_server, ack).is_some_and(|g| g.failed < GIVE_UP)
+    }
+
+    /// The command numbers the pooled client-message groups acknowledge.
+    pub fn client_acks(&self) -> impl Iterator<Item = u32> + '_ {
+        (self.groups.iter()).filter(|g| g.to_server).map(|g| g.ack)
     }
 
     /// Whether group (`to_server`, `ack`) has pooled messages.
