@@ -41,7 +41,7 @@ const REPEAT_SEEN: usize = 4;
 const HEADS: usize = 12;
 
 /// The message bit stream as the sender writes it in Huffman mode (msg.c `MSG_WriteBits`).
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Plain {
     data: Vec<u8>,
     pos: usize,
@@ -241,6 +241,95 @@ fn rename_from(m: &Pooled, start: &Plain, cb: Option<u8>) -> (Option<(u8, Vec<u8
     (agree.then(|| (cb, name.to_vec())), work)
 }
 
+/// Characters an unknown old name is grown from: printable, without the info-string
+/// separators (g_client.c `ClientCleanName` keeps printable characters; `\\` and `"` cannot
+/// be in an info value) and `%` (sent as `.`).
+fn name_chars() -> impl Iterator<Item = u8> {
+    (32u8..127).filter(|&c| c != b'\\' && c != b'"' && c != b'%')
+}
+/// Old names kept per character while they are grown, and the longest grown.
+const OLD_BEAM: usize = 1024;
+const MAX_OLD: usize = 24;
+/// Work steps per old name looked at (its plaintext written and its key read).
+const OLD_STEP: u64 = 4;
+
+/// Whether plaintext `w` gives key characters (under `cb`, or the one that makes the first
+/// `u`) that all start a renamed player's `userinfo` as far as they go, past its lead only
+/// characters; and whether they reach past the lead (nothing checks the plaintext after).
+fn lead_fits(m: &Pooled, w: &Plain, cb: Option<u8>) -> Option<bool> {
+    let pad = pad_under(m, w, &[])?;
+    let cb = cb.unwrap_or(pad[0] ^ b'u');
+    let chars = key_chars(&pad, cb);
+    let fits = chars.len() == pad.len() && chars.iter().zip(USERINFO_LEAD).all(|(a, b)| a == b);
+    fits.then_some(chars.len() >= USERINFO_LEAD.len())
+}
+
+/// [`rename_from`] when the old name is not known either: `start` is the announcement's
+/// plaintext up to `print "`. The old name comes before the new in the announcement but after
+/// `userinfo "\\name\\` in the key, so each of its characters is checked by the key's
+/// known characters the plaintext reveals; the names are grown one character at a time (at
+/// most [`OLD_BEAM`] kept), each tried as the whole old name. Returns the challenge byte and
+/// the new name when exactly one is found, within `budget` steps (spent from it).
+fn rename_unknown(
+    m: &Pooled,
+    start: &Plain,
+    cb: Option<u8>,
+    budget: &mut u64,
+) -> Option<(u8, Vec<u8>)> {
+    *budget = budget.checked_sub(OLD_STEP)?;
+    if lead_fits(m, start, cb) != Some(false) {
+        return None;
+    }
+    // Old names still checked by the key's lead; those past it are only tried whole.
+    let mut beam: Vec<Plain> = vec![start.clone()];
+    let mut found: Option<(u8, Vec<u8>)> = None;
+    for _ in 0..MAX_OLD {
+        let mut next = Vec::new();
+        let mut past = Vec::new();
+        for w in &beam {
+            for c in name_chars() {
+                *budget = budget.checked_sub(OLD_STEP)?;
+                let mut w = w.clone();
+                w.sym(c);
+                match lead_fits(m, &w, cb) {
+                    Some(false) => next.push(w),
+                    Some(true) => past.push(w),
+                    None => {}
+                }
+            }
+        }
+        if next.len() + past.len() > OLD_BEAM {
+            return None;
+        }
+        for w in next.iter().chain(&past) {
+            let mut whole = w.clone();
+            whole.chars(b"^7 renamed to ");
+            let (name, spent) = rename_from(m, &whole, cb);
+            *budget = budget.checked_sub(spent * OLD_STEP)?;
+            match (&found, name) {
+                (Some(f), Some(n)) if *f != n => return None,
+                (_, Some(n)) => found = Some(n),
+                _ => {}
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        beam = next;
+    }
+    found
+}
+
+/// The commands a group's first message is tried as.
+enum Head {
+    /// A `say` line's echo, its head known.
+    Say,
+    /// A rename's announcement, the old name known.
+    Rename,
+    /// A rename's announcement, the old name not known.
+    UnknownOld,
+}
+
 /// What reading a group's key off its first message gave.
 pub enum Echoed {
     Nothing,
@@ -303,20 +392,31 @@ impl Pads {
         let renames = olds
             .iter()
             .map(|o| [b"print \"", &o[..], b"^7 renamed to "].concat());
-        let all: Vec<(bool, Vec<u8>)> = (heads.iter().map(|h| (true, h.clone())))
-            .chain(renames.map(|h| (false, h)))
+        // The announcement with the old name unknown too (a cut before any name showed).
+        let unknown = std::iter::once((Head::UnknownOld, b"print \"".to_vec()));
+        let all: Vec<(Head, Vec<u8>)> = (heads.iter().map(|h| (Head::Say, h.clone())))
+            .chain(renames.map(|h| (Head::Rename, h)))
             .take(2 * HEADS)
+            .chain(unknown)
             .collect();
-        for (say, head) in &all {
+        for (kind, head) in &all {
             for number in newest.saturating_sub(BEFORE)..=newest.saturating_add(AFTER) {
                 let start = echo_start(ack, number, head);
                 for m in carriers.iter().map(|&i| &g.msgs[i]) {
-                    let (spent, into) = if *say {
-                        let (lines, spent) = lines_from(m, &start, cb);
-                        (spent, (lines, &mut found))
-                    } else {
-                        let (name, spent) = rename_from(m, &start, cb);
-                        (spent, (name.into_iter().collect(), &mut names))
+                    let (spent, into) = match kind {
+                        Head::Say => {
+                            let (lines, spent) = lines_from(m, &start, cb);
+                            (spent, (lines, &mut found))
+                        }
+                        Head::Rename => {
+                            let (name, spent) = rename_from(m, &start, cb);
+                            (spent, (name.into_iter().collect(), &mut names))
+                        }
+                        Head::UnknownOld => {
+                            let mut budget = *credit;
+                            let name = rename_unknown(m, &start, cb, &mut budget);
+                            (*credit - budget, (name.into_iter().collect(), &mut names))
+                        }
                     };
                     let Some(left) = credit.checked_sub(spent) else {
                         return Echoed::Nothing;
@@ -422,9 +522,6 @@ impl State {
     fn echo(&mut self, ack: u32, names: &[Vec<u8>], now: bool) -> bool {
         let heads = self.echo_heads(names);
         let olds = names;
-        if heads.is_empty() {
-            return false;
-        }
         let known = self.server_cmds.texts().map(|(n, _)| n);
         let Some(newest) = known.chain(self.pads.client_acks()).max() else {
             return false;
@@ -536,5 +633,11 @@ mod tests {
         assert_eq!(name, Some((0x7c, b"BusyRenamed".to_vec())));
         let other = echo_start(7, 9, b"print \"Sarge^7 renamed to ");
         assert_eq!(rename_from(&m, &other, None).0, None);
+        // The old name not known either: grown through the key's known start.
+        let bare = echo_start(7, 9, b"print \"");
+        let mut budget = 1 << 24;
+        let found = rename_unknown(&m, &bare, None, &mut budget);
+        assert!((1u64 << 24) - budget < 100_000, "{budget}");
+        assert_eq!(found, Some((0x7c, b"BusyRenamed".to_vec())));
     }
 }
