@@ -296,10 +296,10 @@ fn rename_unknown(
                     Some(true) => past.push(w),
                     None => {}
                 }
+                if next.len() + past.len() > OLD_BEAM {
+                    return None;
+                }
             }
-        }
-        if next.len() + past.len() > OLD_BEAM {
-            return None;
         }
         for w in next.iter().chain(&past) {
             let mut whole = w.clone();
