@@ -365,11 +365,12 @@ impl Pads {
     /// Tries to read the key of server-message group `ack` (its pad still unknown) off a
     /// pooled message whose plaintext starts with a known command: the echo of a `say` line,
     /// with each of `heads` (the echo's text up to the line), or a rename's announcement, with
-    /// each of `olds` (the names before it), as the command numbered about `newest` (the
-    /// newest server command the flow knows), when due ([`Pads::echo_due`]). A line is taken when exactly one fits every
-    /// pooled message (a clean parse to its last byte each): the group gets its pad, the line
-    /// is filed as the client's command and the challenge byte is known. A new name is
-    /// returned for the caller to predict the `userinfo` with.
+    /// each of `olds` (the names before it) or none known, as the command numbered about
+    /// `newest` (the newest server command the flow knows), when due (`echo_due`; `now`: just
+    /// before a message overtakes the group's held ones). A line is taken when exactly one
+    /// fits every pooled message (a clean parse to its last byte each): the group gets its
+    /// pad, the line is filed as the client's command and the challenge byte is known. A new
+    /// name is returned for the caller to predict the `userinfo` with.
     pub fn try_echo(
         &mut self,
         ack: u32,
@@ -601,7 +602,13 @@ mod tests {
     /// Frame 2604 of captures/quake3-openarena-busy.pcap, the server's first message keyed
     /// with the client's `say 05: renamed now, weapons next` (command 8), which carries its
     /// echo as command 11 (sequence 1278; the challenge byte is 0x7c).
-    const FRAME_2604: &str = "558d58a87e0ad4e677d465e653cdf7f8936af5cbba50a2e430336295745412826e89f7cb534e529e447353ca1fc3632a200937187c536aa07a82cecf7facfd0c789d2808dfce8be5e67bebfde3b8fb9a2bc9332cbe1344e15e2519d2826ce6545da7331bbe8f75f41a7e90eba38e567bb6a393a64feefa7006238cbd4eff151172";
+    const FRAME_2604: &str = concat!(
+        "558d58a87e0ad4e677d465e653cdf7f8936af5cbba50a2e43033629574541282",
+        "6e89f7cb534e529e447353ca1fc3632a200937187c536aa07a82cecf7facfd0c",
+        "789d2808dfce8be5e67bebfde3b8fb9a2bc9332cbe1344e15e2519d2826ce654",
+        "5da7331bbe8f75f41a7e90eba38e567bb6a393a64feefa7006238cbd4eff1511",
+        "72",
+    );
 
     #[test]
     fn the_real_echo_gives_the_line_and_the_challenge_byte() {
