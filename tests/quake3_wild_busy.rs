@@ -325,8 +325,8 @@ fn busy_capture_from_the_wild() {
         ("cut at 40 % (frame 2520)", 0.926),
         ("cut at 50 % (frame 3150)", 1.0),
         ("cut at 60 % (frame 3779)", 0.955),
-        ("cut at 70 % (frame 4409)", 0.574),
-        ("cut at 80 % (frame 5039)", 0.685),
+        ("cut at 70 % (frame 4409)", 0.718),
+        ("cut at 80 % (frame 5039)", 0.886),
         ("cut at 90 % (frame 5669)", 0.925),
         ("cut at 50 % and 5 % lost", 1.0),
         ("cut at 50 % and 20 % lost", 0.983),
@@ -345,9 +345,11 @@ fn busy_capture_from_the_wild() {
     // keyed with a `say` whose echo the cut holds (`say 05` and `say 06`; `say 09`) are read
     // off that echo once the speaker's name shows, in the next chat line's echo the flow
     // decodes (`say 07`'s after the map change; `say 11`'s), just before it overtakes them:
-    // 92.6 % and 57.5 %. (64.3 %, 74.0 %, 87.1 % and 43.0 % before the echoes.)
-    assert!(total.exact >= 39_522, "{}", total.exact);
-    assert!(total.dekeyed >= 39_884, "{}", total.dekeyed);
+    // 92.6 % and 71.8 %; cut at 80 %, `say 10`'s likewise, 88.6 % (its echo's message is kept
+    // apart: its group is forgotten among the many of the client's acknowledgements and comes
+    // back without it). (64.3 %, 74.0 %, 87.1 %, 43.0 % and 68.6 % before the echoes.)
+    assert!(total.exact >= 39_972, "{}", total.exact);
+    assert!(total.dekeyed >= 40_334, "{}", total.dekeyed);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
     // their baseline while the lost reference may have held them: those fields are now

@@ -291,6 +291,10 @@ pub struct Pads {
     /// Server-message groups and their pooled count at the last try of a `say` line's echo
     /// ([`Pads::try_echo`]), the newest [`GROUPS`].
     echoed: Vec<(u32, usize)>,
+    /// The first message of each of the newest [`GROUPS`] server-message groups, which may
+    /// carry the echo of the group's key string: kept when the group is forgotten (among
+    /// many groups) and comes back.
+    firsts: Vec<(u32, Pooled)>,
 }
 
 /// The start credit (`full`) of a flow granted it with `conversations` others in the engine's
@@ -328,6 +332,9 @@ impl Pads {
             })
             .sum::<usize>()
             + self.given_up.capacity() * 8
+            + (self.firsts.iter())
+                .map(|(_, m)| m.body.capacity() + 24)
+                .sum::<usize>()
     }
 
     /// Whether the pad of group (`to_server`, `ack`) is still searched for: the group is
@@ -422,6 +429,9 @@ impl Pads {
                 sequence,
             });
             g.added += 1;
+            if !to_server && g.added == 1 {
+                echo::keep_first(&mut self.firsts, ack, g.msgs.last());
+            }
             if self.offered < GRANT_AT {
                 self.offered += 1;
                 if self.offered == GRANT_AT {

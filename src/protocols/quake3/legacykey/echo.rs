@@ -330,6 +330,29 @@ enum Head {
     UnknownOld,
 }
 
+/// Keeps `first`, the first message pooled in server-message group `ack`, among `firsts` (the
+/// newest [`GROUPS`]).
+pub(super) fn keep_first(firsts: &mut Vec<(u32, Pooled)>, ack: u32, first: Option<&Pooled>) {
+    let Some(m) = first else { return };
+    if firsts.iter().any(|f| f.0 == ack) {
+        return;
+    }
+    if firsts.len() >= GROUPS {
+        firsts.remove(0);
+    }
+    firsts.push((ack, m.copy()));
+}
+
+impl Pooled {
+    fn copy(&self) -> Pooled {
+        Pooled {
+            body: self.body.clone(),
+            base: self.base,
+            sequence: self.sequence,
+        }
+    }
+}
+
 /// What reading a group's key off its first message gave.
 pub enum Echoed {
     Nothing,
@@ -382,12 +405,17 @@ impl Pads {
         if !self.echo_due(ack, now) {
             return Echoed::Nothing;
         }
+        let first = (self.firsts.iter())
+            .find(|f| f.0 == ack)
+            .map(|f| f.1.copy());
         let Some((g, credit, work, harvest)) = self.tried((false, ack)) else {
             return Echoed::Nothing;
         };
-        let mut carriers: Vec<usize> = (0..g.msgs.len()).collect();
-        carriers.sort_unstable_by_key(|&i| g.msgs[i].sequence);
+        let mut carriers: Vec<&Pooled> = g.msgs.iter().collect();
+        carriers.sort_unstable_by_key(|m| m.sequence);
         carriers.truncate(CARRIERS);
+        let first = first.filter(|f| g.msgs.iter().all(|m| m.sequence != f.sequence));
+        carriers.extend(first.as_ref());
         let mut found: Vec<(u8, Vec<u8>)> = Vec::new();
         let mut names: Vec<(u8, Vec<u8>)> = Vec::new();
         let renames = olds
@@ -403,7 +431,7 @@ impl Pads {
         for (kind, head) in &all {
             for number in newest.saturating_sub(BEFORE)..=newest.saturating_add(AFTER) {
                 let start = echo_start(ack, number, head);
-                for m in carriers.iter().map(|&i| &g.msgs[i]) {
+                for &m in &carriers {
                     let (spent, into) = match kind {
                         Head::Say => {
                             let (lines, spent) = lines_from(m, &start, cb);
