@@ -719,7 +719,10 @@ impl Flow {
         let found = match (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb) {
             Some(found) => found,
             None => {
-                self.try_predicted(s.to_server, ack, cb)?;
+                // A lost `say` line, read off the server message that echoes it (echo.rs).
+                if s.to_server || !self.st.try_echo(ack) {
+                    self.try_predicted(s.to_server, ack, cb)?;
+                }
                 (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb)?
             }
         };
@@ -1038,7 +1041,9 @@ impl Flow {
         names.truncate(super::userinfo::NAMES);
         let texts = self.st.predicted_userinfos(&names);
         for ack in groups {
-            self.st.pads.try_prefixes((false, ack), &texts, cb);
+            if !self.st.try_echo_held(ack, &names) {
+                self.st.pads.try_prefixes((false, ack), &texts, cb);
+            }
         }
     }
 

@@ -30,6 +30,7 @@ use super::notes;
 use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
 
+mod echo;
 mod numbered;
 mod periodic;
 
@@ -287,6 +288,13 @@ pub struct Pads {
     /// The credit of the tries of the pads' period ([`periodic::solve`]), apart from the
     /// searches' for the same reason.
     fold_credit: u64,
+    /// Server-message groups and their pooled count at the last try of a `say` line's echo
+    /// ([`Pads::try_echo`]), the newest [`GROUPS`].
+    echoed: Vec<(u32, usize)>,
+    /// The first message of each of the newest [`GROUPS`] server-message groups, which may
+    /// carry the echo of the group's key string: kept when the group is forgotten (among
+    /// many groups) and comes back.
+    firsts: Vec<(u32, Pooled)>,
 }
 
 /// The start credit (`full`) of a flow granted it with `conversations` others in the engine's
@@ -324,12 +332,20 @@ impl Pads {
             })
             .sum::<usize>()
             + self.given_up.capacity() * 8
+            + (self.firsts.iter())
+                .map(|(_, m)| m.body.capacity() + 24)
+                .sum::<usize>()
     }
 
     /// Whether the pad of group (`to_server`, `ack`) is still searched for: the group is
     /// pooled and its searches have not given up.
     pub fn live(&self, to_server: bool, ack: u32) -> bool {
         self.get(to_server, ack).is_some_and(|g| g.failed < GIVE_UP)
+    }
+
+    /// The command numbers the pooled client-message groups acknowledge.
+    pub fn client_acks(&self) -> impl Iterator<Item = u32> + '_ {
+        (self.groups.iter()).filter(|g| g.to_server).map(|g| g.ack)
     }
 
     /// Whether group (`to_server`, `ack`) has pooled messages.
@@ -413,6 +429,9 @@ impl Pads {
                 sequence,
             });
             g.added += 1;
+            if !to_server && g.added == 1 {
+                echo::keep_first(&mut self.firsts, ack, g.msgs.last());
+            }
             if self.offered < GRANT_AT {
                 self.offered += 1;
                 if self.offered == GRANT_AT {
