@@ -292,7 +292,8 @@ fn a_quiet_spell_after_a_pcapng_block_that_is_no_packet_is_an_event() {
     let input = QuietAt {
         bytes: w.bytes.clone(),
         at: 0,
-        quiet: vec![after_other, after_interface],
+        // And one inside the last packet's block, waited through.
+        quiet: vec![after_other, after_interface, after_interface + 10],
     };
     let seen = packets_and_quiet_spells(input);
     assert_eq!(seen, ["abc", "quiet", "quiet", "def"]);
