@@ -347,19 +347,24 @@ impl<R: BufRead> CaptureReader<R> {
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
         self.input.consume(std::mem::take(&mut self.consume));
-        // Between records: the one place a quiet input is worth saying (inside a record the
-        // rest is waited for).
-        match self.input.fill_buf() {
-            Err(e) if source::is_quiet(&e) => return Ok(Some(Event::Quiet)),
-            Err(e) if e.kind() != io::ErrorKind::Interrupted => {
-                return Err(io_error(self.offset, e));
-            }
-            _ => {}
+        if self.gone_quiet()? {
+            return Ok(Some(Event::Quiet));
         }
         match self.state {
             State::Pcap { .. } => self.next_pcap(),
             State::PcapNg { .. } => self.next_pcapng(),
             State::Demo { .. } => self.next_demo(),
+        }
+    }
+
+    /// Whether a live input went quiet, asked between records: the one place it is worth
+    /// saying (inside a record the rest is waited for). A read error is reported here, where it
+    /// was met (a live input that failed then reads as ended).
+    fn gone_quiet(&mut self) -> Result<bool, CaptureError> {
+        match self.input.fill_buf() {
+            Err(e) if source::is_quiet(&e) => Ok(true),
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => Err(io_error(self.offset, e)),
+            _ => Ok(false),
         }
     }
 
@@ -461,6 +466,11 @@ impl<R: BufRead> CaptureReader<R> {
                     return Ok(Some(packet_event(body, interfaces, &block)));
                 }
                 _ => {} // statistics, name resolution, custom blocks: nothing to dissect
+            }
+            // A block that is no packet ends a record too: a quiet spell after it is said now,
+            // not waited through (it is said once per spell).
+            if self.gone_quiet()? {
+                return Ok(Some(Event::Quiet));
             }
         }
     }

@@ -243,6 +243,21 @@ impl BufRead for QuietAt {
     }
 }
 
+/// The packets' data and the quiet spells a capture reader meets in `input`, in order.
+fn packets_and_quiet_spells(input: QuietAt) -> Vec<String> {
+    let mut r = CaptureReader::new(input).expect("header");
+    let mut seen = Vec::new();
+    loop {
+        match r.next() {
+            Ok(Some(Event::Packet(p))) => seen.push(String::from_utf8_lossy(p.data).into_owned()),
+            Ok(Some(Event::Quiet)) => seen.push("quiet".to_string()),
+            Ok(Some(Event::BadRecord(e))) => panic!("{e:?}"),
+            Ok(None) => return seen,
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+}
+
 #[test]
 fn a_quiet_spell_is_an_event_between_records_and_waited_for_inside_one() {
     let mut w = PcapWriter::new(linktype::ETHERNET, false, false, 65535);
@@ -255,16 +270,31 @@ fn a_quiet_spell_is_an_event_between_records_and_waited_for_inside_one() {
         at: 0,
         quiet: vec![24, 30, 24 + 16 + 1, between],
     };
-    let mut r = CaptureReader::new(input).expect("header");
-    let mut seen = Vec::new();
-    loop {
-        match r.next() {
-            Ok(Some(Event::Packet(p))) => seen.push(String::from_utf8_lossy(p.data).into_owned()),
-            Ok(Some(Event::Quiet)) => seen.push("quiet".to_string()),
-            Ok(Some(Event::BadRecord(e))) => panic!("{e:?}"),
-            Ok(None) => break,
-            Err(e) => panic!("{e:?}"),
-        }
-    }
+    let seen = packets_and_quiet_spells(input);
     assert_eq!(seen, ["quiet", "abc", "quiet", "defghij"]);
+}
+
+/// In pcapng, a block that is no packet (statistics, name resolution, a new interface) ends a
+/// record as well: a quiet spell right after it is an event, not waited through (it is reported
+/// once per spell, so a spell waited through would leave held records held until the writer
+/// writes again).
+#[test]
+fn a_quiet_spell_after_a_pcapng_block_that_is_no_packet_is_an_event() {
+    let mut w = PcapNgWriter::new();
+    w.section(false)
+        .interface(linktype::ETHERNET as u16, None)
+        .packet(0, 1_700_000_000_000_000, b"abc", 3)
+        .other_block();
+    let after_other = w.bytes.len();
+    w.interface(linktype::ETHERNET as u16, None);
+    let after_interface = w.bytes.len();
+    w.packet(1, 1_700_000_001_000_000, b"def", 3);
+    let input = QuietAt {
+        bytes: w.bytes.clone(),
+        at: 0,
+        // And one inside the last packet's block, waited through.
+        quiet: vec![after_other, after_interface, after_interface + 10],
+    };
+    let seen = packets_and_quiet_spells(input);
+    assert_eq!(seen, ["abc", "quiet", "quiet", "def"]);
 }
