@@ -457,6 +457,7 @@ impl State {
             d.t.expert(&notes::KEY_UNKNOWN, Some(&CLC_MOVE_KEY), None, "usercmd key not fully known (gamestate or acknowledged server command not captured, and not yet recovered): the values sent keyed are not shown, only listed in usercmd.keyed");
         }
         let last = from;
+        self.server_time.set(Some(last.server_time));
         d.t.close(d.end());
         // "{move|moveNoDelta} {count} t {time} yaw {yaw:.1} fwd {} right {} btn {:#x} w{}"
         let o = sum.part();

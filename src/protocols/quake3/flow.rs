@@ -1240,6 +1240,7 @@ impl FlowDecoder for Flow {
         let Some(r) = out.last_mut() else { return };
         self.st.frames += 1;
         self.st.pads.conversations = d.conversations;
+        self.st.pads.server_time = self.st.server_time.get();
         if d.payload.len() >= 4 && d.payload[..4] == [0xff; 4] {
             self.decode_oob(d, r);
         } else {

@@ -214,6 +214,9 @@ struct Group {
     screened: std::cell::Cell<usize>,
     /// Messages pooled at the last try of the pad's period ([`periodic::solve`]).
     folded_at: usize,
+    /// The newest snapshot server time the flow had decoded when the group's first message
+    /// came: the time `respawn N` strings are screened around ([`numbered::screen`]).
+    server_time: Option<i32>,
 }
 
 impl Group {
@@ -285,6 +288,8 @@ pub struct Pads {
     /// Conversations in the engine's flow table at the current datagram
     /// (`Datagram::conversations`): the start credit shrinks as they multiply (`start_credit`).
     pub conversations: usize,
+    /// The newest snapshot server time the flow decoded, given to each new group.
+    pub server_time: Option<i32>,
     /// The credit of the tries of the pads' period ([`periodic::solve`]), apart from the
     /// searches' for the same reason.
     fold_credit: u64,
@@ -399,6 +404,7 @@ impl Pads {
             from: 0,
             screened: std::cell::Cell::new(0),
             folded_at: 0,
+            server_time: self.server_time,
         });
         self.groups.len() - 1
     }
@@ -481,9 +487,12 @@ impl Pads {
             credit,
             work,
             screen_credit,
+            server_time,
             ..
         } = self;
         let g = &mut groups[gi];
+        // A group first pooled before the flow knew a server time takes the first it knows.
+        g.server_time = g.server_time.or(*server_time);
         // A search may spend what its pooled messages warrant, from the flow's credit.
         let full = SEARCH_PER_MESSAGE * g.msgs.len() as u64;
         let cap = full.min(*credit);

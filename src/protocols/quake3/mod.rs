@@ -224,6 +224,11 @@ pub struct State {
     /// The last snapshot header read, as far as it was read: the server time, then the delta
     /// number and flags. The key recovery compares it across the messages of one key string.
     pub seen_head: Option<SeenHead>,
+    /// The newest server time decoded, a snapshot's or a usercmd's (ioquake3
+    /// code/client/cl_input.c `CL_CreateCmd`: the client's estimate of the server's time): the
+    /// key recovery screens `respawn N` strings near it. (A cell: the moves are read through a
+    /// shared borrow.)
+    pub server_time: std::cell::Cell<Option<i32>>,
 }
 
 /// A snapshot's server time and, when read, its delta number and flags.

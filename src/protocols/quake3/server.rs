@@ -551,6 +551,7 @@ impl State {
         let Some(hd) = snapshot_header(d, sequence, &mut self.seen_head)? else {
             return Ok(());
         };
+        self.server_time.set(Some(hd.time));
         let reference = if hd.delta_num == 0 {
             None
         } else {

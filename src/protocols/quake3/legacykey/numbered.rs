@@ -64,6 +64,22 @@ const MAX_PASSING: usize = 32;
 /// the respawn), enumerated for 0…999.
 const RESPAWN: &[u8] = b"respawn";
 const WORD_NUMBERS: i32 = 1000;
+/// Past 999, the number of `respawn %i` is a server time: OpenArena's `player_die`
+/// (code/game/g_combat.c) sets `respawnTime = level.time + 1700 + i`, `i` being left at
+/// `level.maxclients` by the loop over the clients before it, and sends it. `level.time` is
+/// the snapshots' server time (code/server/sv_main.c `SV_Frame` runs the game frame with
+/// `sv.time`, which code/server/sv_snapshot.c `SV_WriteSnapshotToClient` writes), so the
+/// number lies a little after the newest snapshot time the flow decoded before the client
+/// acknowledged it: the respawn wait, up to `MAX_CLIENTS` (64) more, and the lag between the
+/// death and that snapshot ([`LATER`] when the death came after it: the messages carrying the
+/// command lost, cut off or keyed; [`EARLIER`] when before it, the snapshot being sent a frame
+/// after a death between frames, or the client's first acknowledgement lost).
+const RESPAWN_WAIT: i32 = 1700;
+const MAX_CLIENTS: i32 = 64;
+/// The window around the known server time, in ms: 3 s, 60 server frames at the usual 20 a
+/// second, about 3,100 more strings, a tenth of a full screen's cost (see `SCREEN_START`).
+const EARLIER: i32 = 2000;
+const LATER: i32 = 2000;
 
 /// The client commands sent as a bare word, which key the server's messages until the client's
 /// next command: above all `disconnect` (ioquake3 code/client/cl_main.c `CL_Disconnect`), after
@@ -86,7 +102,12 @@ const BARE_CLIENT_WORDS: [&[u8]; 10] = [
 
 /// Calls `each` with every enumerated string until it returns `Err`, the small numbers
 /// first (a flow short of credit then still tries the likeliest: `cs 6 "1"`, `respawn 0`).
-fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+/// Then, with the `server_time` a client-message group was first pooled at, the `respawn N`
+/// of a death near it ([`RESPAWN_WAIT`]).
+fn for_each_text<E>(
+    server_time: Option<i32>,
+    mut each: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
     let mut text = Vec::with_capacity(24);
     let by_size = (0..=HIGHEST)
         .flat_map(|v| [Some(v), (v > 0 && -v >= LOWEST).then_some(-v)])
@@ -111,7 +132,23 @@ fn for_each_text<E>(mut each: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), 
             each(&text)?;
         }
     }
+    for n in respawn_times(server_time) {
+        text.clear();
+        text.extend_from_slice(RESPAWN);
+        let _ = write!(text, " {n}");
+        each(&text)?;
+    }
     Ok(())
+}
+
+/// The numbers of `respawn N` sent for a death near `server_time` ([`RESPAWN_WAIT`]), past
+/// the small numbers already enumerated.
+fn respawn_times(server_time: Option<i32>) -> impl Iterator<Item = i32> {
+    server_time.into_iter().flat_map(|t| {
+        let first = t.saturating_sub(EARLIER).saturating_add(RESPAWN_WAIT + 1);
+        let last = (t.saturating_add(LATER)).saturating_add(RESPAWN_WAIT + MAX_CLIENTS);
+        first.max(WORD_NUMBERS)..=last
+    })
 }
 
 /// The one enumerated string and challenge byte (the known one, when `challenge` is) that
@@ -167,7 +204,7 @@ pub(super) fn screen(
     let mut fitting: Option<(u8, Vec<u8>)> = None;
     let mut probe = State::default();
     let mut scratch = Vec::new();
-    let ended = for_each_text(|text| {
+    let ended = for_each_text(g.server_time.filter(|_| g.to_server), |text| {
         *credit = credit.checked_sub(per_text).ok_or(End::Spent)?;
         *work += per_text;
         // Pads are linear in the challenge byte: the pad under `cb` is `cb` XOR this one.
@@ -365,7 +402,7 @@ mod tests {
     #[test]
     fn strings_are_written_as_the_server_sends_them() {
         let mut all = Vec::new();
-        for_each_text(|t| {
+        for_each_text(None, |t| {
             all.push(t.to_vec());
             Ok::<(), ()>(())
         })
@@ -382,5 +419,37 @@ mod tests {
         assert!(all.contains(&b"cs 5 \"\"\n".to_vec()));
         assert!(all.contains(&b"cs 19 \"-3\"\n".to_vec()));
         assert!(all.contains(&b"cs 22 \"999\"\n".to_vec()));
+    }
+
+    /// OpenArena's first death in the busy capture: the snapshot that carried the command has
+    /// server time 55,350, the command is `respawn 57058` (1,700 ms and 8 clients later). Near
+    /// a known server time the window's numbers follow the small ones; without one, none.
+    #[test]
+    fn respawn_times_are_screened_near_the_known_server_time() {
+        let texts = |time| {
+            let mut all = Vec::new();
+            for_each_text(time, |t| {
+                all.push(t.to_vec());
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            all
+        };
+        let plain = texts(None);
+        // Sent a frame late, or its messages lost: either side of the newest time known.
+        for newest in [55_350, 55_285, 53_400, 57_300] {
+            let near = texts(Some(newest));
+            assert_eq!(near[..plain.len()], plain[..]);
+            let window = (EARLIER + LATER + MAX_CLIENTS) as usize;
+            assert_eq!(near.len(), plain.len() + window, "{newest}");
+            assert!(near.contains(&b"respawn 57058".to_vec()), "{newest}");
+        }
+        assert!(!texts(Some(53_200)).contains(&b"respawn 57058".to_vec()));
+        assert!(!texts(Some(57_400)).contains(&b"respawn 57058".to_vec()));
+        // Early in a map the window does not repeat the small numbers.
+        assert!(respawn_times(Some(0)).eq(1000..=3764));
+        // Any time read off the wire: no overflow.
+        assert_eq!(respawn_times(Some(i32::MAX)).count(), 300);
+        assert_eq!(respawn_times(Some(i32::MIN)).count(), 0);
     }
 }

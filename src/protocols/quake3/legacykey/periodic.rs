@@ -399,6 +399,7 @@ mod tests {
             from: 0,
             screened: std::cell::Cell::new(0),
             folded_at: 0,
+            server_time: None,
         };
         for (i, body) in msgs.iter().enumerate() {
             let mut keyed = body.clone();
