@@ -396,7 +396,7 @@ impl Pads {
 
     /// Whether client-message group `ack` awaits the flow's first server time, which screens
     /// it once more ([`Pads::set_server_time`]), its searches given up or not: for
-    /// [`HOLD_UNDATED`] server messages after its first.
+    /// `HOLD_UNDATED` server messages after its first.
     pub fn undated(&self, to_server: bool, ack: u32) -> bool {
         let Some(newest) = self.server_sequence.filter(|_| self.server_time.is_none()) else {
             return false;
@@ -621,10 +621,10 @@ impl Pads {
 
     /// Takes the flow's newest decoded server time. The first one known dates the client-message
     /// groups pooled before it, whose screens had no `respawn N` window
-    /// ([`numbered::screen`]): a group keyed with a death's `respawn N` gets no new message
+    /// (`numbered::screen`): a group keyed with a death's `respawn N` gets no new message
     /// once the client acknowledges the next command, so no later search would screen it
     /// again. Each such group is screened once more, for those strings only, around the time
-    /// extrapolated back from its server sequence ([`extrapolated`]), from the screens' credit.
+    /// extrapolated back from its server sequence (`extrapolated`), from the screens' credit.
     /// Whether a key string was found (to be taken with [`Pads::take_texts`]).
     pub fn set_server_time(&mut self, time: Option<i32>, challenge: Option<u8>) -> bool {
         let first = self.server_time.is_none();
