@@ -267,6 +267,13 @@ impl Flow {
         if !self.hold.replaying {
             self.track_sequence(&s, &mut t);
         }
+        if !to_server {
+            let newest = &mut self.st.pads.server_sequence;
+            // The newest, not the last: a late datagram does not date a group.
+            if newest.is_none_or(|n| (h.sequence.wrapping_sub(n) as i32) > 0) {
+                *newest = Some(h.sequence);
+            }
+        }
         let data = &p[h.len..];
         let mut reassembled = None;
         if h.fragmented {
@@ -956,7 +963,19 @@ impl Flow {
     /// `userinfo` once a name shows ([`Flow::predict_for_held`]), however the search went.
     fn may_recover(&self, to_server: bool, ack: u32) -> bool {
         let pads = &self.st.pads;
-        pads.live(to_server, ack) || (!to_server && pads.pooled(to_server, ack))
+        pads.live(to_server, ack)
+            || (!to_server && pads.pooled(to_server, ack))
+            || pads.undated(to_server, ack)
+    }
+
+    /// Gives the key recovery the flow's newest server time: the first one screens the
+    /// client-message groups pooled before it for a `respawn N` near their extrapolated time
+    /// (`Pads::set_server_time`), and a key string found is filed at once.
+    fn date_groups(&mut self) {
+        let challenge = self.st.xor_challenge();
+        if (self.st.pads).set_server_time(self.st.server_time.get(), challenge) {
+            self.take_recovered_texts();
+        }
     }
 
     /// Whether a held message's key is known now: a pad that reaches its end, or its key
@@ -984,6 +1003,9 @@ impl Flow {
         if self.hold.replaying {
             return;
         }
+        // The first server time, read from the message about to be decoded, may give the
+        // key string of held client messages it overtakes.
+        self.date_groups();
         let mut waiting = self.hold.per_direction();
         let mut i = 0;
         while waiting != [false; 2] {
@@ -1240,7 +1262,7 @@ impl FlowDecoder for Flow {
         let Some(r) = out.last_mut() else { return };
         self.st.frames += 1;
         self.st.pads.conversations = d.conversations;
-        self.st.pads.server_time = self.st.server_time.get();
+        self.date_groups();
         if d.payload.len() >= 4 && d.payload[..4] == [0xff; 4] {
             self.decode_oob(d, r);
         } else {

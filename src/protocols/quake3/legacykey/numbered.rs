@@ -103,12 +103,30 @@ const BARE_CLIENT_WORDS: [&[u8]; 10] = [
 /// Calls `each` with every enumerated string until it returns `Err`, the small numbers
 /// first (a flow short of credit then still tries the likeliest: `cs 6 "1"`, `respawn 0`).
 /// Then, with the `server_time` a client-message group was first pooled at, the `respawn N`
-/// of a death near it ([`RESPAWN_WAIT`]).
+/// of a death near it ([`RESPAWN_WAIT`]); with `window_only`, only those.
 fn for_each_text<E>(
-    server_time: Option<i32>,
+    server_time: Option<(i32, i32)>,
+    window_only: bool,
     mut each: impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut text = Vec::with_capacity(24);
+    if !window_only {
+        small_texts(&mut text, &mut each)?;
+    }
+    for n in respawn_times(server_time) {
+        text.clear();
+        text.extend_from_slice(RESPAWN);
+        let _ = write!(text, " {n}");
+        each(&text)?;
+    }
+    Ok(())
+}
+
+/// The configstrings' small numbers and `respawn 0`…`respawn 999`, the likeliest first.
+fn small_texts<E>(
+    text: &mut Vec<u8>,
+    each: &mut impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
     let by_size = (0..=HIGHEST)
         .flat_map(|v| [Some(v), (v > 0 && -v >= LOWEST).then_some(-v)])
         .flatten();
@@ -123,40 +141,39 @@ fn for_each_text<E>(
                 Some(v) => writeln!(text, "cs {} \"{v}\"", cs.0),
                 None => writeln!(text, "cs {} \"\"", cs.0),
             };
-            each(&text)?;
+            each(text)?;
         }
         if let Some(n) = v.filter(|n| (0..WORD_NUMBERS).contains(n)) {
             text.clear();
             text.extend_from_slice(RESPAWN);
             let _ = write!(text, " {n}");
-            each(&text)?;
+            each(text)?;
         }
-    }
-    for n in respawn_times(server_time) {
-        text.clear();
-        text.extend_from_slice(RESPAWN);
-        let _ = write!(text, " {n}");
-        each(&text)?;
     }
     Ok(())
 }
 
 /// The numbers of `respawn N` sent for a death near `server_time` ([`RESPAWN_WAIT`]), past
-/// the small numbers already enumerated.
-fn respawn_times(server_time: Option<i32>) -> impl Iterator<Item = i32> {
-    server_time.into_iter().flat_map(|t| {
-        let first = t.saturating_sub(EARLIER).saturating_add(RESPAWN_WAIT + 1);
-        let last = (t.saturating_add(LATER)).saturating_add(RESPAWN_WAIT + MAX_CLIENTS);
+/// the small numbers already enumerated; the window is wider by the time's own error, `spread`
+/// ms either side (an extrapolated time: `Pads::set_server_time`).
+pub(super) fn respawn_times(server_time: Option<(i32, i32)>) -> impl Iterator<Item = i32> {
+    server_time.into_iter().flat_map(|(t, spread)| {
+        let (earlier, later) = (EARLIER.saturating_add(spread), LATER.saturating_add(spread));
+        let first = t.saturating_sub(earlier).saturating_add(RESPAWN_WAIT + 1);
+        let last = (t.saturating_add(later)).saturating_add(RESPAWN_WAIT + MAX_CLIENTS);
         first.max(WORD_NUMBERS)..=last
     })
 }
 
 /// The one enumerated string and challenge byte (the known one, when `challenge` is) that
 /// the group's message ends let through and whose pad de-keys every pooled message into a
-/// clean parse. Spends the screens' own `credit`; `None` as well when it runs out.
+/// clean parse. Spends the screens' own `credit`; `None` as well when it runs out. With
+/// `window_only`, only the `respawn N` near the group's server time, whatever the screens
+/// before tried (the group was screened without a server time).
 pub(super) fn screen(
     g: &Group,
     challenge: Option<u8>,
+    window_only: bool,
     credit: &mut u64,
     work: &mut u64,
 ) -> Option<(u8, Vec<u8>)> {
@@ -193,10 +210,11 @@ pub(super) fn screen(
     // Screened again only when the messages end at two more filtered bytes: the strings
     // that passed fewer filters were all tried.
     let before = g.screened.get();
-    if filters.len() < min || (before > 0 && filters.len() < before + 2) {
+    let tried = !window_only && before > 0 && filters.len() < before + 2;
+    if filters.len() < min || tried {
         return None;
     }
-    g.screened.set(filters.len());
+    g.screened.set(filters.len().max(before));
     let passing: Vec<u8> = (0..=255u8).filter(|&v| first_mask[v as usize]).collect();
     let reach = filters.iter().map(|f| f.0 + 1).max().unwrap_or(0);
     let per_text = 1 + (reach + passing.len()) as u64 / 16;
@@ -204,7 +222,7 @@ pub(super) fn screen(
     let mut fitting: Option<(u8, Vec<u8>)> = None;
     let mut probe = State::default();
     let mut scratch = Vec::new();
-    let ended = for_each_text(g.server_time.filter(|_| g.to_server), |text| {
+    let ended = for_each_text(g.server_time.filter(|_| g.to_server), window_only, |text| {
         *credit = credit.checked_sub(per_text).ok_or(End::Spent)?;
         *work += per_text;
         // Pads are linear in the challenge byte: the pad under `cb` is `cb` XOR this one.
@@ -382,27 +400,30 @@ mod tests {
         let g = &pads.groups[0];
         for challenge in [None, Some(0xee)] {
             let (mut credit, mut work) = (SCREEN_START, 0);
-            let got = screen(g, challenge, &mut credit, &mut work);
+            let got = screen(g, challenge, false, &mut credit, &mut work);
             assert_eq!(got, Some((0xee, b"disconnect".to_vec())));
             assert!(work > 0 && work + credit == SCREEN_START);
         }
         // Under a wrong challenge byte, nothing.
         let (mut credit, mut work) = (SCREEN_START, 0);
-        assert_eq!(screen(g, Some(0xef), &mut credit, &mut work), None);
+        assert_eq!(screen(g, Some(0xef), false, &mut credit, &mut work), None);
         // Another command than the words: nothing.
         let pads = pooled_server_group(0xee, b"say bye", &msgs);
         let (mut credit, mut work) = (SCREEN_START, 0);
-        assert_eq!(screen(&pads.groups[0], None, &mut credit, &mut work), None);
+        assert_eq!(
+            screen(&pads.groups[0], None, false, &mut credit, &mut work),
+            None
+        );
         // Too little credit: nothing, and nothing spent past it.
         let (mut credit, mut work) = (500, 0);
-        assert_eq!(screen(g, None, &mut credit, &mut work), None);
+        assert_eq!(screen(g, None, false, &mut credit, &mut work), None);
         assert!(work <= 500);
     }
 
     #[test]
     fn strings_are_written_as_the_server_sends_them() {
         let mut all = Vec::new();
-        for_each_text(None, |t| {
+        for_each_text(None, false, |t| {
             all.push(t.to_vec());
             Ok::<(), ()>(())
         })
@@ -426,9 +447,9 @@ mod tests {
     /// a known server time the window's numbers follow the small ones; without one, none.
     #[test]
     fn respawn_times_are_screened_near_the_known_server_time() {
-        let texts = |time| {
+        let texts = |time: Option<i32>| {
             let mut all = Vec::new();
-            for_each_text(time, |t| {
+            for_each_text(time.map(|t| (t, 0)), false, |t| {
                 all.push(t.to_vec());
                 Ok::<(), ()>(())
             })
@@ -447,9 +468,9 @@ mod tests {
         assert!(!texts(Some(53_200)).contains(&b"respawn 57058".to_vec()));
         assert!(!texts(Some(57_400)).contains(&b"respawn 57058".to_vec()));
         // Early in a map the window does not repeat the small numbers.
-        assert!(respawn_times(Some(0)).eq(1000..=3764));
+        assert!(respawn_times(Some((0, 0))).eq(1000..=3764));
         // Any time read off the wire: no overflow.
-        assert_eq!(respawn_times(Some(i32::MAX)).count(), 300);
-        assert_eq!(respawn_times(Some(i32::MIN)).count(), 0);
+        assert_eq!(respawn_times(Some((i32::MAX, 0))).count(), 300);
+        assert_eq!(respawn_times(Some((i32::MIN, 0))).count(), 0);
     }
 }

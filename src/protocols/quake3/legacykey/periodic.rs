@@ -400,6 +400,7 @@ mod tests {
             screened: std::cell::Cell::new(0),
             folded_at: 0,
             server_time: None,
+            server_sequence: None,
         };
         for (i, body) in msgs.iter().enumerate() {
             let mut keyed = body.clone();
