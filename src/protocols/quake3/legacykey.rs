@@ -118,7 +118,10 @@ pub fn trial_client(st: &State, body: &[u8]) -> Trial {
     let (mut cmds, mut obs) = (Vec::new(), Vec::new());
     let (cmds, obs) = (&mut cmds, &mut obs);
     let parse = || st.parse_client(body, Some(b""), loc, &mut t, &mut sum, cmds, obs);
+    // A message the pad fails on would leave a time read from garbage.
+    let time = st.server_time.get();
     let end = st.ucmd_keys.untouched(parse);
+    st.server_time.set(time);
     classify(&t, end, body)
 }
 
@@ -1582,6 +1585,42 @@ mod tests {
         let mut bad = pad.clone();
         bad[1] ^= 1;
         assert_eq!(read_string(&bad, None), None);
+    }
+
+    /// A trial parse of a client message (is the pad found right for it?) leaves the flow's
+    /// newest server time as it was: a message a pad fails on would give a time from garbage,
+    /// and the first time known dates the groups for the `respawn N` screen.
+    #[test]
+    fn a_trial_parse_leaves_the_server_time() {
+        let mut w = super::super::msg::tests::BitWriter::default();
+        w.long(3); // serverId
+        w.long(210); // messageAcknowledge
+        w.long(2); // reliableAcknowledge
+        w.byte(Clc::MOVE_NO_DELTA.0);
+        w.byte(1); // one usercmd
+        w.bits(0, 1); // its server time whole, not a delta
+        w.bits(57_000, 32);
+        w.bits(0, 1); // nothing else changed
+        w.byte(Clc::EOF.0);
+        let st = State::default();
+        st.server_time.set(Some(55_350));
+        trial_client(&st, &w.data);
+        assert_eq!(st.server_time.get(), Some(55_350));
+        // The same message decoded for real gives its time (the trial would have too).
+        let mut t = TreeBuilder::new(false);
+        let mut sum = Summary::default();
+        let loc = Loc { source: 0, base: 0 };
+        let (mut cmds, mut obs) = (Vec::new(), Vec::new());
+        st.parse_client(
+            &w.data,
+            Some(b""),
+            loc,
+            &mut t,
+            &mut sum,
+            &mut cmds,
+            &mut obs,
+        );
+        assert_eq!(st.server_time.get(), Some(57_000));
     }
 
     /// A server message carrying server command `seq` (`text`), as the server writes it.
