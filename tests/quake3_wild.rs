@@ -15,7 +15,6 @@ mod wild;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use gamedissect::tree::Field;
 use testkit::dissect::{config_for, each_record, value_text};
 use testkit::synth::Rng;
 use wild::*;
@@ -201,14 +200,6 @@ fn stats_count_decoded_and_keyed_messages() {
     );
 }
 
-/// The first field named `name` in `f`'s subtree.
-fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
-    if f.def.name == name {
-        return Some(f);
-    }
-    f.children.iter().find_map(|c| find(c, name))
-}
-
 /// How a move's usercmd key is shown: its value, the bits of it that are known (all when it
 /// came from the gamestate) and, when recovered, from how many values.
 struct MoveKey {
@@ -228,10 +219,7 @@ fn number(t: &str) -> u64 {
 fn move_keys(bytes: &[u8], frames: &[u64], capture: &str) -> BTreeMap<u64, MoveKey> {
     let mut keys = BTreeMap::new();
     let err = each_record(bytes, config_for(Path::new(capture)), |meta, r| {
-        let get = |name: &str| {
-            let f = r.fields.iter().find_map(|f| find(f, name))?;
-            value_text(f).map(|t| number(&t))
-        };
+        let get = |name: &str| field_text(r, name).map(|t| number(&t));
         if let Some(value) = get("quake3.clc.move.key") {
             let recovered_from = get("quake3.clc.move.key_recovered_from");
             let bits = get("quake3.clc.move.key_known_bits");
@@ -380,12 +368,7 @@ fn legacy_keys_say_how_they_were_known() {
     let tally = |bytes: &[u8]| {
         let mut t: BTreeMap<String, usize> = BTreeMap::new();
         let err = each_record(bytes, config_for(Path::new(capture)), |_, r| {
-            let get = |n: &str| {
-                r.fields
-                    .iter()
-                    .find_map(|f| find(f, n))
-                    .and_then(value_text)
-            };
+            let get = |n: &str| field_text(r, n);
             if let Some(how) = get("quake3.netchan.xor_source") {
                 *t.entry(how).or_default() += 1;
             }

@@ -14,7 +14,7 @@ use gamedissect::tree::Field;
 use serde_json::Value as J;
 use testkit::dissect::{config_for, each_record, events_json, value_text};
 use testkit::synth::Rng;
-use wild::{Figures, decode, measure, read_pcap, subset, wild_cases};
+use wild::{Figures, decode, field_text, measure, read_pcap, subset, wild_cases};
 
 const LEGACY: &str = "quake3-openarena-busy";
 const IOQ3: &str = "quake3-ioq3-busy";
@@ -497,12 +497,7 @@ fn a_score_configstring_starts_the_recovery() {
     let mut shown = Vec::new();
     let mut how = std::collections::BTreeMap::<String, usize>::new();
     let err = each_record(&cut, config_for(Path::new(&path)), |_, r| {
-        let get = |name: &str| {
-            r.fields
-                .iter()
-                .find_map(|f| find(f, name))
-                .and_then(value_text)
-        };
+        let get = |name: &str| field_text(r, name);
         shown.extend(get("quake3.netchan.xor_string"));
         if let Some(source) = get("quake3.netchan.xor_source") {
             *how.entry(source).or_default() += 1;
@@ -559,12 +554,7 @@ fn a_respawn_time_before_any_known_server_time_is_found() {
 fn assert_respawn_57058_recovered(pcap: &[u8], path: &str) {
     let mut shown = Vec::new();
     let err = each_record(pcap, config_for(Path::new(path)), |_, r| {
-        let get = |name: &str| {
-            r.fields
-                .iter()
-                .find_map(|f| find(f, name))
-                .and_then(value_text)
-        };
+        let get = |name: &str| field_text(r, name);
         if let (Some(text), Some(source)) = (
             get("quake3.netchan.xor_string"),
             get("quake3.netchan.xor_source"),
@@ -579,13 +569,6 @@ fn assert_respawn_57058_recovered(pcap: &[u8], path: &str) {
         Some("recovered text"),
         "{shown:?}"
     );
-}
-
-fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
-    if f.def.name == name {
-        return Some(f);
-    }
-    f.children.iter().find_map(|c| find(c, name))
 }
 
 /// Without a handshake the netchan flavour is decided from several messages in a row. Cut at

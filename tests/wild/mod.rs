@@ -388,3 +388,19 @@ pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
     );
     (cases, total)
 }
+
+/// The first field named `name` in `f`'s subtree.
+pub fn find<'a>(f: &'a Field, name: &str) -> Option<&'a Field> {
+    if f.def.name == name {
+        return Some(f);
+    }
+    f.children.iter().find_map(|c| find(c, name))
+}
+
+/// The text of record `r`'s first field named `name`.
+pub fn field_text(r: &Record, name: &str) -> Option<String> {
+    r.fields
+        .iter()
+        .find_map(|f| find(f, name))
+        .and_then(value_text)
+}
