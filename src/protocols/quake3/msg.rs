@@ -407,59 +407,69 @@ impl<'a> BitReader<'a> {
     }
 }
 
+/// A message written as the sender writes it in Huffman mode (ioquake3 code/qcommon/msg.c
+/// `MSG_WriteBits`): the tests' messages, and the plaintext the key recovery predicts.
+#[derive(Default, Clone)]
+pub struct BitWriter {
+    pub data: Vec<u8>,
+    pub pos: usize,
+}
+
+impl BitWriter {
+    pub fn bit(&mut self, b: u32) {
+        if self.pos >> 3 >= self.data.len() {
+            self.data.push(0);
+        }
+        if b & 1 == 1 {
+            self.data[self.pos >> 3] |= 1 << (self.pos & 7);
+        }
+        self.pos += 1;
+    }
+    pub fn sym(&mut self, s: u8) {
+        let (code, len) = static_table().codes[s as usize];
+        for k in 0..len {
+            self.bit(code >> k);
+        }
+    }
+    pub fn bits(&mut self, v: i64, n: i32) {
+        let m = n.unsigned_abs();
+        let v = (v as u64) & if m >= 64 { u64::MAX } else { (1u64 << m) - 1 };
+        let r = m % 8;
+        for k in 0..r {
+            self.bit((v >> k) as u32);
+        }
+        let mut s = r;
+        while s < m {
+            self.sym((v >> s) as u8);
+            s += 8;
+        }
+    }
+    pub fn long(&mut self, v: i64) {
+        self.bits(v, 32)
+    }
+    pub fn byte(&mut self, v: u8) {
+        self.bits(v as i64, 8)
+    }
+    /// The characters of `MSG_WriteString` without its terminator: `%` and bytes above 127
+    /// are sent as `.`.
+    pub fn chars(&mut self, text: &[u8]) {
+        for &c in text {
+            self.sym(if c > 127 || c == b'%' { b'.' } else { c });
+        }
+    }
+    pub fn string(&mut self, s: &[u8]) {
+        for &c in s {
+            self.sym(c);
+        }
+        self.sym(0);
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
 
-    /// Test-side writer mirroring `MSG_WriteBits`.
-    #[derive(Default)]
-    pub struct BitWriter {
-        pub data: Vec<u8>,
-        pub pos: usize,
-    }
-
-    impl BitWriter {
-        pub fn bit(&mut self, b: u32) {
-            if self.pos >> 3 >= self.data.len() {
-                self.data.push(0);
-            }
-            if b & 1 == 1 {
-                self.data[self.pos >> 3] |= 1 << (self.pos & 7);
-            }
-            self.pos += 1;
-        }
-        pub fn sym(&mut self, s: u8) {
-            let (code, len) = static_table().codes[s as usize];
-            for k in 0..len {
-                self.bit(code >> k);
-            }
-        }
-        pub fn bits(&mut self, v: i64, n: i32) {
-            let m = n.unsigned_abs();
-            let v = (v as u64) & if m >= 64 { u64::MAX } else { (1u64 << m) - 1 };
-            let r = m % 8;
-            for k in 0..r {
-                self.bit((v >> k) as u32);
-            }
-            let mut s = r;
-            while s < m {
-                self.sym((v >> s) as u8);
-                s += 8;
-            }
-        }
-        pub fn long(&mut self, v: i64) {
-            self.bits(v, 32)
-        }
-        pub fn byte(&mut self, v: u8) {
-            self.bits(v as i64, 8)
-        }
-        pub fn string(&mut self, s: &[u8]) {
-            for &c in s {
-                self.sym(c);
-            }
-            self.sym(0);
-        }
-    }
+    pub use super::BitWriter;
 
     pub fn hex(s: &str) -> Vec<u8> {
         (0..s.len() / 2)

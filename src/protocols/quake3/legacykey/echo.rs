@@ -22,7 +22,7 @@
 use super::{GROUPS, Group, Pads, Pooled, TRIAL, dekeyed_pool, keyed_from, pad_of};
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::constants::Svc;
-use crate::protocols::quake3::huffman::static_table;
+use crate::protocols::quake3::msg::BitWriter as Plain;
 use crate::protocols::quake3::userinfo;
 
 /// Server command numbers tried before and after the newest one the flow knows: the group is
@@ -39,46 +39,6 @@ const MAX_LINE: usize = 150;
 const REPEAT_SEEN: usize = 4;
 /// Echo heads tried at most (learned wrappings and known names).
 const HEADS: usize = 12;
-
-/// The message bit stream as the sender writes it in Huffman mode (msg.c `MSG_WriteBits`).
-#[derive(Default, Clone)]
-struct Plain {
-    data: Vec<u8>,
-    pos: usize,
-}
-
-impl Plain {
-    fn bit(&mut self, b: u32) {
-        if self.pos >> 3 >= self.data.len() {
-            self.data.push(0);
-        }
-        self.data[self.pos >> 3] |= ((b & 1) as u8) << (self.pos & 7);
-        self.pos += 1;
-    }
-    fn sym(&mut self, s: u8) {
-        let (code, len) = static_table().codes[s as usize];
-        for k in 0..len {
-            self.bit(code >> k);
-        }
-    }
-    /// `MSG_WriteLong`: 32 bits, four Huffman-coded bytes, low byte first.
-    fn long(&mut self, v: u32) {
-        for k in 0..4 {
-            self.sym((v >> (8 * k)) as u8);
-        }
-    }
-    /// The characters of `MSG_WriteString` (without the terminator), which sends `%` and bytes
-    /// above 127 as `.`.
-    fn chars(&mut self, text: &[u8]) {
-        for &c in text {
-            self.sym(if c > 127 || c == b'%' { b'.' } else { c });
-        }
-    }
-    /// The bytes whose every bit is written.
-    fn whole(&self) -> usize {
-        self.pos / 8
-    }
-}
 
 /// The key-string characters pad bytes give from challenge byte `cb`: `Z_k ^ Z_(k-1)` (`cb`
 /// before the first), shifted left on odd bytes, up to the first difference no character
@@ -109,9 +69,9 @@ fn key_chars(pad: &[u8], cb: u8) -> Vec<u8> {
 /// reliable acknowledge `ack`, then `svc_serverCommand` number `number` and the echo's `head`.
 fn echo_start(ack: u32, number: u32, head: &[u8]) -> Plain {
     let mut w = Plain::default();
-    w.long(ack);
+    w.long(i64::from(ack));
     w.sym(Svc::SERVER_COMMAND.0);
-    w.long(number);
+    w.long(i64::from(number));
     w.chars(head);
     w
 }
@@ -128,7 +88,7 @@ fn pad_under(m: &Pooled, start: &Plain, more: &[&[u8]]) -> Option<Vec<u8>> {
     for text in more {
         w.chars(text);
     }
-    let n = w.whole().min(m.body.len());
+    let n = (w.pos / 8).min(m.body.len());
     if n <= from || w.data[..from] != m.body[..from] {
         return None;
     }
