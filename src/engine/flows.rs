@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 
 use super::choice::Decoder;
 use super::config::Config;
+use super::hindsight::Hindsight;
 use super::tally::Stats;
 use crate::capture::Timestamp;
 use crate::proto::{Release, RoleSource};
@@ -150,6 +151,15 @@ pub(super) struct FlowTable {
     load_ticks: u32,
     /// Flows held that carried at least [`CONVERSATION`] datagrams.
     conversations: usize,
+    /// `-2`, first pass: what the decoders of forgotten flows learned.
+    pub learned: Option<Hindsight>,
+}
+
+/// Keeps what a forgotten flow's decoder learned, in a first pass (`learned` is then `Some`).
+fn learn(learned: &mut Option<Hindsight>, FlowKey(a, b): FlowKey, f: &Flow) {
+    if let (Some(h), Some(d)) = (learned.as_mut(), f.decoder.as_ref()) {
+        h.add(a, b, d.state.hindsight());
+    }
 }
 
 impl FlowTable {
@@ -162,6 +172,7 @@ impl FlowTable {
             load: Vec::new(),
             load_ticks: 0,
             conversations: 0,
+            learned: None,
         }
     }
 
@@ -244,7 +255,8 @@ impl FlowTable {
     pub fn retire_all(&mut self, stats: &mut Stats) {
         // The input has ended: every hold was given up already.
         let mut releases = Vec::new();
-        for (_, f) in self.map.drain() {
+        for (k, f) in self.map.drain() {
+            learn(&mut self.learned, k, &f);
             f.retire(stats, &mut releases);
         }
         self.conversations = 0;
@@ -316,8 +328,9 @@ impl FlowTable {
         let stale = self
             .map
             .extract_if(|_, f| now.secs.saturating_sub(f.last_seen.secs) > idle);
-        let stale: Vec<Flow> = stale.map(|(_, f)| f).collect();
-        for f in stale {
+        let stale: Vec<(FlowKey, Flow)> = stale.collect();
+        for (k, f) in stale {
+            learn(&mut self.learned, k, &f);
             stats.flow_table.evicted_idle += 1;
             self.forgot(&f);
             f.retire(stats, releases);
@@ -351,6 +364,7 @@ impl FlowTable {
         let n = (self.map.len() / 8).max(1);
         for (_, _, k) in by_age.into_iter().take(n) {
             if let Some(f) = self.map.remove(&k) {
+                learn(&mut self.learned, k, &f);
                 stats.flow_table.evicted_cap += 1;
                 self.forgot(&f);
                 f.retire(stats, releases);

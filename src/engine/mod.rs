@@ -13,6 +13,7 @@
 mod choice;
 mod config;
 mod flows;
+pub mod hindsight;
 mod hold;
 mod tally;
 
@@ -31,6 +32,7 @@ use choice::{Decoder, choose};
 pub use config::{Config, DecodeAs, FrameRange, Shard};
 pub use flows::PROBE_ATTEMPTS;
 use flows::{Flow, FlowTable};
+use hindsight::Hindsight;
 use hold::Waiting;
 pub use hold::{HOLD_BYTES, HOLD_FRAMES, HOLD_SECS};
 use tally::DatagramTally;
@@ -262,12 +264,14 @@ impl Engine {
             .iter()
             .map(|p| p.new_flow(&config.prefs).state_bytes())
             .collect();
+        let mut flows = FlowTable::new();
+        flows.learned = config.learn.then(Hindsight::default);
         Engine {
             protocols,
             fresh_state,
             defrag: Defragmenter::new(config.defrag),
             config,
-            flows: FlowTable::new(),
+            flows,
             records: Vec::new(),
             stats: Stats::default(),
             frame: 0,
@@ -294,6 +298,12 @@ impl Engine {
         self.frame += 1;
         self.stats.frames += 1;
         self.stats.bad_records += 1;
+    }
+
+    /// What the flows' decoders learned (with [`Config::learn`], once [`Engine::finish`] has
+    /// forgotten every flow): the first pass of `-2`.
+    pub fn learned(&mut self) -> Hindsight {
+        self.flows.learned.take().unwrap_or_default()
     }
 
     /// Collects the decoders' final per-flow facts into the statistics.
@@ -583,9 +593,13 @@ impl Engine {
             return true;
         };
         let protocol = protocols[choice.protocol];
+        let mut state = protocol.new_flow(&config.prefs);
+        if let Some(learned) = (config.hindsight.as_ref()).and_then(|h| h.get(u.src, u.dst)) {
+            state.foresee(learned);
+        }
         f.decoder = Some(Decoder {
             protocol: choice.protocol,
-            state: protocol.new_flow(&config.prefs),
+            state,
         });
         f.server = choice.server;
         f.role_source = choice.role_source;
