@@ -1286,6 +1286,23 @@ impl FlowDecoder for Flow {
         self.hold.last
     }
 
+    /// The player names a legacy flow showed: its XOR keys wrap chat lines and user infos in
+    /// them, so a name learned late keys messages sent long before it shows.
+    fn hindsight(&self) -> Vec<Vec<u8>> {
+        match self.st.flavour {
+            Some((Flavour::Legacy, _)) => self.st.known_names(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn foresee(&mut self, learned: &[Vec<u8>]) {
+        self.st.hinted_names = learned
+            .iter()
+            .take(super::userinfo::NAMES)
+            .cloned()
+            .collect();
+    }
+
     fn released(&mut self, out: &mut Vec<Release>) {
         self.hold.take_released(out);
     }
@@ -1361,6 +1378,18 @@ impl FlowDecoder for Flow {
             v.push(("xor keys".into(), how));
             if let Some(held) = self.hold.describe() {
                 v.push(("held".into(), held));
+            }
+            if !s.hinted_names.is_empty() {
+                let names: Vec<String> = (s.hinted_names.iter())
+                    .map(|n| String::from_utf8_lossy(n).into_owned())
+                    .collect();
+                v.push((
+                    "names from the first pass (-2)".into(),
+                    format!(
+                        "{} (tried as key material from the start)",
+                        names.join(", ")
+                    ),
+                ));
             }
             if s.pads.work > 0 {
                 v.push((

@@ -705,7 +705,8 @@ impl Pads {
         let Some(g) = self.find(to_server, ack) else {
             return false;
         };
-        let due = g.pad.is_empty() && g.added >= 4 && g.added.is_power_of_two();
+        let short = g.pad.len() < g.longest();
+        let due = short && g.added >= 4 && g.added.is_power_of_two();
         if !due || g.tried_at == g.added {
             return false;
         }
@@ -785,7 +786,7 @@ impl Pads {
         let Some((g, credit, work, harvest)) = self.tried((to_server, ack)) else {
             return false;
         };
-        if !g.pad.is_empty() {
+        if g.pad.len() >= g.longest() {
             return false;
         }
         let start = keyed_from(to_server);
@@ -811,12 +812,15 @@ impl Pads {
                 fitting.push(pad);
             }
         }
+        // A pad found before (from fewer, shorter messages) is kept: only beginnings that agree
+        // with it can extend it.
+        fitting.retain(|p| p.starts_with(&g.pad) || g.pad.starts_with(p));
         // Several beginnings that fit give the group only the bytes their pads agree on.
         let Some(first) = fitting.first() else {
             return false;
         };
         let agreed = common_prefix(fitting.iter().map(|p| &p[..]));
-        if agreed == 0 {
+        if agreed <= g.pad.len() {
             return false;
         }
         g.pad = first[..agreed].to_vec();
