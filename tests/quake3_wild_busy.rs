@@ -783,3 +783,41 @@ fn the_first_pass_learns_a_legacy_flows_names() {
     assert_eq!(busy.len(), 1);
     assert!(learned("quake3-ioq3-busy").is_empty());
 }
+
+/// `-2` under `--max-state 40K`, which drops the busy flow's state: the first pass keeps what
+/// each dropped state learned (the player's first name and the first map's bots come before
+/// the first drop), and the second hands the restarted decoder the names again. The keyed
+/// records fall from 4,543 to 3,789 (before, `-2` changed nothing here), with no `error` note.
+#[test]
+fn two_passes_outlive_the_state_budget() {
+    use gamedissect::tree::Severity;
+    let at = |s: &str| s.parse::<std::net::SocketAddr>().unwrap();
+    let (client, server) = (at("127.0.0.1:27961"), at("127.0.0.1:27960"));
+    let path = capture(LEGACY);
+    let bytes = fs::read(&path).unwrap();
+    let mut config = config_for(Path::new(&path));
+    config.max_state = 40 << 10;
+    let (learned, _) = gamedissect::run::first_pass(&bytes[..], &config);
+    let names: Vec<&str> = (learned.get(server, client).unwrap().iter())
+        .map(|n| std::str::from_utf8(n).unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["BusyPlayer", "Major", "Sarge", "Angelyss", "BusyRenamed"]
+    );
+    let keyed = |config: gamedissect::engine::Config| {
+        let (mut keyed, mut errors, mut dropped) = (0, 0, 0);
+        each_record(&bytes, config, |_, r| {
+            keyed += usize::from(r.msg_type == "keyed");
+            let notes = r.notes.iter();
+            errors += notes.filter(|n| n.severity() == Severity::Error).count();
+            dropped += usize::from(r.notes.iter().any(|n| n.def.name == "expert.state_dropped"));
+        });
+        assert_eq!(errors, 0);
+        assert!(dropped > 0, "the budget drops the state");
+        keyed
+    };
+    assert_eq!(keyed(config.clone()), 4543);
+    config.hindsight = Some(std::sync::Arc::new(learned));
+    assert_eq!(keyed(config), 3789);
+}

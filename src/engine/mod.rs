@@ -24,7 +24,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::capture::{Packet, Timestamp};
 use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
-use crate::proto::{Datagram, Direction, Protocol, RoleSource};
+use crate::proto::{Datagram, Direction, FlowDecoder, Protocol, RoleSource};
 use crate::protocols::udp as udpf;
 use crate::tree::{Detail, Field, Note, NoteDef, Pos, Record, Value};
 
@@ -205,6 +205,21 @@ fn datagram_notes(a: &Arrival<'_, '_>, dropped_at: Option<usize>, settled: bool)
         notes.push(choice::settled_note());
     }
     notes
+}
+
+/// A fresh decoder for the flow between `a` and `b`, handed what a first pass learned over it
+/// (`-2`).
+fn new_state(
+    protocol: &'static dyn Protocol,
+    config: &Config,
+    a: SocketAddr,
+    b: SocketAddr,
+) -> Box<dyn FlowDecoder> {
+    let mut state = protocol.new_flow(&config.prefs);
+    if let Some(learned) = (config.hindsight.as_ref()).and_then(|h| h.get(a, b)) {
+        state.foresee(learned);
+    }
+    state
 }
 
 fn state_dropped_note(budget: usize) -> Note {
@@ -560,14 +575,18 @@ impl Engine {
         if total as usize <= budget {
             return;
         }
-        let (protocols, prefs) = (&self.protocols, &self.config.prefs);
+        let (protocols, config) = (&self.protocols, &self.config);
         let releases = &mut self.hold.releases;
-        t.state_dropped += self.flows.shed(budget, |f| {
+        t.state_dropped += self.flows.shed(budget, |f, (a, b), learned| {
             if let Some(d) = f.decoder.as_mut() {
                 // What it holds is released before its state goes (applied at the next datagram).
                 d.state.give_up(u64::MAX);
                 d.state.released(releases);
-                d.state = protocols[d.protocol].new_flow(prefs);
+                // `-2`: what the dropped state learned is kept, and the new one starts from it.
+                if let Some(h) = learned {
+                    h.add(a, b, d.state.hindsight());
+                }
+                d.state = new_state(protocols[d.protocol], config, a, b);
             }
         });
     }
@@ -593,13 +612,9 @@ impl Engine {
             return true;
         };
         let protocol = protocols[choice.protocol];
-        let mut state = protocol.new_flow(&config.prefs);
-        if let Some(learned) = (config.hindsight.as_ref()).and_then(|h| h.get(u.src, u.dst)) {
-            state.foresee(learned);
-        }
         f.decoder = Some(Decoder {
             protocol: choice.protocol,
-            state,
+            state: new_state(protocol, config, u.src, u.dst),
         });
         f.server = choice.server;
         f.role_source = choice.role_source;
