@@ -257,14 +257,18 @@ impl FlowTable {
     pub fn retire_all(&mut self, stats: &mut Stats) {
         // The input has ended: every hold was given up already.
         let mut releases = Vec::new();
-        let mut all: Vec<(FlowKey, Flow)> = self.map.drain().collect();
-        // The table's order is its random seed's: what a first pass keeps at its bound must be
-        // the same on every run: the flows that ended first are kept first, as at the cap.
-        if self.learned.is_some() {
+        if self.learned.is_none() {
+            for (k, f) in self.map.drain() {
+                f.retire(k, (stats, &mut None), &mut releases);
+            }
+        } else {
+            // The table's order is its random seed's: what a first pass keeps at its bound must
+            // be the same on every run: the flows that ended first are kept first, as at the cap.
+            let mut all: Vec<(FlowKey, Flow)> = self.map.drain().collect();
             all.sort_unstable_by_key(|(_, f)| (f.last_seen, f.id));
-        }
-        for (k, f) in all {
-            f.retire(k, (stats, &mut self.learned), &mut releases);
+            for (k, f) in all {
+                f.retire(k, (stats, &mut self.learned), &mut releases);
+            }
         }
         self.conversations = 0;
     }
