@@ -1,7 +1,7 @@
 //! `-2`: what a first pass over a capture file learned per flow, handed to the same flow's decoder
 //! at its start in the second pass (tshark's `-2` two-pass analysis, for the facts a decoder can
 //! only learn later in a flow: a Quake 3 player's name, which keys the legacy XOR of messages
-//! sent long before the name shows).
+//! sent long before the name shows, or its usercmd key, recovered from many moves).
 //!
 //! Bounded whatever the capture: at most [`MAX_ITEMS`] strings of at most [`MAX_ITEM`] bytes per
 //! flow, and [`MAX_BYTES`] in all (what the flows that end first learned is kept).
@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 
 /// Strings remembered per flow at most.
-pub const MAX_ITEMS: usize = 8;
+pub const MAX_ITEMS: usize = 16;
 /// Bytes per string at most (a Quake 3 name has at most 32: `MAX_NAME_LENGTH`).
 pub const MAX_ITEM: usize = 64;
 /// Bytes remembered in all at most, each string counted with a flow's key and its own length.

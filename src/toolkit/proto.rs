@@ -227,7 +227,7 @@ pub trait FlowDecoder: Send {
     fn give_up(&mut self, _through: u64) {}
     /// What the decoder learned over the flow that could have helped it earlier (`-2`, the
     /// first pass): a few short byte strings, bounded by [`crate::engine::hindsight`]. A Quake 3
-    /// flow gives the player names it saw.
+    /// flow gives the player names it saw and the usercmd keys it recovered.
     fn hindsight(&self) -> Vec<Vec<u8>> {
         Vec::new()
     }

@@ -316,6 +316,15 @@ impl State {
                 }
             }
         }
+        // And OpenArena's own wrapping for each player name known: a rename since the captured
+        // pair, or no pair captured at all (g_cmds.c `G_Say`).
+        let heads = self.echo_heads(&self.known_names());
+        for head in &heads {
+            let wrap = (&head[..], &b"\""[..]);
+            if !wraps.contains(&wrap) {
+                wraps.push(wrap);
+            }
+        }
         let mut newest = says;
         newest.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
         newest.truncate(4);
