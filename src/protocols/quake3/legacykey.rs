@@ -760,14 +760,19 @@ impl Pads {
                 fitting.push((text, pad));
             }
         }
+        // A pad the group has (a try made while it was shorter may have found part of it) is
+        // kept: only strings that agree with it count, and they may only extend it.
+        fitting.retain(|(_, p)| p.starts_with(&g.pad) || g.pad.starts_with(p));
         let one = fitting.len() == 1 && fitting[0].0.len() < longest;
         let text = one.then(|| fitting[0].0.clone());
         // Several strings that fit give the group only the bytes their pads agree on.
         let (_, first) = fitting.first()?;
         let agreed = common_prefix(fitting.iter().map(|(_, p)| &p[..]));
-        g.pad = first[..agreed].to_vec();
-        g.from = g.added;
-        harvest.extend(dekeyed_pool(g));
+        if agreed > g.pad.len() {
+            g.pad = first[..agreed].to_vec();
+            g.from = g.added;
+            harvest.extend(dekeyed_pool(g));
+        }
         Some(text)
     }
 
