@@ -173,6 +173,10 @@ pub struct DecodeArgs {
     /// a terminal)
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// Two-pass analysis (tshark's -2): read the file once to learn what each flow shows late
+    /// (a Quake 3 player's name), then decode it with that known from the start
+    #[arg(short = '2', long = "two-pass")]
+    pub two_pass: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -515,6 +519,8 @@ pub struct Decode {
     pub config: Config,
     /// `--quiet`: no progress bar.
     pub quiet: bool,
+    /// `-2`: a first pass over the file, whose learning the decoding starts from.
+    pub two_pass: bool,
 }
 
 #[derive(Debug)]
@@ -599,12 +605,23 @@ fn tree_view(a: &DissectArgs, registry: &[&'static dyn Protocol]) -> Result<Tree
 }
 
 /// Checks parsed arguments against the registry and resolves them into [`Settings`].
+/// `-2` reads the input twice: standard input is read once.
+fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
+    if args.two_pass && args.file == "-" {
+        return Err(UsageError(
+            "-2 reads the capture twice: give a file, not standard input".into(),
+        ));
+    }
+    Ok(args.two_pass)
+}
+
 pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Settings, UsageError> {
     let decode = |args: &DecodeArgs| -> Result<Decode, UsageError> {
         Ok(Decode {
             input: args.file.clone(),
             config: config_from(args, registry)?,
             quiet: args.quiet,
+            two_pass: two_pass(args)?,
         })
     };
     Ok(match cli.command {
@@ -663,6 +680,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 max_state: None,
                 options: Vec::new(),
                 quiet: a.quiet,
+                two_pass: false,
             };
             let dir = a.dir.unwrap_or_else(|| ".".into());
             Settings::Demo {

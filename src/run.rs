@@ -12,7 +12,8 @@ mod progress;
 use std::io::{self, BufRead};
 
 use crate::capture::{CaptureError, CaptureReader, Event};
-use crate::engine::{Config, Engine, Meta, Stats};
+use crate::engine::hindsight::Hindsight;
+use crate::engine::{Config, Engine, FrameRange, Meta, Stats};
 pub use crate::output::OutputFormat;
 use crate::output::Rendering;
 use crate::protocols;
@@ -155,6 +156,34 @@ pub fn run_capture_each<R: BufRead>(
     };
     engine.finish();
     outcome
+}
+
+/// The first pass of `-2`: decodes the whole capture, writing nothing, and returns what the flows'
+/// decoders learned (only where the second pass uses it: trees, filters and statistics are off).
+pub fn first_pass<R: BufRead>(input: R, config: &Config) -> (Hindsight, Outcome) {
+    let config = Config {
+        detail: false,
+        detail_when: None,
+        field_mask: None,
+        flow_stats: false,
+        message_stats: false,
+        filter: None,
+        frames: FrameRange::ALL,
+        frame_list: Vec::new(),
+        shard: None,
+        learn: true,
+        hindsight: None,
+        ..config.clone()
+    };
+    let mut engine = Engine::new(protocols::all(), config);
+    let outcome = run_capture_each(
+        input,
+        &mut engine,
+        &mut |_| {},
+        &mut |_, _| Ok(()),
+        &mut |_, _| {},
+    );
+    (engine.learned(), outcome)
 }
 
 /// Decodes a capture held in memory into the text of one output format (golden tests, benches).

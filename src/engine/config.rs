@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::hindsight::Hindsight;
 use crate::filter::Filter;
 use crate::net::defrag::DefragLimits;
 use crate::proto::Prefs;
@@ -75,6 +76,10 @@ pub struct Config {
     pub shard: Option<Shard>,
     /// Report only records the display filter (`-Y`) passes; decoding still sees every frame.
     pub filter: Option<Arc<Filter>>,
+    /// `-2`, first pass: keep what each flow's decoder learned ([`crate::engine::Engine::learned`]).
+    pub learn: bool,
+    /// `-2`, second pass: what the first pass learned, handed to each new flow's decoder.
+    pub hindsight: Option<Arc<Hindsight>>,
 }
 
 /// One of `count` engines that read the same capture side by side, each decoding the flows given
@@ -118,6 +123,8 @@ impl Default for Config {
             field_mask: None,
             shard: None,
             filter: None,
+            learn: false,
+            hindsight: None,
         }
     }
 }

@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 
 use super::choice::Decoder;
 use super::config::Config;
+use super::hindsight::Hindsight;
 use super::tally::Stats;
 use crate::capture::Timestamp;
 use crate::proto::{Release, RoleSource};
@@ -69,11 +70,20 @@ impl Flow {
     }
 
     /// Hands the decoder's last word on the flow to the statistics, after it gave up every
-    /// datagram it holds (their releases go to `releases`).
-    fn retire(mut self, stats: &mut Stats, releases: &mut Vec<Release>) {
+    /// datagram it holds (their releases go to `releases`), and in a first pass what it learned
+    /// (decoding what it held may have taught it more).
+    fn retire(
+        mut self,
+        FlowKey(a, b): FlowKey,
+        (stats, learned): (&mut Stats, &mut Option<Hindsight>),
+        releases: &mut Vec<Release>,
+    ) {
         if let Some(d) = self.decoder.as_mut() {
             d.state.give_up(u64::MAX);
             d.state.released(releases);
+            if let Some(h) = learned.as_mut() {
+                h.add(a, b, d.state.hindsight());
+            }
         }
         if let (Some(i), Some(d)) = (self.stats, &self.decoder) {
             stats.flow_facts(i, d.state.describe());
@@ -150,6 +160,8 @@ pub(super) struct FlowTable {
     load_ticks: u32,
     /// Flows held that carried at least [`CONVERSATION`] datagrams.
     conversations: usize,
+    /// `-2`, first pass: what the decoders of forgotten flows learned.
+    pub learned: Option<Hindsight>,
 }
 
 impl FlowTable {
@@ -162,6 +174,7 @@ impl FlowTable {
             load: Vec::new(),
             load_ticks: 0,
             conversations: 0,
+            learned: None,
         }
     }
 
@@ -244,8 +257,18 @@ impl FlowTable {
     pub fn retire_all(&mut self, stats: &mut Stats) {
         // The input has ended: every hold was given up already.
         let mut releases = Vec::new();
-        for (_, f) in self.map.drain() {
-            f.retire(stats, &mut releases);
+        if self.learned.is_none() {
+            for (k, f) in self.map.drain() {
+                f.retire(k, (stats, &mut None), &mut releases);
+            }
+        } else {
+            // The table's order is its random seed's: what a first pass keeps at its bound must
+            // be the same on every run: the flows that ended first are kept first, as at the cap.
+            let mut all: Vec<(FlowKey, Flow)> = self.map.drain().collect();
+            all.sort_unstable_by_key(|(_, f)| (f.last_seen, f.id));
+            for (k, f) in all {
+                f.retire(k, (stats, &mut self.learned), &mut releases);
+            }
         }
         self.conversations = 0;
     }
@@ -280,8 +303,13 @@ impl FlowTable {
     /// At the state budget: drops the state of the least recently active flows holding any, down
     /// to three quarters of the budget (so that this sort is rare), through `reset`, which gives
     /// the flow's decoder a fresh state. Returns how many flows lost their state. The flow
-    /// itself stays: its number, statistics and role are kept.
-    pub fn shed(&mut self, budget: usize, mut reset: impl FnMut(&mut Flow)) -> u64 {
+    /// itself stays: its number, statistics and role are kept. `reset` also gets the flow's
+    /// endpoints and, in a first pass (`-2`), where to keep what the dropped state learned.
+    pub fn shed(
+        &mut self,
+        budget: usize,
+        mut reset: impl FnMut(&mut Flow, (SocketAddr, SocketAddr), &mut Option<Hindsight>),
+    ) -> u64 {
         let target = budget / 4 * 3;
         let mut holding: Vec<(Timestamp, u64, FlowKey)> = self
             .map
@@ -299,7 +327,7 @@ impl FlowTable {
                 self.state_total -= f.state;
                 f.state = 0;
                 f.state_dropped = true;
-                reset(f);
+                reset(f, (k.0, k.1), &mut self.learned);
                 dropped += 1;
             }
         }
@@ -316,11 +344,13 @@ impl FlowTable {
         let stale = self
             .map
             .extract_if(|_, f| now.secs.saturating_sub(f.last_seen.secs) > idle);
-        let stale: Vec<Flow> = stale.map(|(_, f)| f).collect();
-        for f in stale {
+        let mut stale: Vec<(FlowKey, Flow)> = stale.collect();
+        // In the order they were last seen, not the table's seeded one (see `retire_all`).
+        stale.sort_unstable_by_key(|(_, f)| (f.last_seen, f.id));
+        for (k, f) in stale {
             stats.flow_table.evicted_idle += 1;
             self.forgot(&f);
-            f.retire(stats, releases);
+            f.retire(k, (stats, &mut self.learned), releases);
         }
         // Forgotten flows leave tombstones, and the map doubles when they use up its room while
         // it holds more than half its capacity: rounds of 7,200 short GameStudio flows doubled it
@@ -353,7 +383,7 @@ impl FlowTable {
             if let Some(f) = self.map.remove(&k) {
                 stats.flow_table.evicted_cap += 1;
                 self.forgot(&f);
-                f.retire(stats, releases);
+                f.retire(k, (stats, &mut self.learned), releases);
             }
         }
     }
@@ -439,6 +469,77 @@ mod tests {
         // Past the idle time, the next sweep forgets all three.
         dgram(&mut table, 4, config.flow_idle_secs + 61);
         assert_eq!((table.len(), table.conversations()), (1, 0));
+    }
+
+    /// A decoder that learned 8 strings of 64 bytes naming its flow, the last only once it
+    /// gave up its holds (decoding a held datagram can teach it more).
+    struct Learner(u16, bool);
+
+    impl crate::proto::FlowDecoder for Learner {
+        fn decode(&mut self, _: &crate::proto::Datagram<'_>, _: &mut Vec<crate::tree::Record>) {}
+        fn give_up(&mut self, _through: u64) {
+            self.1 = true;
+        }
+        fn hindsight(&self) -> Vec<Vec<u8>> {
+            let named = |i: u8| [vec![i; 62], self.0.to_be_bytes().to_vec()].concat();
+            (0..7).chain(self.1.then_some(0xff)).map(named).collect()
+        }
+    }
+
+    /// `-2`'s first pass keeps what the flows that ended first learned, up to its bound, in
+    /// the order they were last seen whatever the table's seed (each run the same), whether
+    /// they end at the end of the input or idle, and after they gave up their holds.
+    #[test]
+    fn a_first_pass_keeps_the_flows_that_ended_first_whatever_the_seed() {
+        use super::super::hindsight::MAX_BYTES;
+        use crate::proto::FlowDecoder;
+        let config = Config::default();
+        let server: SocketAddr = "10.0.0.1:27960".parse().unwrap();
+        let client = |n: u16| SocketAddr::from(([10, 0, 0, 2], n));
+        let kept = MAX_BYTES / 1024;
+        let flows = kept as u16 + 900;
+        for idle in [false, true] {
+            let (mut table, mut stats) = (FlowTable::new(), Stats::default());
+            table.learned = Some(Hindsight::default());
+            for n in 1..=flows {
+                let t = Timestamp {
+                    nanos: u32::from(n),
+                    ..Timestamp::default()
+                };
+                let f = table.flow((client(n), server), t, (&config, &mut stats), &mut vec![]);
+                f.last_seen = t;
+                f.decoder = Some(Decoder {
+                    protocol: 0,
+                    state: Box::new(Learner(n, false)),
+                });
+            }
+            if idle {
+                let later = Timestamp {
+                    secs: config.flow_idle_secs + 61,
+                    ..Timestamp::default()
+                };
+                let mut releases = Vec::new();
+                table.flow(
+                    (client(0), server),
+                    later,
+                    (&config, &mut stats),
+                    &mut releases,
+                );
+                assert_eq!(table.len(), 1);
+            } else {
+                table.retire_all(&mut stats);
+            }
+            let h = table.learned.take().unwrap();
+            assert_eq!(h.len(), kept, "idle {idle}");
+            for n in [1, 2, kept as u16 / 2, kept as u16] {
+                let got = h.get(server, client(n)).map(<[_]>::to_vec);
+                let want = Learner(n, true).hindsight();
+                // Its 8 strings, each counted as 128 bytes: 1,024 per flow.
+                assert_eq!((got.as_ref()).map(Vec::len), Some(8), "{n}");
+                assert_eq!(got, Some(want), "idle {idle}, flow {n}");
+            }
+            assert_eq!(h.get(server, client(kept as u16 + 1)), None, "idle {idle}");
+        }
     }
 
     /// Keys crafted so that all 60,000 share the low 20 bits of the unseeded FxHash spread over

@@ -13,6 +13,7 @@
 mod choice;
 mod config;
 mod flows;
+pub mod hindsight;
 mod hold;
 mod tally;
 
@@ -23,7 +24,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::capture::{Packet, Timestamp};
 use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
-use crate::proto::{Datagram, Direction, Protocol, RoleSource};
+use crate::proto::{Datagram, Direction, FlowDecoder, Protocol, RoleSource};
 use crate::protocols::udp as udpf;
 use crate::tree::{Detail, Field, Note, NoteDef, Pos, Record, Value};
 
@@ -31,6 +32,7 @@ use choice::{Decoder, choose};
 pub use config::{Config, DecodeAs, FrameRange, Shard};
 pub use flows::PROBE_ATTEMPTS;
 use flows::{Flow, FlowTable};
+use hindsight::Hindsight;
 use hold::Waiting;
 pub use hold::{HOLD_BYTES, HOLD_FRAMES, HOLD_SECS};
 use tally::DatagramTally;
@@ -205,6 +207,21 @@ fn datagram_notes(a: &Arrival<'_, '_>, dropped_at: Option<usize>, settled: bool)
     notes
 }
 
+/// A fresh decoder for the flow between `a` and `b`, handed what a first pass learned over it
+/// (`-2`).
+fn new_state(
+    protocol: &'static dyn Protocol,
+    config: &Config,
+    a: SocketAddr,
+    b: SocketAddr,
+) -> Box<dyn FlowDecoder> {
+    let mut state = protocol.new_flow(&config.prefs);
+    if let Some(learned) = (config.hindsight.as_ref()).and_then(|h| h.get(a, b)) {
+        state.foresee(learned);
+    }
+    state
+}
+
 fn state_dropped_note(budget: usize) -> Note {
     Note::new(
         &udpf::STATE_DROPPED,
@@ -262,12 +279,14 @@ impl Engine {
             .iter()
             .map(|p| p.new_flow(&config.prefs).state_bytes())
             .collect();
+        let mut flows = FlowTable::new();
+        flows.learned = config.learn.then(Hindsight::default);
         Engine {
             protocols,
             fresh_state,
             defrag: Defragmenter::new(config.defrag),
             config,
-            flows: FlowTable::new(),
+            flows,
             records: Vec::new(),
             stats: Stats::default(),
             frame: 0,
@@ -294,6 +313,12 @@ impl Engine {
         self.frame += 1;
         self.stats.frames += 1;
         self.stats.bad_records += 1;
+    }
+
+    /// What the flows' decoders learned (with [`Config::learn`], once [`Engine::finish`] has
+    /// forgotten every flow): the first pass of `-2`.
+    pub fn learned(&mut self) -> Hindsight {
+        self.flows.learned.take().unwrap_or_default()
     }
 
     /// Collects the decoders' final per-flow facts into the statistics.
@@ -550,14 +575,18 @@ impl Engine {
         if total as usize <= budget {
             return;
         }
-        let (protocols, prefs) = (&self.protocols, &self.config.prefs);
+        let (protocols, config) = (&self.protocols, &self.config);
         let releases = &mut self.hold.releases;
-        t.state_dropped += self.flows.shed(budget, |f| {
+        t.state_dropped += self.flows.shed(budget, |f, (a, b), learned| {
             if let Some(d) = f.decoder.as_mut() {
                 // What it holds is released before its state goes (applied at the next datagram).
                 d.state.give_up(u64::MAX);
                 d.state.released(releases);
-                d.state = protocols[d.protocol].new_flow(prefs);
+                // `-2`: what the dropped state learned is kept, and the new one starts from it.
+                if let Some(h) = learned {
+                    h.add(a, b, d.state.hindsight());
+                }
+                d.state = new_state(protocols[d.protocol], config, a, b);
             }
         });
     }
@@ -585,7 +614,7 @@ impl Engine {
         let protocol = protocols[choice.protocol];
         f.decoder = Some(Decoder {
             protocol: choice.protocol,
-            state: protocol.new_flow(&config.prefs),
+            state: new_state(protocol, config, u.src, u.dst),
         });
         f.server = choice.server;
         f.role_source = choice.role_source;

@@ -19,6 +19,13 @@ use crate::tree::FieldMask;
 
 /// Runs the command the settings describe and returns the process's exit code.
 pub fn run(settings: Settings) -> ExitCode {
+    match first_pass(settings) {
+        Ok(settings) => run_second(settings),
+        Err(code) => code,
+    }
+}
+
+fn run_second(settings: Settings) -> ExitCode {
     match settings {
         Settings::Dissect(d) => dissect(d),
         Settings::Stats {
@@ -42,6 +49,36 @@ pub fn run(settings: Settings) -> ExitCode {
         } => demo(decode, dir, single),
         Settings::Report { decode, output } => report(decode, &output),
     }
+}
+
+/// `-2`: reads the capture file once without output, and hands what its flows' decoders learned
+/// to the run that follows (docs/architecture.md, two-pass analysis).
+fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
+    let decode = match &mut settings {
+        Settings::Dissect(d) => &mut d.decode,
+        Settings::Stats { decode, .. }
+        | Settings::Events { decode, .. }
+        | Settings::Tracks { decode, .. }
+        | Settings::Demo { decode, .. }
+        | Settings::Report { decode, .. } => decode,
+        _ => return Ok(settings),
+    };
+    if !decode.two_pass {
+        return Ok(settings);
+    }
+    let input = open_or_exit(&decode.input)?;
+    // A FIFO or a device is read once (standard input is refused with the options).
+    if input.file_len().is_none() {
+        eprintln!(
+            "gamedissect: {}: -2 reads the capture twice: give a regular file",
+            decode.input
+        );
+        return Err(ExitCode::from(2));
+    }
+    // An input error is reported by the second pass, which meets it at the same place.
+    let (learned, _) = super::first_pass(input, &decode.config);
+    decode.config.hindsight = Some(std::sync::Arc::new(learned));
+    Ok(settings)
 }
 
 fn open_input(file: &str) -> Result<Input, String> {
@@ -159,6 +196,7 @@ fn dissect(args: Dissect) -> ExitCode {
         input: file,
         config,
         quiet,
+        ..
     } = args.decode;
     let field_mask = match args.rendering.format {
         _ if args.rendering.hex => None,
@@ -292,6 +330,7 @@ fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode 
         input: file,
         config,
         quiet,
+        ..
     } = decode;
     let config = Config {
         detail: needs_tree(&config),

@@ -225,6 +225,15 @@ pub trait FlowDecoder: Send {
     /// Ends the holds of every datagram up to frame `through`: the engine can wait no longer
     /// (its bounds, or the end of the input). Each is released, decoded or kept.
     fn give_up(&mut self, _through: u64) {}
+    /// What the decoder learned over the flow that could have helped it earlier (`-2`, the
+    /// first pass): a few short byte strings, bounded by [`crate::engine::hindsight`]. A Quake 3
+    /// flow gives the player names it saw and the usercmd keys it recovered.
+    fn hindsight(&self) -> Vec<Vec<u8>> {
+        Vec::new()
+    }
+    /// Takes what the first pass learned over this flow (`-2`, before its first datagram):
+    /// candidates only, each still checked against the bytes before anything is shown from it.
+    fn foresee(&mut self, _learned: &[Vec<u8>]) {}
 }
 
 /// The final records of a held datagram.

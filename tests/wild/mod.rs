@@ -91,6 +91,7 @@ pub const NOT_COMPARED: &[&str] = &[
     "quake3.clc.move.key",
     "quake3.clc.move.key_recovered_from",
     "quake3.clc.move.key_known_bits",
+    "quake3.clc.move.key_first_pass",
 ];
 
 pub fn last_segment(name: &str) -> &str {
@@ -180,12 +181,28 @@ pub struct Decoded {
 }
 
 pub fn decode(bytes: &[u8], frames: &[u64], capture: &str) -> Decoded {
+    decode_in(bytes, frames, capture, Passes::One)
+}
+
+/// One pass over a capture, or two (`-2`: the first learns what the second starts from).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Passes {
+    One,
+    Two,
+}
+
+pub fn decode_in(bytes: &[u8], frames: &[u64], capture: &str, passes: Passes) -> Decoded {
     let mut d = Decoded {
         messages: BTreeMap::new(),
         errors: Vec::new(),
         chat: BTreeSet::new(),
     };
-    let err = each_record(bytes, config_for(Path::new(capture)), |meta, r| {
+    let mut config = config_for(Path::new(capture));
+    if passes == Passes::Two {
+        let (learned, _) = gamedissect::run::first_pass(bytes, &config);
+        config.hindsight = Some(std::sync::Arc::new(learned));
+    }
+    let err = each_record(bytes, config, |meta, r| {
         let frame = frames[meta.frame as usize - 1];
         for n in &r.notes {
             if n.severity() == Severity::Error {
@@ -271,12 +288,21 @@ impl Figures {
 
 /// Decodes the shortened capture (`keep` picks the frames) and compares it with the full decode.
 pub fn measure(p: &Pcap, full: &Decoded, capture: &str, keep: impl Fn(usize) -> bool) -> Figures {
+    measure_in(p, full, (capture, Passes::One), keep)
+}
+
+pub fn measure_in(
+    p: &Pcap,
+    full: &Decoded,
+    (capture, passes): (&str, Passes),
+    keep: impl Fn(usize) -> bool,
+) -> Figures {
     let (bytes, frames) = subset(p, keep);
     let mut f = Figures::default();
     if frames.is_empty() {
         return f;
     }
-    let cut = decode(&bytes, &frames, capture);
+    let cut = decode_in(&bytes, &frames, capture, passes);
     let start = p.times[frames[0] as usize - 1] + 5_000_000;
     let mut chat_expected = BTreeSet::new();
     for &frame in &frames {
@@ -340,6 +366,14 @@ pub fn sum(all: &[(String, Figures)]) -> Figures {
 /// Cuts at every 10 % of the frames and thins by 5 % and 20 % random loss (seeded); prints the
 /// figures of each case and returns their totals.
 pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
+    wild_cases_in(capture, Passes::One)
+}
+
+/// [`wild_cases`], each case decoded in one pass or two (`-2`).
+pub fn wild_cases_in(capture: &str, passes: Passes) -> (Vec<(String, Figures)>, Figures) {
+    let measure = |p: &Pcap, full: &Decoded, capture: &str, keep: &dyn Fn(usize) -> bool| {
+        measure_in(p, full, (capture, passes), keep)
+    };
     let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
     let p = read_pcap(&bytes);
     let all: Vec<u64> = (1..=p.records.len() as u64).collect();
@@ -349,21 +383,22 @@ pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
     let mut cases = Vec::new();
     for tenth in 1..10 {
         let from = n * tenth / 10;
-        let f = measure(&p, &full, capture, |i| i >= from);
+        let f = measure(&p, &full, capture, &|i| i >= from);
         cases.push((format!("cut at {}0 % (frame {})", tenth, from + 1), f));
     }
     for (percent, seed) in [(5u64, 0x5eed_0005u64), (20, 0x5eed_0020)] {
         let mut rng = Rng(seed);
         let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < percent).collect();
-        let f = measure(&p, &full, capture, |i| !drop[i]);
+        let f = measure(&p, &full, capture, &|i| !drop[i]);
         cases.push((format!("{percent} % of frames lost"), f));
         let from = n / 2;
-        let f = measure(&p, &full, capture, |i| i >= from && !drop[i]);
+        let f = measure(&p, &full, capture, &|i| i >= from && !drop[i]);
         cases.push((format!("cut at 50 % and {percent} % lost"), f));
     }
     for (name, f) in &cases {
         println!(
-            "{capture}: {name}: {}/{} game messages exact ({:.1} %), {} de-keyed, {} with a wrong value, {} error notes, chat {}/{}",
+            "{capture}{}: {name}: {}/{} game messages exact ({:.1} %), {} de-keyed, {} with a wrong value, {} error notes, chat {}/{}",
+            label(passes),
             f.exact,
             f.counted,
             100.0 * f.share(),
@@ -376,7 +411,8 @@ pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
     }
     let total = sum(&cases);
     println!(
-        "{capture}: all cases: {}/{} exact ({:.1} %), {} de-keyed, worst case {:.1} %, {} error notes, chat {}/{}",
+        "{capture}{}: all cases: {}/{} exact ({:.1} %), {} de-keyed, worst case {:.1} %, {} error notes, chat {}/{}",
+        label(passes),
         total.exact,
         total.counted,
         100.0 * total.share(),
@@ -403,4 +439,11 @@ pub fn field_text(r: &Record, name: &str) -> Option<String> {
         .iter()
         .find_map(|f| find(f, name))
         .and_then(value_text)
+}
+
+fn label(passes: Passes) -> &'static str {
+    match passes {
+        Passes::One => "",
+        Passes::Two => " (-2)",
+    }
 }

@@ -526,14 +526,22 @@ impl State {
         let bits = r.mask.count_ones();
         let detail = d.t.detail();
         d.t.add(&CLC_MOVE_KEY, Value::UInt(k as u64), at).meaning = detail.then(|| {
+            let by = if r.hindsight {
+                "by the first pass (-2) over the whole capture, "
+            } else {
+                ""
+            };
             format!(
-                "low {bits} bits, recovered from {} usercmd values (gamestate not captured)",
+                "low {bits} bits, recovered {by}from {} usercmd values (gamestate not captured)",
                 r.from
             )
             .into()
         });
         d.t.add(&CLC_MOVE_KEY_RECOVERED, Value::UInt(r.from as u64), at);
         d.t.add(&CLC_MOVE_KEY_BITS, Value::UInt(bits as u64), at);
+        if r.hindsight {
+            d.t.add(&CLC_MOVE_KEY_FIRST_PASS, Value::Bool(true), at);
+        }
         Some((k, r.mask))
     }
 

@@ -240,6 +240,7 @@ crate::field_defs! {
     CLC_MOVE_COUNT = uint("quake3.clc.move.count", "Count").desc("Number of usercmds");
     CLC_MOVE_KEY = uint("quake3.clc.move.key", "Key").hex().desc("Base key: checksumFeed XOR messageAcknowledge XOR hash(acknowledged server command)");
     CLC_MOVE_KEY_RECOVERED = uint("quake3.clc.move.key_recovered_from", "Key recovered from").desc("Present when no gamestate was captured and the key's low 16 bits (or some of them, key_known_bits) were recovered: how many usercmd values the recovery used");
+    CLC_MOVE_KEY_FIRST_PASS = boolean("quake3.clc.move.key_first_pass", "Key from the first pass").desc("Present (true) with key_recovered_from when the key's bits came from the first pass of -2, which recovered them over the whole capture");
     CLC_MOVE_KEY_BITS = uint("quake3.clc.move.key_known_bits", "Key bits known").desc("Present with key_recovered_from: 16 (every field de-keyed), 15 or 8 (forward, right, up and weapon de-keyed; angles and buttons still keyed)");
     USERCMD = group("quake3.clc.move.usercmd", "Usercmd").repeated().desc("One usercmd, absolute values");
     UC_SERVER_TIME = int("quake3.clc.move.usercmd.server_time", "Server time").unit("ms").desc("Command time");

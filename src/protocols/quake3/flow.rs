@@ -19,7 +19,7 @@ use super::msg::{self, Loc};
 use super::netchan::{self, Flavour, FragResult, Header};
 use super::notes;
 use super::server::{Summary, push_uint};
-use super::ucmdkey::UcmdObs;
+use super::ucmdkey::{Recovered, UcmdObs};
 use crate::proto::{Datagram, Direction, FlowDecoder, Release};
 use crate::tree::{Detail, Field, NoteDef, Pos, Record, Severity, Source, TreeBuilder, Value};
 
@@ -1286,6 +1286,41 @@ impl FlowDecoder for Flow {
         self.hold.last
     }
 
+    /// What a flow learned that keys its earlier messages (`Learned`): a legacy flow's player
+    /// names (its XOR keys wrap chat lines and user infos in them, so a name learned late keys
+    /// messages sent long before it shows), and the low 16 bits of checksumFeed the usercmd key
+    /// recovery found per serverId (the moves before it had enough values stayed keyed).
+    fn hindsight(&self) -> Vec<Vec<u8>> {
+        let names = match self.st.flavour {
+            Some((Flavour::Legacy, _)) => self.st.known_names(),
+            _ => Vec::new(),
+        };
+        let names = names.into_iter().map(|n| Learned::Name(n).to_bytes());
+        let feeds = (self.st.ucmd_keys.feeds().into_iter()).map(|f| Learned::Feed(f).to_bytes());
+        names.chain(feeds).collect()
+    }
+
+    fn foresee(&mut self, learned: &[Vec<u8>]) {
+        let learned: Vec<Learned> = learned
+            .iter()
+            .filter_map(|b| Learned::from_bytes(b))
+            .collect();
+        self.st.hinted_names = (learned.iter())
+            .filter_map(|l| match l {
+                Learned::Name(n) => Some(n.clone()),
+                Learned::Feed(_) => None,
+            })
+            .take(super::userinfo::NAMES)
+            .collect();
+        let feeds: Vec<_> = (learned.iter())
+            .filter_map(|l| match l {
+                Learned::Feed(f) => Some(*f),
+                Learned::Name(_) => None,
+            })
+            .collect();
+        self.st.ucmd_keys.hint(&feeds);
+    }
+
     fn released(&mut self, out: &mut Vec<Release>) {
         self.hold.take_released(out);
     }
@@ -1362,6 +1397,18 @@ impl FlowDecoder for Flow {
             if let Some(held) = self.hold.describe() {
                 v.push(("held".into(), held));
             }
+            if !s.hinted_names.is_empty() {
+                let names: Vec<String> = (s.hinted_names.iter())
+                    .map(|n| String::from_utf8_lossy(n).into_owned())
+                    .collect();
+                v.push((
+                    "names from the first pass (-2)".into(),
+                    format!(
+                        "{} (tried as key material from the start)",
+                        names.join(", ")
+                    ),
+                ));
+            }
             if s.pads.work > 0 {
                 v.push((
                     "xor pads".into(),
@@ -1387,5 +1434,88 @@ impl FlowDecoder for Flow {
             v.push(("players".into(), s.players.join(", ")));
         }
         v
+    }
+}
+
+/// One thing a Quake 3 flow learned in a first pass (`-2`), as the engine keeps it: a tag byte
+/// and its bytes.
+#[derive(Debug, Clone, PartialEq)]
+enum Learned {
+    /// A player name.
+    Name(Vec<u8>),
+    /// A serverId and the low 16 bits of checksumFeed recovered under it.
+    Feed((i32, Recovered)),
+}
+
+impl Learned {
+    const NAME: u8 = b'n';
+    const FEED: u8 = b'f';
+
+    fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Learned::Name(n) => [&[Self::NAME][..], n].concat(),
+            Learned::Feed((id, r)) => {
+                let mut b = vec![Self::FEED];
+                b.extend_from_slice(&id.to_le_bytes());
+                b.extend_from_slice(&r.u.to_le_bytes());
+                b.extend_from_slice(&r.mask.to_le_bytes());
+                b.extend_from_slice(&r.from.to_le_bytes());
+                b
+            }
+        }
+    }
+
+    fn from_bytes(b: &[u8]) -> Option<Learned> {
+        let (&tag, rest) = b.split_first()?;
+        match tag {
+            Self::NAME if !rest.is_empty() => Some(Learned::Name(rest.to_vec())),
+            Self::FEED => {
+                let f: [u8; 12] = rest.try_into().ok()?;
+                let id = i32::from_le_bytes([f[0], f[1], f[2], f[3]]);
+                let r = Recovered {
+                    u: u16::from_le_bytes([f[4], f[5]]),
+                    mask: u16::from_le_bytes([f[6], f[7]]),
+                    from: u32::from_le_bytes([f[8], f[9], f[10], f[11]]),
+                    hindsight: true,
+                };
+                Some(Learned::Feed((id, r)))
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod learned_tests {
+    use super::*;
+
+    /// What a flow learned survives the engine's byte strings; anything else (cut, unknown tag,
+    /// empty) is dropped without a panic.
+    #[test]
+    fn learned_items_round_trip_and_garbage_is_dropped() {
+        let feed = Recovered {
+            u: 0xb660,
+            mask: 0x7fff,
+            from: 144,
+            hindsight: true,
+        };
+        for l in [
+            Learned::Name(b"BusyRenamed".to_vec()),
+            Learned::Feed((57058, feed)),
+            Learned::Feed((-3, feed)),
+        ] {
+            assert_eq!(Learned::from_bytes(&l.to_bytes()), Some(l));
+        }
+        let whole = Learned::Feed((57058, feed)).to_bytes();
+        assert_eq!(whole.len(), 13);
+        for bad in [
+            &b""[..],
+            b"n",
+            b"x12",
+            &whole[..12],
+            &[whole.clone(), vec![0]].concat(),
+        ] {
+            assert_eq!(Learned::from_bytes(bad), None, "{bad:?}");
+        }
     }
 }

@@ -705,7 +705,8 @@ impl Pads {
         let Some(g) = self.find(to_server, ack) else {
             return false;
         };
-        let due = g.pad.is_empty() && g.added >= 4 && g.added.is_power_of_two();
+        let short = g.pad.len() < g.longest();
+        let due = short && g.added >= 4 && g.added.is_power_of_two();
         if !due || g.tried_at == g.added {
             return false;
         }
@@ -759,14 +760,19 @@ impl Pads {
                 fitting.push((text, pad));
             }
         }
+        // A pad the group has (a try made while it was shorter may have found part of it) is
+        // kept: only strings that agree with it count, and they may only extend it.
+        fitting.retain(|(_, p)| p.starts_with(&g.pad) || g.pad.starts_with(p));
         let one = fitting.len() == 1 && fitting[0].0.len() < longest;
         let text = one.then(|| fitting[0].0.clone());
         // Several strings that fit give the group only the bytes their pads agree on.
         let (_, first) = fitting.first()?;
         let agreed = common_prefix(fitting.iter().map(|(_, p)| &p[..]));
-        g.pad = first[..agreed].to_vec();
-        g.from = g.added;
-        harvest.extend(dekeyed_pool(g));
+        if agreed > g.pad.len() {
+            g.pad = first[..agreed].to_vec();
+            g.from = g.added;
+            harvest.extend(dekeyed_pool(g));
+        }
         Some(text)
     }
 
@@ -785,7 +791,7 @@ impl Pads {
         let Some((g, credit, work, harvest)) = self.tried((to_server, ack)) else {
             return false;
         };
-        if !g.pad.is_empty() {
+        if g.pad.len() >= g.longest() {
             return false;
         }
         let start = keyed_from(to_server);
@@ -811,12 +817,15 @@ impl Pads {
                 fitting.push(pad);
             }
         }
+        // A pad found before (from fewer, shorter messages) is kept: only beginnings that agree
+        // with it can extend it.
+        fitting.retain(|p| p.starts_with(&g.pad) || g.pad.starts_with(p));
         // Several beginnings that fit give the group only the bytes their pads agree on.
         let Some(first) = fitting.first() else {
             return false;
         };
         let agreed = common_prefix(fitting.iter().map(|p| &p[..]));
-        if agreed == 0 {
+        if agreed <= g.pad.len() {
             return false;
         }
         g.pad = first[..agreed].to_vec();

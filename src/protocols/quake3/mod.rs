@@ -183,6 +183,9 @@ pub struct State {
     pub server_id: Option<i32>,
     pub map: Option<String>,
     pub players: Vec<String>,
+    /// `-2`: the names the first pass saw over this flow, tried after the names seen so far
+    /// ([`State::known_names`]).
+    pub hinted_names: Vec<Vec<u8>>,
     pub bcs: Option<(u32, Vec<u8>)>,
     /// Last sequence seen per direction (0 = to client, 1 = to server).
     pub last_seq: [Option<u32>; 2],
@@ -313,6 +316,15 @@ impl State {
                 }
             }
         }
+        // And OpenArena's own wrapping for each player name known: a rename since the captured
+        // pair, or no pair captured at all (g_cmds.c `G_Say`).
+        let heads = self.echo_heads(&self.known_names());
+        for head in &heads {
+            let wrap = (&head[..], &b"\""[..]);
+            if !wraps.contains(&wrap) {
+                wraps.push(wrap);
+            }
+        }
         let mut newest = says;
         newest.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
         newest.truncate(4);
@@ -333,7 +345,8 @@ impl State {
         texts.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
         let from_cmds = texts.into_iter().flat_map(|(_, t)| userinfo::names_in(t));
         let from_players = self.players.iter().rev().map(String::as_bytes);
-        for name in from_cmds.chain(from_players) {
+        let hinted = self.hinted_names.iter().map(Vec::as_slice);
+        for name in from_cmds.chain(from_players).chain(hinted) {
             if names.len() < userinfo::NAMES && !names.iter().any(|n| n == name) {
                 names.push(name.to_vec());
             }

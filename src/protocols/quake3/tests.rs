@@ -943,3 +943,31 @@ fn a_recovered_command_is_marked_until_a_captured_copy_replaces_it() {
     assert_eq!(ring.get(5), Some(&b"cs 6 \"2\"\n"[..]));
     assert!(!ring.is_recovered(5));
 }
+
+/// The predicted echo of the client's newest `say` uses the player's current name: the wrapping
+/// learned from a captured pair still carries the old name after a rename (the busy capture with
+/// 20 % lost: the echo of `say 05…`, sent after the rename, was lost, and the client messages
+/// keyed with it wait for this prediction), and OpenArena's own wrapping is built for each name
+/// known (g_cmds.c `G_Say`: `chat "<name>^7\x19: ^2<line>"`).
+#[test]
+fn a_chat_echo_is_predicted_under_the_renamed_players_name() {
+    let mut st = State::default();
+    st.client_cmds.put(4, b"say chat 04 before the rename");
+    st.server_cmds.put(
+        30,
+        b"chat \"BusyPlayer^7\x19: ^2chat 04 before the rename\"",
+    );
+    st.server_cmds
+        .put(31, b"print \"BusyPlayer^7 renamed to BusyRenamed\n\"");
+    st.client_cmds.put(8, b"say 05: renamed now, weapons next");
+    let predicted = st.predicted_server_commands();
+    let want = b"chat \"BusyRenamed^7\x19: ^205: renamed now, weapons next\"".to_vec();
+    assert!(predicted.contains(&want), "{predicted:?}");
+    let old = b"chat \"BusyPlayer^7\x19: ^205: renamed now, weapons next\"".to_vec();
+    assert!(predicted.contains(&old));
+    // No name known and no pair captured: nothing to wrap the line in.
+    let mut bare = State::default();
+    bare.client_cmds
+        .put(8, b"say 05: renamed now, weapons next");
+    assert!(bare.predicted_server_commands().is_empty());
+}

@@ -73,6 +73,8 @@ pub struct Recovered {
     pub mask: u16,
     /// How many usercmd values the recovery used.
     pub from: u32,
+    /// Recovered by the first pass of `-2`, over the whole capture.
+    pub hindsight: bool,
 }
 
 impl Recovered {
@@ -132,7 +134,15 @@ pub struct UcmdKeys {
     /// first message of a run keyed with an unknown key repeats them.
     last: std::cell::Cell<[Option<KnownCmd>; 2]>,
     pub searches: u32,
+    /// low16(checksumFeed) of the serverIds left behind (a map change), oldest first, at most
+    /// [`MAX_FEEDS`]: with the current one, what a first pass (`-2`) hands on.
+    past: Vec<(i32, Recovered)>,
+    /// `-2`: those the first pass recovered, used for a serverId whose own is not known yet.
+    hints: Vec<(i32, Recovered)>,
 }
+
+/// serverIds whose recovered low16(checksumFeed) are kept for a second pass.
+pub const MAX_FEEDS: usize = 4;
 
 impl UcmdKeys {
     /// U for a message sent under `server_id` acknowledging command `rack` (`hash` = its text's
@@ -143,17 +153,46 @@ impl UcmdKeys {
         rack: u32,
         hash: Option<u32>,
     ) -> Option<Recovered> {
-        if server_id != self.server_id {
-            return None;
-        }
+        let own = server_id == self.server_id;
         if let Some(h) = hash {
-            let f = self.feed_low?;
+            let f = (own.then_some(self.feed_low).flatten()).or_else(|| self.hinted(server_id))?;
             return Some(Recovered {
                 u: (f.u ^ h as u16) & f.mask,
                 ..f
             });
         }
+        if !own {
+            return None;
+        }
         self.groups.iter().find(|g| g.rack == rack)?.found
+    }
+
+    /// What the first pass recovered for `server_id`.
+    fn hinted(&self, server_id: Option<i32>) -> Option<Recovered> {
+        let id = server_id?;
+        (self.hints.iter()).find_map(|&(i, r)| (i == id).then_some(r))
+    }
+
+    /// Every serverId's recovered low16(checksumFeed) (whole or in part), oldest first: what
+    /// this flow learned for a second pass.
+    pub fn feeds(&self) -> Vec<(i32, Recovered)> {
+        let now = self.server_id.zip(self.feed_low);
+        self.past.iter().copied().chain(now).collect()
+    }
+
+    /// Takes what a first pass recovered (`-2`), at most [`MAX_FEEDS`].
+    pub fn hint(&mut self, feeds: &[(i32, Recovered)]) {
+        self.hints = (feeds.iter().take(MAX_FEEDS))
+            .map(|&(id, r)| {
+                (
+                    id,
+                    Recovered {
+                        hindsight: true,
+                        ..r
+                    },
+                )
+            })
+            .collect();
     }
 
     /// Whether the client messages should report their known values as anchors: while some
@@ -177,8 +216,13 @@ impl UcmdKeys {
         if self.server_id == Some(server_id) {
             return;
         }
-        if self.server_id.is_some() {
-            self.feed_low = None;
+        if let Some(id) = self.server_id {
+            if let Some(f) = self.feed_low.take() {
+                if self.past.len() == MAX_FEEDS {
+                    self.past.remove(0);
+                }
+                self.past.push((id, f));
+            }
             self.groups.clear();
         }
         self.server_id = Some(server_id);
@@ -280,7 +324,12 @@ impl UcmdKeys {
         if mask <= known {
             return false;
         }
-        let found = Recovered { u, mask, from };
+        let found = Recovered {
+            u,
+            mask,
+            from,
+            hindsight: false,
+        };
         if mask == ALL_BITS {
             (g.obs, g.buttons) = (Vec::new(), Vec::new());
         }
@@ -362,6 +411,17 @@ impl UcmdKeys {
                 f.from
             ));
         }
+        if let Some(&(_, h)) = self
+            .hints
+            .iter()
+            .find(|(id, _)| Some(*id) == self.server_id)
+        {
+            return Some(format!(
+                "low {} bits of checksumFeed from the first pass (-2), which recovered them from {} usercmd values over the whole capture (gamestate not captured)",
+                h.mask.count_ones(),
+                h.from
+            ));
+        }
         let found = |mask| {
             let g = self.groups.iter();
             g.filter(|g| g.found.is_some_and(|r| r.mask == mask))
@@ -378,11 +438,14 @@ impl UcmdKeys {
     }
 
     pub fn bytes(&self) -> usize {
+        let feeds = (self.past.capacity() + self.hints.capacity())
+            * std::mem::size_of::<(i32, Recovered)>();
         let per = std::mem::size_of::<UcmdObs>();
         let g = self.groups.iter();
         g.map(|g| (g.obs.capacity() + g.buttons.capacity()) * per + 64)
             .sum::<usize>()
             + self.anchors.capacity() * per
+            + feeds
     }
 }
 
@@ -654,6 +717,45 @@ mod tests {
 
     /// The serverId the test clients send.
     const SID: i32 = 991;
+
+    /// A first pass's key (`-2`) keys a move under its own serverId whose acknowledged text is
+    /// known, whether or not this pass has learned under that serverId yet, and nothing else:
+    /// not another serverId's moves, nor a move whose command text is not known (its group's key
+    /// depends on that text). The keys learned under each serverId are handed on, oldest first.
+    #[test]
+    fn a_first_pass_key_keys_only_its_own_server_id() {
+        let feed = Recovered {
+            u: 0xb660,
+            mask: ALL_BITS,
+            from: 144,
+            hindsight: false,
+        };
+        let mut keys = UcmdKeys::default();
+        keys.hint(&[(SID, feed)]);
+        let got = keys.lookup(Some(SID), 24, Some(0x0f0f)).expect("hinted");
+        assert_eq!(
+            (got.u, got.mask, got.from),
+            (0xb660 ^ 0x0f0f, ALL_BITS, 144)
+        );
+        assert!(got.hindsight);
+        assert_eq!(keys.lookup(Some(SID + 1), 24, Some(0x0f0f)), None);
+        assert_eq!(keys.lookup(Some(SID), 24, None), None);
+        // Learning under the serverId keeps the hint in use; the values are not searched.
+        assert!(!keys.learn(
+            SID,
+            24,
+            Some(0x0f0f),
+            &[sent_keyed(0xb660 ^ 0x0f0f, 0, 5, 100)]
+        ));
+        assert!(keys.lookup(Some(SID), 25, Some(0x1234)).is_some());
+        assert!(keys.feeds().is_empty(), "nothing recovered in this pass");
+        // What a pass recovered under each serverId, the current one last.
+        keys.feed_low = Some(feed);
+        keys.under(SID + 1);
+        let later = Recovered { u: 0x1111, ..feed };
+        keys.feed_low = Some(later);
+        assert_eq!(keys.feeds(), [(SID, feed), (SID + 1, later)]);
+    }
 
     /// Value `v` of `field` at serverTime `t` as sent keyed with `u`.
     fn sent_keyed(u: u16, field: u8, v: u16, t: i32) -> UcmdObs {

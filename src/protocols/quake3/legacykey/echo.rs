@@ -464,7 +464,7 @@ impl State {
     /// wrappings learned from captured pairs (a server `chat` text containing a captured `say`
     /// line), then OpenArena's for each player name the flow knows (g_cmds.c `G_Say`:
     /// `chat "<name>^7\x19: ^2<line>"`).
-    fn echo_heads(&self, names: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    pub(in crate::protocols::quake3) fn echo_heads(&self, names: &[Vec<u8>]) -> Vec<Vec<u8>> {
         let mut heads: Vec<Vec<u8>> = Vec::new();
         let says: Vec<&[u8]> = (self.client_cmds.texts())
             .filter_map(|(_, t)| t.strip_prefix(b"say "))
