@@ -275,7 +275,7 @@ impl State {
         self.baselines_set = 0;
         self.snaps.clear();
         self.bcs = None;
-        self.ucmd_keys = Default::default();
+        self.ucmd_keys = self.ucmd_keys.for_new_connection();
     }
     /// The memory of the baselines: the slot table and each set baseline.
     fn baseline_bytes(&self) -> usize {
