@@ -1343,6 +1343,7 @@ impl FlowDecoder for Flow {
             + s.frag[1].data.capacity()
             + s.client_cmds.bytes()
             + s.ucmd_keys.bytes()
+            + (s.hinted_names.iter()).map(Vec::capacity).sum::<usize>()
             + s.pads.bytes()
             + s.server_cmds.bytes()
             + s.baseline_bytes()

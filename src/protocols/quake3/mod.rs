@@ -275,7 +275,7 @@ impl State {
         self.baselines_set = 0;
         self.snaps.clear();
         self.bcs = None;
-        self.ucmd_keys = Default::default();
+        self.ucmd_keys = self.ucmd_keys.for_new_connection();
     }
     /// The memory of the baselines: the slot table and each set baseline.
     fn baseline_bytes(&self) -> usize {
@@ -295,9 +295,10 @@ impl State {
     /// Server commands predicted from the client's chat: the server echoes a client's `say X`
     /// as a `chat "…X…"` command to every client (ioquake3 code/game/g_cmds.c `G_Say`,
     /// `G_SayTo`), wrapped in the sender's name and colours. The wrapping is learned from a
-    /// captured pair (a server `chat`/`tchat` text containing a captured `say` text) and put
-    /// around the client's newest chat lines. Used only as candidate key strings, each checked
-    /// against every pooled message it would key.
+    /// captured pair (a server `chat`/`tchat` text containing a captured `say` text), or built
+    /// as `G_Say` does for each player name known (a pair captured before a rename carries the
+    /// old name), and put around the client's newest chat lines. Used only as candidate key
+    /// strings, each checked against every pooled message it would key.
     pub fn predicted_server_commands(&self) -> Vec<Vec<u8>> {
         let says: Vec<(u32, &[u8])> = (self.client_cmds.texts())
             .filter_map(|(n, t)| Some((n, say_text(t)?)))

@@ -195,6 +195,24 @@ impl UcmdKeys {
             .collect();
     }
 
+    /// The state for the flow's next connection: what it recovered per serverId and what a
+    /// first pass handed it stay (a serverId's checksumFeed is the map's, the same for every
+    /// connection: ioquake3 code/server/sv_init.c `SV_SpawnServer`); the rest starts over.
+    pub fn for_new_connection(&mut self) -> UcmdKeys {
+        let mut past = std::mem::take(&mut self.past);
+        if let (Some(id), Some(f)) = (self.server_id, self.feed_low) {
+            if past.len() == MAX_FEEDS {
+                past.remove(0);
+            }
+            past.push((id, f));
+        }
+        UcmdKeys {
+            past,
+            hints: std::mem::take(&mut self.hints),
+            ..UcmdKeys::default()
+        }
+    }
+
     /// Whether the client messages should report their known values as anchors: while some
     /// key is being recovered, or may have to be (no gamestate captured).
     pub fn wants_anchors(&self) -> bool {
@@ -755,6 +773,16 @@ mod tests {
         let later = Recovered { u: 0x1111, ..feed };
         keys.feed_low = Some(later);
         assert_eq!(keys.feeds(), [(SID, feed), (SID + 1, later)]);
+        // A new connection keeps both, and the first pass's key, and forgets the rest.
+        let mut next = keys.for_new_connection();
+        assert_eq!(next.feeds(), [(SID, feed), (SID + 1, later)]);
+        assert_eq!((next.server_id, next.feed_low), (None, None));
+        assert!(
+            next.lookup(Some(SID), 30, Some(0x0f0f))
+                .is_some_and(|r| r.hindsight)
+        );
+        next.under(SID + 2);
+        assert_eq!(next.feeds().len(), 2);
     }
 
     /// Value `v` of `field` at serverTime `t` as sent keyed with `u`.
