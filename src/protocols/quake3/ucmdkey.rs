@@ -180,9 +180,25 @@ impl UcmdKeys {
         self.past.iter().copied().chain(now).collect()
     }
 
-    /// Takes what a first pass recovered (`-2`), at most [`MAX_FEEDS`].
+    /// Takes what a first pass recovered (`-2`), oldest first: per serverId the key with the
+    /// most bits known (a state dropped at `--max-state` hands on what it had recovered then,
+    /// and the restarted one its own), of the newest [`MAX_FEEDS`] serverIds.
     pub fn hint(&mut self, feeds: &[(i32, Recovered)]) {
-        self.hints = (feeds.iter().take(MAX_FEEDS))
+        let mut best: Vec<(i32, Recovered)> = Vec::new();
+        for &(id, r) in feeds {
+            let better =
+                |b: &Recovered| (r.mask.count_ones(), r.from) > (b.mask.count_ones(), b.from);
+            match best.iter().position(|(i, _)| *i == id) {
+                Some(k) if better(&best[k].1) => {
+                    best.remove(k);
+                    best.push((id, r));
+                }
+                Some(_) => {}
+                None => best.push((id, r)),
+            }
+        }
+        let newest = &best[best.len().saturating_sub(MAX_FEEDS)..];
+        self.hints = (newest.iter())
             .map(|&(id, r)| {
                 (
                     id,
@@ -783,6 +799,24 @@ mod tests {
         );
         next.under(SID + 2);
         assert_eq!(next.feeds().len(), 2);
+        // Of more serverIds than are kept, the newest are taken (a pass hands on its last
+        // four and the current one).
+        let many: Vec<(i32, Recovered)> = (0..6).map(|i| (SID + i, feed)).collect();
+        next.hint(&many);
+        assert!(next.hinted(Some(SID + 1)).is_none());
+        assert!(next.hinted(Some(SID + 2)).is_some() && next.hinted(Some(SID + 5)).is_some());
+        // One serverId handed on twice (a state dropped, and the restarted one): the key with
+        // the most bits known is taken, whichever came first.
+        let low = Recovered {
+            u: 0x60,
+            mask: LOW_BYTE,
+            from: 300,
+            ..feed
+        };
+        next.hint(&[(SID, feed), (SID, low)]);
+        assert_eq!(next.hinted(Some(SID)).map(|r| r.mask), Some(ALL_BITS));
+        next.hint(&[(SID, low), (SID, feed)]);
+        assert_eq!(next.hinted(Some(SID)).map(|r| r.mask), Some(ALL_BITS));
     }
 
     /// Value `v` of `field` at serverTime `t` as sent keyed with `u`.
