@@ -345,8 +345,11 @@ impl FlowTable {
             .map
             .extract_if(|_, f| now.secs.saturating_sub(f.last_seen.secs) > idle);
         let mut stale: Vec<(FlowKey, Flow)> = stale.collect();
-        // In the order they were last seen, not the table's seeded one (see `retire_all`).
-        stale.sort_unstable_by_key(|(_, f)| (f.last_seen, f.id));
+        // In a first pass, in the order they were last seen, not the table's seeded one (see
+        // `retire_all`); otherwise the order changes nothing.
+        if self.learned.is_some() {
+            stale.sort_unstable_by_key(|(_, f)| (f.last_seen, f.id));
+        }
         for (k, f) in stale {
             stats.flow_table.evicted_idle += 1;
             self.forgot(&f);

@@ -59,7 +59,6 @@ fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
         Settings::Stats { decode, .. }
         | Settings::Events { decode, .. }
         | Settings::Tracks { decode, .. }
-        | Settings::Demo { decode, .. }
         | Settings::Report { decode, .. } => decode,
         _ => return Ok(settings),
     };

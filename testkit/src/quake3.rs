@@ -1,63 +1,24 @@
-//! Quake 3 server messages for the hostile tests: a bit writer mirroring ioquake3's
-//! `MSG_WriteBits` over the static Huffman code (code/qcommon/msg.c, huffman.c), and the
-//! gamestate and snapshot datagrams of an ioquake3 flow.
+//! Quake 3 server messages for the hostile tests, written with the decoder's own Huffman-mode
+//! writer (`msg::BitWriter`, ioquake3 code/qcommon/msg.c `MSG_WriteBits`): the gamestate and
+//! snapshot datagrams of an ioquake3 flow.
 
-use gamedissect::protocols::quake3::huffman::static_table;
 use gamedissect::protocols::quake3::netchan;
 
 /// The challenge the flows of these builders use (`challengeResponse 1234567 …`).
 pub const CHALLENGE: i32 = 1_234_567;
 
-/// A Huffman-coded bit stream as `MSG_WriteBits` writes it: the low `n % 8` bits raw, then
-/// whole bytes through the code.
-#[derive(Default)]
-pub struct BitWriter {
-    pub data: Vec<u8>,
-    pos: usize,
-}
+pub use gamedissect::protocols::quake3::msg::BitWriter;
 
-impl BitWriter {
-    fn bit(&mut self, b: u32) {
-        if self.pos >> 3 >= self.data.len() {
-            self.data.push(0);
-        }
-        if b & 1 == 1 {
-            self.data[self.pos >> 3] |= 1 << (self.pos & 7);
-        }
-        self.pos += 1;
-    }
-    fn sym(&mut self, s: u8) {
-        let (code, len) = static_table().codes[s as usize];
-        for k in 0..len {
-            self.bit(code >> k);
-        }
-    }
-    pub fn bits(&mut self, v: i64, n: u32) {
-        let v = (v as u64) & if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-        for k in 0..n % 8 {
-            self.bit((v >> k) as u32);
-        }
-        let mut s = n % 8;
-        while s < n {
-            self.sym((v >> s) as u8);
-            s += 8;
-        }
-    }
-    pub fn long(&mut self, v: i64) {
-        self.bits(v, 32)
-    }
-    pub fn byte(&mut self, v: u8) {
-        self.bits(v.into(), 8)
-    }
-    pub fn string(&mut self, s: &[u8]) {
-        for &c in s {
-            self.sym(c);
-        }
-        self.sym(0);
-    }
+/// What the hostile tests write beyond the decoder's own `msg::BitWriter` (ioquake3
+/// code/qcommon/msg.c `MSG_WriteBits` over the static Huffman code): one-field entity deltas.
+pub trait Writes {
     /// An entity delta setting only field `i` (an integer of `bits`) to `v`
     /// (`MSG_WriteDeltaEntity`).
-    pub fn entity_field(&mut self, num: u16, i: usize, bits: u32, v: i64) {
+    fn entity_field(&mut self, num: u16, i: usize, bits: i32, v: i64);
+}
+
+impl Writes for BitWriter {
+    fn entity_field(&mut self, num: u16, i: usize, bits: i32, v: i64) {
         self.bits(num.into(), 10);
         self.bit(0); // not removed
         self.bit(1); // has a delta

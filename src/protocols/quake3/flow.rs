@@ -1301,23 +1301,15 @@ impl FlowDecoder for Flow {
     }
 
     fn foresee(&mut self, learned: &[Vec<u8>]) {
-        let learned: Vec<Learned> = learned
-            .iter()
-            .filter_map(|b| Learned::from_bytes(b))
-            .collect();
-        self.st.hinted_names = (learned.iter())
-            .filter_map(|l| match l {
-                Learned::Name(n) => Some(n.clone()),
-                Learned::Feed(_) => None,
-            })
-            .take(super::userinfo::NAMES)
-            .collect();
-        let feeds: Vec<_> = (learned.iter())
-            .filter_map(|l| match l {
-                Learned::Feed(f) => Some(*f),
-                Learned::Name(_) => None,
-            })
-            .collect();
+        let (mut names, mut feeds) = (Vec::new(), Vec::new());
+        for l in learned.iter().filter_map(|b| Learned::from_bytes(b)) {
+            match l {
+                Learned::Name(n) if names.len() < super::userinfo::NAMES => names.push(n),
+                Learned::Name(_) => {}
+                Learned::Feed(f) => feeds.push(f),
+            }
+        }
+        self.st.hinted_names = names;
         self.st.ucmd_keys.hint(&feeds);
     }
 

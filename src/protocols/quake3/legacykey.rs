@@ -895,16 +895,8 @@ fn dekeyed_pool(g: &Group) -> Harvest {
 /// the character at that position is its first, which with the first pad byte gives the
 /// challenge byte. `challenge`, when known, must agree.
 fn read_string(pad: &[u8], challenge: Option<u8>) -> Option<(u8, Vec<u8>)> {
-    // A character is 0…127, shifted left on odd bytes: any other difference is no key string.
     let chars: Vec<u8> = (1..pad.len())
-        .map(|k| {
-            let d = pad[k] ^ pad[k - 1];
-            match k & 1 {
-                1 if d & 1 == 0 => Some(d >> 1),
-                0 if d < 128 => Some(d),
-                _ => None,
-            }
-        })
+        .map(|k| char_between(k, pad[k - 1], pad[k]))
         .collect::<Option<_>>()?;
     // chars[k - 1] is the character at pad byte k.
     let at = |k: usize| chars[k - 1];
@@ -930,6 +922,17 @@ fn read_string(pad: &[u8], challenge: Option<u8>) -> Option<(u8, Vec<u8>)> {
         return None;
     }
     Some((cb, text))
+}
+
+/// The key-string character that turns pad byte `prev` into `z` at keyed byte `k`: `z ^ prev`,
+/// shifted left on odd bytes. None when no character (0…127) gives that difference.
+fn char_between(k: usize, prev: u8, z: u8) -> Option<u8> {
+    let d = z ^ prev;
+    match k & 1 {
+        1 if d & 1 == 0 => Some(d >> 1),
+        0 if d < 128 => Some(d),
+        _ => None,
+    }
 }
 
 /// Whether byte `p` can be the last byte of a message that ends inside it: the EOF

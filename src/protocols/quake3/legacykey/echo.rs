@@ -47,16 +47,10 @@ fn key_chars(pad: &[u8], cb: u8) -> Vec<u8> {
     let mut out = Vec::with_capacity(pad.len());
     let mut prev = cb;
     for (k, &z) in pad.iter().enumerate() {
-        let d = z ^ prev;
-        let c = if k & 1 == 1 {
-            if d & 1 != 0 {
-                break;
-            }
-            d >> 1
-        } else {
-            d
+        let Some(c) = super::char_between(k, prev, z) else {
+            break;
         };
-        if c == 0 || c > 127 || c == b'%' {
+        if c == 0 || c == b'%' {
             break;
         }
         out.push(c);
