@@ -154,17 +154,27 @@ impl UcmdKeys {
         hash: Option<u32>,
     ) -> Option<Recovered> {
         let own = server_id == self.server_id;
-        if let Some(h) = hash {
-            let f = (own.then_some(self.feed_low).flatten()).or_else(|| self.hinted(server_id))?;
-            return Some(Recovered {
-                u: (f.u ^ h as u16) & f.mask,
-                ..f
-            });
-        }
-        if !own {
-            return None;
-        }
-        self.groups.iter().find(|g| g.rack == rack)?.found
+        let found = (self.groups.iter())
+            .find(|g| own && g.rack == rack)
+            .and_then(|g| g.found);
+        let Some(h) = hash else {
+            return found;
+        };
+        // Every candidate is a recovery, never a guess: the one that knows the most bits wins
+        // (a first pass's feed over this pass's partial one, or the group's own key recovered
+        // before the text was known), this pass's feed on a tie.
+        let feeds = [
+            own.then_some(self.feed_low).flatten(),
+            self.hinted(server_id),
+        ];
+        let keyed = (feeds.into_iter().flatten()).map(|f| Recovered {
+            u: (f.u ^ h as u16) & f.mask,
+            ..f
+        });
+        let bits = |r: &Recovered| r.mask.count_ones();
+        keyed
+            .chain(found)
+            .reduce(|best, r| if bits(&r) > bits(&best) { r } else { best })
     }
 
     /// What the first pass recovered for `server_id`.
@@ -277,6 +287,9 @@ impl UcmdKeys {
     pub fn learn(&mut self, server_id: i32, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
         self.under(server_id);
         self.keep_anchors(obs);
+        if let Some(h) = hash {
+            self.move_to_feed(rack, h as u16);
+        }
         let known = self
             .lookup(self.server_id, rack, hash)
             .map_or(0, |r| r.mask);
@@ -376,6 +389,49 @@ impl UcmdKeys {
             g.found = Some(found);
         }
         true
+    }
+
+    /// Command `rack`'s text is now known (hash `h`): what its group learned, keyed with
+    /// low16(checksumFeed) XOR `h`, joins the pool of every message whose text is known, and a
+    /// key it found gives the feed. Started over instead, the feed took longer to find than
+    /// the group had (`-2`, which knows a text from the start, then knew less than one pass).
+    fn move_to_feed(&mut self, rack: u32, h: u16) {
+        let Some(i) = self.groups.iter().position(|g| g.rack == rack) else {
+            return;
+        };
+        let old = self.groups.remove(i);
+        if let Some(r) = old.found {
+            let bits = |m: u16| m.count_ones();
+            if self.feed_low.is_none_or(|f| bits(r.mask) > bits(f.mask)) {
+                let u = (r.u ^ h) & r.mask;
+                self.feed_low = Some(Recovered { u, ..r });
+            }
+        }
+        if self.feed_low.is_some_and(|f| f.mask == ALL_BITS) {
+            self.groups.retain(|g| g.rack != FEED);
+            return;
+        }
+        let to_feed = |o: &UcmdObs| UcmdObs {
+            v: o.v ^ (h & width_mask(o.field)),
+            ..*o
+        };
+        let fi = self.group(FEED);
+        let g = &mut self.groups[fi];
+        g.seen += old.obs.len();
+        let newest = |mut v: Vec<UcmdObs>, keep: usize| {
+            v.drain(..v.len().saturating_sub(keep));
+            v
+        };
+        let obs: Vec<UcmdObs> = old.obs.iter().map(to_feed).chain(g.obs.drain(..)).collect();
+        g.obs = newest(obs, MAX_OBS);
+        let buttons = (old.buttons.iter().map(to_feed))
+            .chain(g.buttons.drain(..))
+            .collect();
+        g.buttons = newest(buttons, MAX_BUTTONS);
+        let near = (old.near.iter()).map(|(o, a)| (to_feed(o), *a));
+        let mut near: Vec<(UcmdObs, u16)> = near.chain(g.near.drain(..)).collect();
+        near.drain(..near.len().saturating_sub(MAX_BUTTONS));
+        g.near = near;
     }
 
     /// Keeps the values known in a message, and those of the last message decoded whole, as

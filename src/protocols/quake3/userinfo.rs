@@ -60,7 +60,9 @@ pub fn predictions<'a>(
 /// The player names a server command shows: a chat line's speaker (g_cmds.c `G_Say`:
 /// `chat "name^7<EC>: …"`, EC being byte 0x19, also written before the name by some game
 /// versions), the name in `print "name^7 entered the
-/// game"` (g_client.c `ClientBegin`), or both in `print "old^7 renamed to new"` (g_client.c
+/// game"` (g_client.c `ClientBegin`), in `print "name^7 disconnected\n"` or `… timed out`
+/// (ioquake3 code/server/sv_client.c `SV_DropClient`, its reasons from `SV_Disconnect_f` and
+/// sv_main.c `SV_CheckTimeouts`), or both in `print "old^7 renamed to new"` (g_client.c
 /// `ClientUserinfoChanged`). The `^7` the server puts after a name is not part of it.
 pub fn names_in(cmd: &[u8]) -> Vec<&[u8]> {
     let found: Vec<&[u8]> = if let Some(rest) = cmd.strip_prefix(b"chat \"") {
@@ -69,7 +71,8 @@ pub fn names_in(cmd: &[u8]) -> Vec<&[u8]> {
             .map(|end| vec![&rest[..end]])
             .unwrap_or_default()
     } else if let Some(rest) = cmd.strip_prefix(b"print \"") {
-        if let Some(end) = find(rest, b" entered the game") {
+        let left = find(rest, b"^7 disconnected\n").or_else(|| find(rest, b"^7 timed out\n"));
+        if let Some(end) = find(rest, b" entered the game").or(left) {
             vec![&rest[..end]]
         } else if let Some(at) = find(rest, b" renamed to ") {
             let new = &rest[at + 12..];
@@ -133,5 +136,10 @@ mod tests {
         assert_eq!(names_in(renamed), [&b"BusyPlayer"[..], &b"BusyRenamed"[..]]);
         assert!(names_in(b"chat \"console: server console says hi\"").is_empty());
         assert!(names_in(b"cs 6 \"1\"").is_empty());
+        // The legacy capture's last server command but one (frame 1635).
+        let left = b"print \"GoldenPlayer^7 disconnected\n\"";
+        assert_eq!(names_in(left), [&b"GoldenPlayer"[..]]);
+        assert_eq!(names_in(b"print \"Sarge^7 timed out\n\""), [&b"Sarge"[..]]);
+        assert!(names_in(b"print \"Sarge^7 was kicked\n\"").is_empty());
     }
 }
