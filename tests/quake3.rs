@@ -362,6 +362,7 @@ fn mutated_real_flows_never_panic() {
                     frame: k as u64 + 1,
                     index_in_flow: k as u64,
                     conversations: 1,
+                    overheard: Default::default(),
                     role_source: RoleSource::Content,
                     detail: true.into(),
                 };

@@ -53,6 +53,9 @@ pub(super) struct Flow {
     pub state: usize,
     /// Its decoder's state was dropped at the budget; its next records say so.
     pub state_dropped: bool,
+    /// The generation of what was overheard when its decoder last looked
+    /// (`engine::overheard::Overheard::since`).
+    pub heard_at: u64,
     /// The key's two endpoints, formatted once.
     texts: [String; 2],
 }
@@ -224,6 +227,7 @@ impl FlowTable {
                     stats,
                     state: 0,
                     state_dropped: false,
+                    heard_at: 0,
                     // Only the shard that decodes the flow renders its endpoints.
                     texts: if owned {
                         [key.0.to_string(), key.1.to_string()]

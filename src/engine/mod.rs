@@ -15,6 +15,7 @@ mod config;
 mod flows;
 pub mod hindsight;
 mod hold;
+pub mod overheard;
 mod tally;
 
 use std::borrow::Cow;
@@ -35,6 +36,7 @@ use flows::{Flow, FlowTable};
 use hindsight::Hindsight;
 use hold::Waiting;
 pub use hold::{HOLD_BYTES, HOLD_FRAMES, HOLD_SECS};
+use overheard::Heard;
 use tally::DatagramTally;
 pub use tally::{CountBytes, FlowStats, FlowTableStats, MAX_FLOW_STATS, ProtocolStats, Stats};
 
@@ -71,6 +73,8 @@ pub struct Meta<'a> {
 
 pub struct Engine {
     protocols: Vec<&'static dyn Protocol>,
+    /// The protocols that overhear (`Protocol::overhears`).
+    listeners: Vec<&'static dyn Protocol>,
     config: Config,
     /// The state of a fresh decoder of each protocol, which the state budget does not count.
     fresh_state: Vec<usize>,
@@ -83,6 +87,8 @@ pub struct Engine {
     base: Option<Timestamp>,
     /// Deliveries waiting behind a held datagram.
     hold: hold::Queue,
+    /// What datagrams said about their senders to other flows.
+    overheard: overheard::Overheard,
 }
 
 /// A datagram as the UDP layer delivered it, with what the layers below said about it.
@@ -94,6 +100,15 @@ struct Arrival<'u, 'a> {
     cut: bool,
     /// The number of IP fragments it was reassembled from.
     reassembled_from: Option<usize>,
+}
+
+/// What flow `f`'s decoder is told was overheard about the ends of `u` (new since its last
+/// look; nothing while it has no decoder, so that its first decoder hears it all).
+fn heard_by<'o>(o: &'o overheard::Overheard, f: &mut flows::Flow, u: &net::Udp<'_>) -> Heard<'o> {
+    match f.decoder {
+        Some(_) => o.since(&mut f.heard_at, u.src, u.dst),
+        None => Heard::default(),
+    }
 }
 
 /// The record of a datagram no decoder claimed.
@@ -281,8 +296,14 @@ impl Engine {
             .collect();
         let mut flows = FlowTable::new();
         flows.learned = config.learn.then(Hindsight::default);
+        let listeners = protocols
+            .iter()
+            .copied()
+            .filter(|p| p.overhears())
+            .collect();
         Engine {
             protocols,
+            listeners,
             fresh_state,
             defrag: Defragmenter::new(config.defrag),
             config,
@@ -292,6 +313,7 @@ impl Engine {
             frame: 0,
             base: None,
             hold: hold::Queue::default(),
+            overheard: overheard::Overheard::default(),
         }
     }
 
@@ -397,6 +419,17 @@ impl Engine {
     }
 
     /// One UDP datagram: its flow, its decoder, its records.
+    /// Every shard hears what every datagram says about its sender, its own flow's or not:
+    /// the flows of that endpoint then know the same at every frame on any thread count.
+    fn overhear(&mut self, u: &net::Udp<'_>) {
+        for p in &self.listeners {
+            let heard = p.overhear(u.payload);
+            if !heard.is_empty() {
+                self.overheard.hear(u.src, heard);
+            }
+        }
+    }
+
     fn datagram<E>(
         &mut self,
         a: &Arrival<'_, '_>,
@@ -413,6 +446,7 @@ impl Engine {
         };
         due?;
         let conversations = self.flows.conversations();
+        self.overhear(u);
         let f = self.flows.flow(
             (u.src, u.dst),
             a.time,
@@ -435,6 +469,7 @@ impl Engine {
         } else {
             Direction::ToClient
         };
+        let overheard = heard_by(&self.overheard, f, u);
         let dgram = Datagram {
             payload: u.payload,
             truncated: a.cut,
@@ -445,6 +480,7 @@ impl Engine {
             frame: a.frame,
             index_in_flow,
             conversations,
+            overheard,
             role_source: f.role_source,
             detail: detail_for(&self.config, a.frame, index_in_flow),
         };
@@ -587,6 +623,8 @@ impl Engine {
                     h.add(a, b, d.state.hindsight());
                 }
                 d.state = new_state(protocols[d.protocol], config, a, b);
+                // The new state is told again what was overheard.
+                f.heard_at = 0;
             }
         });
     }

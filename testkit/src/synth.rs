@@ -381,6 +381,7 @@ pub fn drive_decoder(
                 frame: i as u64 + 1,
                 index_in_flow: i as u64,
                 conversations: 1,
+                overheard: Default::default(),
                 role_source: RoleSource::Port,
                 detail: detail.unwrap_or(i % 3 != 0).into(),
             },

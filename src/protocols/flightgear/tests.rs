@@ -801,6 +801,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
                 frame: k as u64 + 1,
                 index_in_flow: k as u64,
                 conversations: 1,
+                overheard: Default::default(),
                 role_source: RoleSource::Port,
                 detail: true.into(),
             };

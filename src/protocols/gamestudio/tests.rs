@@ -44,6 +44,7 @@ fn dgram(payload: &[u8], dir: Direction, frame: u64) -> Datagram<'_> {
         frame,
         index_in_flow: frame,
         conversations: 1,
+        overheard: Default::default(),
         role_source: RoleSource::Port,
         detail: true.into(),
     }

@@ -968,6 +968,28 @@ impl Flow {
             || pads.undated(to_server, ack)
     }
 
+    /// Takes the names the server's status listed to a server browser (another flow's
+    /// datagram, `Datagram::overheard`) when they changed: each server-message group whose
+    /// pad is unknown is due another try of its echo with them.
+    fn overhear(&mut self, d: &Datagram<'_>) {
+        let heard = d.overheard;
+        if heard.generation == self.st.overheard_generation || heard.items.is_empty() {
+            return;
+        }
+        self.st.overheard_generation = heard.generation;
+        // The newest status's names first, then those of earlier ones (a player who left may
+        // still key the messages held).
+        let mut names = heard.items.to_vec();
+        for old in std::mem::take(&mut self.st.overheard_names) {
+            if !names.contains(&old) {
+                names.push(old);
+            }
+        }
+        names.truncate(super::userinfo::NAMES);
+        self.st.overheard_names = names;
+        self.st.pads.names_changed();
+    }
+
     /// Gives the key recovery the flow's newest server time: the first one screens the
     /// client-message groups pooled before it for a `respawn N` near their extrapolated time
     /// (`Pads::set_server_time`), and a key string found is filed at once.
@@ -1262,6 +1284,7 @@ impl FlowDecoder for Flow {
         let Some(r) = out.last_mut() else { return };
         self.st.frames += 1;
         self.st.pads.conversations = d.conversations;
+        self.overhear(d);
         self.date_groups();
         if d.payload.len() >= 4 && d.payload[..4] == [0xff; 4] {
             self.decode_oob(d, r);
@@ -1336,6 +1359,7 @@ impl FlowDecoder for Flow {
             + s.client_cmds.bytes()
             + s.ucmd_keys.bytes()
             + (s.hinted_names.iter()).map(Vec::capacity).sum::<usize>()
+            + (s.overheard_names.iter()).map(Vec::capacity).sum::<usize>()
             + s.pads.bytes()
             + s.server_cmds.bytes()
             + s.baseline_bytes()
@@ -1390,15 +1414,27 @@ impl FlowDecoder for Flow {
             if let Some(held) = self.hold.describe() {
                 v.push(("held".into(), held));
             }
-            if !s.hinted_names.is_empty() {
-                let names: Vec<String> = (s.hinted_names.iter())
+            let listed = |names: &[Vec<u8>]| {
+                (names.iter())
                     .map(|n| String::from_utf8_lossy(n).into_owned())
-                    .collect();
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            if !s.hinted_names.is_empty() {
                 v.push((
                     "names from the first pass (-2)".into(),
                     format!(
                         "{} (tried as key material from the start)",
-                        names.join(", ")
+                        listed(&s.hinted_names)
+                    ),
+                ));
+            }
+            if !s.overheard_names.is_empty() {
+                v.push((
+                    "names overheard".into(),
+                    format!(
+                        "{} (the server's status to a server browser, tried as key material)",
+                        listed(&s.overheard_names)
                     ),
                 ));
             }

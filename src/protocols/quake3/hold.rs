@@ -83,6 +83,8 @@ impl Held {
             frame: self.frame,
             index_in_flow: self.index_in_flow,
             conversations: self.conversations,
+            // The flow took what was overheard when the datagram first came.
+            overheard: Default::default(),
             role_source: self.role_source,
             detail: self.detail,
         }
@@ -266,6 +268,7 @@ mod tests {
             frame,
             index_in_flow: frame,
             conversations: 1,
+            overheard: Default::default(),
             role_source: RoleSource::Port,
             detail: Detail::None,
         };

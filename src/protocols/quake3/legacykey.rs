@@ -302,9 +302,11 @@ pub struct Pads {
     /// The credit of the tries of the pads' period ([`periodic::solve`]), apart from the
     /// searches' for the same reason.
     fold_credit: u64,
-    /// Server-message groups and their pooled count at the last try of a `say` line's echo
-    /// ([`Pads::try_echo`]), the newest [`GROUPS`].
-    echoed: Vec<(u32, usize)>,
+    /// Server-message groups, their pooled count and [`Pads::names_epoch`] at the last try of
+    /// a `say` line's echo ([`Pads::try_echo`]), the newest [`GROUPS`].
+    echoed: Vec<(u32, usize, u32)>,
+    /// Counts the changes of the names the flow overheard ([`Pads::names_changed`]).
+    names_epoch: u32,
     /// The first message of each of the newest [`GROUPS`] server-message groups, which may
     /// carry the echo of the group's key string: kept when the group is forgotten (among
     /// many groups) and comes back.

@@ -80,6 +80,22 @@ impl Protocol for Quake3 {
     fn new_flow(&self, _prefs: &Prefs) -> Box<dyn FlowDecoder> {
         Box::new(flow::Flow::default())
     }
+    /// A server's `statusResponse` lists its players' names (ioquake3 code/server/sv_main.c
+    /// `SVC_Status`: `%i %i "%s"\n` per client, score, ping and `cl->name`): a server browser's
+    /// query tells the game flows of that server the names their chat echoes show.
+    fn overhears(&self) -> bool {
+        true
+    }
+    fn overhear(&self, payload: &[u8]) -> Vec<Vec<u8>> {
+        // Nearly every datagram is a game message: one byte tells.
+        if payload.first() != Some(&0xff) {
+            return Vec::new();
+        }
+        match payload.strip_prefix(b"\xff\xff\xff\xffstatusResponse\n") {
+            Some(rest) => userinfo::status_names(rest),
+            None => Vec::new(),
+        }
+    }
 }
 
 /// The reliable commands of one side, indexed by number modulo MAX_RELIABLE_COMMANDS.
@@ -186,6 +202,10 @@ pub struct State {
     /// `-2`: the names the first pass saw over this flow, tried after the names seen so far
     /// ([`State::known_names`]).
     pub hinted_names: Vec<Vec<u8>>,
+    /// The names the server's status listed to a server browser (`Datagram::overheard`), and
+    /// the generation they came with; tried after all the others.
+    pub overheard_names: Vec<Vec<u8>>,
+    pub overheard_generation: u64,
     pub bcs: Option<(u32, Vec<u8>)>,
     /// Last sequence seen per direction (0 = to client, 1 = to server).
     pub last_seq: [Option<u32>; 2],
@@ -347,7 +367,8 @@ impl State {
         let from_cmds = texts.into_iter().flat_map(|(_, t)| userinfo::names_in(t));
         let from_players = self.players.iter().rev().map(String::as_bytes);
         let hinted = self.hinted_names.iter().map(Vec::as_slice);
-        for name in from_cmds.chain(from_players).chain(hinted) {
+        let overheard = self.overheard_names.iter().map(Vec::as_slice);
+        for name in from_cmds.chain(from_players).chain(hinted).chain(overheard) {
             if names.len() < userinfo::NAMES && !names.iter().any(|n| n == name) {
                 names.push(name.to_vec());
             }

@@ -18,6 +18,7 @@ fn dgram(p: &[u8], dir: Direction, i: u64) -> Datagram<'_> {
         frame: i + 1,
         index_in_flow: i,
         conversations: 1,
+        overheard: Default::default(),
         role_source: RoleSource::Content,
         detail: true.into(),
     }

@@ -88,8 +88,34 @@ pub fn names_in(cmd: &[u8]) -> Vec<&[u8]> {
     };
     (found.into_iter())
         .map(|n| n.strip_suffix(b"^7").unwrap_or(n))
-        .filter(|n| !n.is_empty() && n.len() <= 36 && !n.iter().any(|&c| c == b'\\' || c == b'"'))
+        .filter(|n| fair_name(n))
         .collect()
+}
+
+/// The player names of a `statusResponse` after its first line: the info string's line, then
+/// `<score> <ping> "<name>"` per player (ioquake3 code/server/sv_main.c `SVC_Status`), at most
+/// [`NAMES`], each as [`names_in`] takes a name.
+pub fn status_names(rest: &[u8]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for line in rest.split(|&c| c == b'\n').skip(1) {
+        let Some(open) = line.iter().position(|&c| c == b'"') else {
+            continue;
+        };
+        let Some(close) = line.iter().rposition(|&c| c == b'"').filter(|&c| c > open) else {
+            continue;
+        };
+        let name = &line[open + 1..close];
+        if out.len() < NAMES && fair_name(name) && !out.iter().any(|n| n == name) {
+            out.push(name.to_vec());
+        }
+    }
+    out
+}
+
+/// Whether `name` can be a player name the echoes show (none of the characters an info string
+/// cannot hold, not empty, not longer than a name).
+fn fair_name(name: &[u8]) -> bool {
+    !name.is_empty() && name.len() <= 36 && !name.iter().any(|&c| c == b'\\' || c == b'"')
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -141,5 +167,31 @@ mod tests {
         assert_eq!(names_in(left), [&b"GoldenPlayer"[..]]);
         assert_eq!(names_in(b"print \"Sarge^7 timed out\n\""), [&b"Sarge"[..]]);
         assert!(names_in(b"print \"Sarge^7 was kicked\n\"").is_empty());
+    }
+
+    #[test]
+    fn a_status_lists_the_players_names() {
+        // captures/quake3-openarena-busy.pcap frame 4,688 after its first line, the info
+        // string shortened.
+        let rest = b"\\sv_hostname\\GoldenQ3Server\\mapname\\oa_dm2\n1 0 \"Angelyss\"\n0 0 \"Sarge\"\n0 0 \"Major\"\n0 0 \"BusyRenamed\"\n";
+        let names = status_names(rest);
+        assert_eq!(
+            names,
+            [&b"Angelyss"[..], b"Sarge", b"Major", b"BusyRenamed"]
+        );
+        // The info string is never a player line, a line without a quoted name is skipped, and
+        // a name an info string cannot hold is not taken.
+        assert!(status_names(b"\\a\\\"b\"\n").is_empty());
+        assert_eq!(
+            status_names(b"\\x\\1\n3 9\n0 0 \"\"\n0 0 \"A\\B\"\n0 0 \"Ok\"\n"),
+            [b"Ok"]
+        );
+        let many: Vec<u8> = (0..20)
+            .flat_map(|i| format!("0 0 \"p{i}\"\n").into_bytes())
+            .collect();
+        assert_eq!(
+            status_names(&[&b"\\x\\1\n"[..], &many].concat()).len(),
+            NAMES
+        );
     }
 }

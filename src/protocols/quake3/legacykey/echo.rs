@@ -325,18 +325,27 @@ impl Pads {
         let Some(g) = self.get(false, ack) else {
             return false;
         };
-        let added = g.added;
-        let tried = self.echoed.contains(&(ack, added));
-        let due = now || added.is_power_of_two();
+        let (added, epoch) = (g.added, self.names_epoch);
+        let last = self.echoed.iter().find(|e| e.0 == ack).copied();
+        let tried = last.is_some_and(|e| (e.1, e.2) == (added, epoch));
+        // Names overheard since the last try: the group is due again at once.
+        let renamed = last.is_some_and(|e| e.2 != epoch);
+        let due = now || added.is_power_of_two() || renamed;
         if !g.pad.is_empty() || g.msgs.len() < 4 || !due || tried {
             return false;
         }
+        self.echoed.retain(|e| e.0 != ack);
         if self.echoed.len() >= GROUPS {
             self.echoed.remove(0);
         }
-        self.echoed.retain(|e| e.0 != ack);
-        self.echoed.push((ack, added));
+        self.echoed.push((ack, added, epoch));
         true
+    }
+
+    /// The flow's names changed from outside its own messages (`State::overheard_names`): every
+    /// group tried before is due another try of its echo at its next message.
+    pub fn names_changed(&mut self) {
+        self.names_epoch = self.names_epoch.wrapping_add(1);
     }
 
     /// Tries to read the key of server-message group `ack` (its pad still unknown) off a
