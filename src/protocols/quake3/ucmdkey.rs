@@ -995,6 +995,58 @@ mod tests {
         assert_eq!(k.lookup(Some(SID), 9, None), None);
     }
 
+    /// A group that found its whole U before its command's text was known gives
+    /// low16(checksumFeed) once the text is: every command whose text is known is keyed with
+    /// it, and the group is gone.
+    #[test]
+    fn a_group_whose_text_becomes_known_gives_the_feed() {
+        let (feed, h1, h2) = (0x5a5au16, 0x1111u32, 0x2222u32);
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 7, None, &session(feed ^ h1 as u16, 120)));
+        assert_eq!(k.lookup(Some(SID), 8, Some(h2)), None);
+        // The next message acknowledging 7 comes once its text was recovered.
+        assert!(!k.learn(SID, 7, Some(h1), &session(feed ^ h1 as u16, 1)));
+        let r = k.lookup(Some(SID), 8, Some(h2)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h2 as u16, ALL_BITS)));
+        let r = k.lookup(Some(SID), 7, Some(h1)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h1 as u16, ALL_BITS)));
+        assert!(
+            k.groups.is_empty(),
+            "no pool is kept once the feed is known"
+        );
+    }
+
+    /// The values a group pooled as value XOR U join the checksumFeed pool as value XOR
+    /// low16(checksumFeed), 8-bit fields and 16-bit ones alike: the group's turns and moves (its
+    /// low 15 bits, no buttons) with the buttons of another command's moves (the top bit) make
+    /// the whole feed, which neither gives alone.
+    #[test]
+    fn a_group_s_values_join_the_feed_pool() {
+        let (feed, h1, h2, h3) = (0xc3a5u16, 0x0f0fu32, 0x7331u32, 0x4242u32);
+        let no_buttons = |u: u16| -> Vec<UcmdObs> {
+            let s = session(u, 120).into_iter();
+            s.filter(|o| o.field != BUTTONS).collect()
+        };
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 7, None, &no_buttons(feed ^ h1 as u16)));
+        let r = k.lookup(Some(SID), 7, None).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h1 as u16) & LOW_15, LOW_15)));
+        let buttons: Vec<UcmdObs> = (session(feed ^ h2 as u16, 120).into_iter())
+            .filter(|o| o.field == BUTTONS)
+            .collect();
+        assert!(!k.learn(SID, 8, Some(h2), &buttons));
+        assert_eq!(k.lookup(Some(SID), 9, Some(h3)), None);
+        // Command 7's text is known now: with the next message acknowledging it, the pool
+        // holds both, and its search decides the top bit.
+        let more: Vec<UcmdObs> = (no_buttons(feed ^ h1 as u16).into_iter())
+            .map(|o| UcmdObs { t: o.t + 120, ..o })
+            .take(6)
+            .collect();
+        assert!(k.learn(SID, 7, Some(h1), &more));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h3 as u16, ALL_BITS)));
+    }
+
     #[test]
     fn the_low_byte_alone_without_turns() {
         let mut k = UcmdKeys::default();
