@@ -287,6 +287,11 @@ impl UcmdKeys {
     pub fn learn(&mut self, server_id: i32, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
         self.under(server_id);
         self.keep_anchors(obs);
+        // The number FEED names the checksumFeed pool: a client acknowledging it (any 32-bit
+        // value on the wire) without its text would pool its own U there as the feed.
+        if rack == FEED && hash.is_none() {
+            return false;
+        }
         if let Some(h) = hash {
             self.move_to_feed(rack, h as u16);
         }
@@ -396,7 +401,7 @@ impl UcmdKeys {
     /// key it found gives the feed. Started over instead, the feed took longer to find than
     /// the group had (`-2`, which knows a text from the start, then knew less than one pass).
     fn move_to_feed(&mut self, rack: u32, h: u16) {
-        let Some(i) = self.groups.iter().position(|g| g.rack == rack) else {
+        let Some(i) = (self.groups.iter()).position(|g| g.rack == rack && rack != FEED) else {
             return;
         };
         let old = self.groups.remove(i);
@@ -1045,6 +1050,24 @@ mod tests {
         assert!(k.learn(SID, 7, Some(h1), &more));
         let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
         assert_eq!(r, Some((feed ^ h3 as u16, ALL_BITS)));
+    }
+
+    /// A client message may acknowledge any 32-bit command number, the one that names the
+    /// checksumFeed pool among them: without its text its values are not pooled as the feed's,
+    /// and with it they join the pool like any other's, without moving the pool onto itself.
+    #[test]
+    fn the_feed_pool_s_number_acknowledged() {
+        let (feed, h1, h2) = (0x5a5au16, 0x1111u32, 0x2222u32);
+        let mut k = UcmdKeys::default();
+        k.learn(SID, FEED, None, &session(0x1234, 120));
+        assert_eq!(k.lookup(Some(SID), 8, Some(h2)), None);
+        let mut k = UcmdKeys::default();
+        let obs = session(feed ^ h1 as u16, 120);
+        for part in obs.chunks(12) {
+            k.learn(SID, FEED, Some(h1), part);
+        }
+        let r = k.lookup(Some(SID), 8, Some(h2)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h2 as u16, ALL_BITS)));
     }
 
     #[test]
