@@ -400,19 +400,27 @@ impl UcmdKeys {
     /// low16(checksumFeed) XOR `h`, joins the pool of every message whose text is known, and a
     /// key it found gives the feed. Started over instead, the feed took longer to find than
     /// the group had (`-2`, which knows a text from the start, then knew less than one pass).
+    /// A key that contradicts the feed known (one of them is wrong, or the text is not what
+    /// the client hashed) is dropped with the group's values: the feed is kept, as before.
     fn move_to_feed(&mut self, rack: u32, h: u16) {
         let Some(i) = (self.groups.iter()).position(|g| g.rack == rack && rack != FEED) else {
             return;
         };
         let old = self.groups.remove(i);
         if let Some(r) = old.found {
+            let fed = Recovered {
+                u: (r.u ^ h) & r.mask,
+                ..r
+            };
             let bits = |m: u16| m.count_ones();
-            if self.feed_low.is_none_or(|f| bits(r.mask) > bits(f.mask)) {
-                let u = (r.u ^ h) & r.mask;
-                self.feed_low = Some(Recovered { u, ..r });
+            match self.feed_low {
+                Some(f) if (f.u ^ fed.u) & f.mask & fed.mask != 0 => return,
+                Some(f) if bits(fed.mask) <= bits(f.mask) => {}
+                _ => self.feed_low = Some(fed),
             }
         }
-        if self.feed_low.is_some_and(|f| f.mask == ALL_BITS) {
+        let known = self.feed_low;
+        if known.is_some_and(|f| f.mask == ALL_BITS) {
             self.groups.retain(|g| g.rack != FEED);
             return;
         }
@@ -437,6 +445,11 @@ impl UcmdKeys {
         let mut near: Vec<(UcmdObs, u16)> = near.chain(g.near.drain(..)).collect();
         near.drain(..near.len().saturating_sub(MAX_BUTTONS));
         g.near = near;
+        // The pool's search goes on from the bits known, as the group's did: its turns alone
+        // decide the high byte only once the low byte is known.
+        if let Some(f) = known {
+            g.merge(f.u, f.mask);
+        }
     }
 
     /// Keeps the values known in a message, and those of the last message decoded whole, as
@@ -1050,6 +1063,55 @@ mod tests {
         assert!(k.learn(SID, 7, Some(h1), &more));
         let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
         assert_eq!(r, Some((feed ^ h3 as u16, ALL_BITS)));
+    }
+
+    /// A group that knew only U's low byte (linked from two 8-bit values) hands it to the pool
+    /// with its values: the turns that follow, with no 8-bit value among them (a player who
+    /// only turns sends none), decide the high byte's low seven bits from it.
+    #[test]
+    fn the_pool_goes_on_from_a_group_s_low_byte() {
+        let (feed, h1, h3) = (0x5a5au16, 0x1111u32, 0x4242u32);
+        let u = feed ^ h1 as u16;
+        let k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 0, 0, 127, 0, 0, 0, 3]))]);
+        let mut k = k;
+        let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
+        assert!(k.learn(SID, 7, None, &[sent(3, 127), sent(WEAPON, 3)]));
+        let r = k.lookup(Some(SID), 7, None).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((u & LOW_BYTE, LOW_BYTE)));
+        let turns: Vec<UcmdObs> = (session(u, 120).into_iter())
+            .filter(|o| o.field == 1)
+            .map(|o| UcmdObs { t: o.t + 600, ..o })
+            .collect();
+        assert!(k.learn(SID, 7, Some(h1), &turns));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h3 as u16) & LOW_15, LOW_15)));
+    }
+
+    /// A group's key that contradicts the feed known, once its text is known (one of them is
+    /// wrong, or the text filed is not what the client hashed), changes nothing: the feed
+    /// stays what the pool found, and the group's values stay out of the pool.
+    #[test]
+    fn a_group_key_that_contradicts_the_feed_is_dropped() {
+        let (feed, h1, h2, h3) = (0x5a5au16, 0x1111u32, 0x2222u32, 0x4242u32);
+        let still = |u: u16| -> Vec<UcmdObs> {
+            let s = session(u, 120).into_iter();
+            s.filter(|o| o.field != 1 && o.field != BUTTONS).collect()
+        };
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 8, Some(h2), &still(feed ^ h2 as u16)));
+        let low = Some(((feed ^ h3 as u16) & LOW_BYTE, LOW_BYTE));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, low);
+        // Command 7's moves were keyed under another text than the one filed for it.
+        let other = feed ^ h1 as u16 ^ 0x0303;
+        assert!(k.learn(SID, 7, None, &session(other, 120)));
+        k.learn(SID, 7, Some(h1), &session(other, 1));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, low);
+        // The pool's 240 values and the 4 of the last message, not the group's 370.
+        let pool = k.groups.iter().find(|g| g.rack == FEED).expect("the pool");
+        assert_eq!(pool.obs.len(), 244);
     }
 
     /// A client message may acknowledge any 32-bit command number, the one that names the
