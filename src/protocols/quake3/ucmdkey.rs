@@ -435,7 +435,11 @@ impl UcmdKeys {
             v.drain(..v.len().saturating_sub(keep));
             v
         };
-        let obs: Vec<UcmdObs> = old.obs.iter().map(to_feed).chain(g.obs.drain(..)).collect();
+        let mut obs: Vec<UcmdObs> = old.obs.iter().map(to_feed).chain(g.obs.drain(..)).collect();
+        // In serverTime order: the turns' search skips an angle sent before the one it just
+        // took (the group's values, put first, hid the pool's older turns), and the newest are
+        // kept.
+        obs.sort_by_key(|o| o.t);
         g.obs = newest(obs, MAX_OBS);
         let buttons = (old.buttons.iter().map(to_feed))
             .chain(g.buttons.drain(..))
@@ -1084,6 +1088,30 @@ mod tests {
             .map(|o| UcmdObs { t: o.t + 600, ..o })
             .collect();
         assert!(k.learn(SID, 7, Some(h1), &turns));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h3 as u16) & LOW_15, LOW_15)));
+    }
+
+    /// The pool's angles are searched in serverTime order, whichever pool they came from: a
+    /// group moved in with a few turns later than the pool's many (its moves and weapons gave
+    /// the low byte) does not hide the pool's turns behind its own.
+    #[test]
+    fn moved_values_are_searched_in_time_order() {
+        let (feed, h1, h2, h3) = (0x5a5au16, 0x1111u32, 0x2222u32, 0x4242u32);
+        let mut k = UcmdKeys::default();
+        let turns: Vec<UcmdObs> = (session(feed ^ h2 as u16, 120).into_iter())
+            .filter(|o| o.field == 1)
+            .collect();
+        assert!(!k.learn(SID, 8, Some(h2), &turns));
+        let later: Vec<UcmdObs> = (session(feed ^ h1 as u16, 120).into_iter())
+            .filter(|o| o.field != BUTTONS && (o.field != 1 || o.t < 3))
+            .map(|o| UcmdObs { t: o.t + 1000, ..o })
+            .collect();
+        assert!(k.learn(SID, 7, None, &later));
+        let r = k.lookup(Some(SID), 7, None).map(|r| r.mask);
+        assert_eq!(r, Some(LOW_BYTE));
+        let last = sent_keyed(feed ^ h1 as u16, WEAPON, 3, 1200);
+        assert!(k.learn(SID, 7, Some(h1), &[last]));
         let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
         assert_eq!(r, Some(((feed ^ h3 as u16) & LOW_15, LOW_15)));
     }
