@@ -162,18 +162,19 @@ impl UcmdKeys {
         };
         // Every candidate is a recovery, never a guess: the one that knows the most bits wins
         // (a first pass's feed over this pass's partial one, or the group's own key recovered
-        // before the text was known), this pass's feed on a tie.
-        let feeds = [
-            own.then_some(self.feed_low).flatten(),
-            self.hinted(server_id),
-        ];
-        let keyed = (feeds.into_iter().flatten()).map(|f| Recovered {
-            u: (f.u ^ h as u16) & f.mask,
-            ..f
+        // before the text was known), this pass's feed on a tie. A group key that contradicts
+        // this pass's feed is not taken, as its values are not (`move_to_feed`).
+        let feed = own.then_some(self.feed_low).flatten();
+        let keyed = [feed, self.hinted(server_id)].map(|f| {
+            f.map(|f| Recovered {
+                u: (f.u ^ h as u16) & f.mask,
+                ..f
+            })
         });
+        let agrees = |r: &Recovered| keyed[0].is_none_or(|f| (f.u ^ r.u) & f.mask & r.mask == 0);
         let bits = |r: &Recovered| r.mask.count_ones();
-        keyed
-            .chain(found)
+        (keyed.into_iter().flatten())
+            .chain(found.filter(agrees))
             .reduce(|best, r| if bits(&r) > bits(&best) { r } else { best })
     }
 
@@ -1134,6 +1135,8 @@ mod tests {
         // Command 7's moves were keyed under another text than the one filed for it.
         let other = feed ^ h1 as u16 ^ 0x0303;
         assert!(k.learn(SID, 7, None, &session(other, 120)));
+        let r = k.lookup(Some(SID), 7, Some(h1)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h1 as u16) & LOW_BYTE, LOW_BYTE)));
         k.learn(SID, 7, Some(h1), &session(other, 1));
         let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
         assert_eq!(r, low);
