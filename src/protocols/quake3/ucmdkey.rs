@@ -162,18 +162,19 @@ impl UcmdKeys {
         };
         // Every candidate is a recovery, never a guess: the one that knows the most bits wins
         // (a first pass's feed over this pass's partial one, or the group's own key recovered
-        // before the text was known), this pass's feed on a tie.
-        let feeds = [
-            own.then_some(self.feed_low).flatten(),
-            self.hinted(server_id),
-        ];
-        let keyed = (feeds.into_iter().flatten()).map(|f| Recovered {
-            u: (f.u ^ h as u16) & f.mask,
-            ..f
+        // before the text was known), this pass's feed on a tie. A group key that contradicts
+        // this pass's feed is not taken, as its values are not (`move_to_feed`).
+        let feed = own.then_some(self.feed_low).flatten();
+        let keyed = [feed, self.hinted(server_id)].map(|f| {
+            f.map(|f| Recovered {
+                u: (f.u ^ h as u16) & f.mask,
+                ..f
+            })
         });
+        let agrees = |r: &Recovered| keyed[0].is_none_or(|f| (f.u ^ r.u) & f.mask & r.mask == 0);
         let bits = |r: &Recovered| r.mask.count_ones();
-        keyed
-            .chain(found)
+        (keyed.into_iter().flatten())
+            .chain(found.filter(agrees))
             .reduce(|best, r| if bits(&r) > bits(&best) { r } else { best })
     }
 
@@ -287,6 +288,11 @@ impl UcmdKeys {
     pub fn learn(&mut self, server_id: i32, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
         self.under(server_id);
         self.keep_anchors(obs);
+        // The number FEED names the checksumFeed pool: a client acknowledging it (any 32-bit
+        // value on the wire) without its text would pool its own U there as the feed.
+        if rack == FEED && hash.is_none() {
+            return false;
+        }
         if let Some(h) = hash {
             self.move_to_feed(rack, h as u16);
         }
@@ -395,19 +401,27 @@ impl UcmdKeys {
     /// low16(checksumFeed) XOR `h`, joins the pool of every message whose text is known, and a
     /// key it found gives the feed. Started over instead, the feed took longer to find than
     /// the group had (`-2`, which knows a text from the start, then knew less than one pass).
+    /// A key that contradicts the feed known (one of them is wrong, or the text is not what
+    /// the client hashed) is dropped with the group's values: the feed is kept, as before.
     fn move_to_feed(&mut self, rack: u32, h: u16) {
-        let Some(i) = self.groups.iter().position(|g| g.rack == rack) else {
+        let Some(i) = (self.groups.iter()).position(|g| g.rack == rack && rack != FEED) else {
             return;
         };
         let old = self.groups.remove(i);
         if let Some(r) = old.found {
+            let fed = Recovered {
+                u: (r.u ^ h) & r.mask,
+                ..r
+            };
             let bits = |m: u16| m.count_ones();
-            if self.feed_low.is_none_or(|f| bits(r.mask) > bits(f.mask)) {
-                let u = (r.u ^ h) & r.mask;
-                self.feed_low = Some(Recovered { u, ..r });
+            match self.feed_low {
+                Some(f) if (f.u ^ fed.u) & f.mask & fed.mask != 0 => return,
+                Some(f) if bits(fed.mask) <= bits(f.mask) => {}
+                _ => self.feed_low = Some(fed),
             }
         }
-        if self.feed_low.is_some_and(|f| f.mask == ALL_BITS) {
+        let known = self.feed_low;
+        if known.is_some_and(|f| f.mask == ALL_BITS) {
             self.groups.retain(|g| g.rack != FEED);
             return;
         }
@@ -422,7 +436,11 @@ impl UcmdKeys {
             v.drain(..v.len().saturating_sub(keep));
             v
         };
-        let obs: Vec<UcmdObs> = old.obs.iter().map(to_feed).chain(g.obs.drain(..)).collect();
+        let mut obs: Vec<UcmdObs> = old.obs.iter().map(to_feed).chain(g.obs.drain(..)).collect();
+        // In serverTime order: the turns' search skips an angle sent before the one it just
+        // took (the group's values, put first, hid the pool's older turns), and the newest are
+        // kept.
+        obs.sort_by_key(|o| o.t);
         g.obs = newest(obs, MAX_OBS);
         let buttons = (old.buttons.iter().map(to_feed))
             .chain(g.buttons.drain(..))
@@ -432,6 +450,11 @@ impl UcmdKeys {
         let mut near: Vec<(UcmdObs, u16)> = near.chain(g.near.drain(..)).collect();
         near.drain(..near.len().saturating_sub(MAX_BUTTONS));
         g.near = near;
+        // The pool's search goes on from the bits known, as the group's did: its turns alone
+        // decide the high byte only once the low byte is known.
+        if let Some(f) = known {
+            g.merge(f.u, f.mask);
+        }
     }
 
     /// Keeps the values known in a message, and those of the last message decoded whole, as
@@ -993,6 +1016,151 @@ mod tests {
             Some(feed ^ h2 as u16)
         );
         assert_eq!(k.lookup(Some(SID), 9, None), None);
+    }
+
+    /// A group that found its whole U before its command's text was known gives
+    /// low16(checksumFeed) once the text is: every command whose text is known is keyed with
+    /// it, and the group is gone.
+    #[test]
+    fn a_group_whose_text_becomes_known_gives_the_feed() {
+        let (feed, h1, h2) = (0x5a5au16, 0x1111u32, 0x2222u32);
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 7, None, &session(feed ^ h1 as u16, 120)));
+        assert_eq!(k.lookup(Some(SID), 8, Some(h2)), None);
+        // The next message acknowledging 7 comes once its text was recovered.
+        assert!(!k.learn(SID, 7, Some(h1), &session(feed ^ h1 as u16, 1)));
+        let r = k.lookup(Some(SID), 8, Some(h2)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h2 as u16, ALL_BITS)));
+        let r = k.lookup(Some(SID), 7, Some(h1)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h1 as u16, ALL_BITS)));
+        assert!(
+            k.groups.is_empty(),
+            "no pool is kept once the feed is known"
+        );
+    }
+
+    /// The values a group pooled as value XOR U join the checksumFeed pool as value XOR
+    /// low16(checksumFeed), 8-bit fields and 16-bit ones alike: the group's turns and moves (its
+    /// low 15 bits, no buttons) with the buttons of another command's moves (the top bit) make
+    /// the whole feed, which neither gives alone.
+    #[test]
+    fn a_group_s_values_join_the_feed_pool() {
+        let (feed, h1, h2, h3) = (0xc3a5u16, 0x0f0fu32, 0x7331u32, 0x4242u32);
+        let no_buttons = |u: u16| -> Vec<UcmdObs> {
+            let s = session(u, 120).into_iter();
+            s.filter(|o| o.field != BUTTONS).collect()
+        };
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 7, None, &no_buttons(feed ^ h1 as u16)));
+        let r = k.lookup(Some(SID), 7, None).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h1 as u16) & LOW_15, LOW_15)));
+        let buttons: Vec<UcmdObs> = (session(feed ^ h2 as u16, 120).into_iter())
+            .filter(|o| o.field == BUTTONS)
+            .collect();
+        assert!(!k.learn(SID, 8, Some(h2), &buttons));
+        assert_eq!(k.lookup(Some(SID), 9, Some(h3)), None);
+        // Command 7's text is known now: with the next message acknowledging it, the pool
+        // holds both, and its search decides the top bit.
+        let more: Vec<UcmdObs> = (no_buttons(feed ^ h1 as u16).into_iter())
+            .map(|o| UcmdObs { t: o.t + 120, ..o })
+            .take(6)
+            .collect();
+        assert!(k.learn(SID, 7, Some(h1), &more));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h3 as u16, ALL_BITS)));
+    }
+
+    /// A group that knew only U's low byte (linked from two 8-bit values) hands it to the pool
+    /// with its values: the turns that follow, with no 8-bit value among them (a player who
+    /// only turns sends none), decide the high byte's low seven bits from it.
+    #[test]
+    fn the_pool_goes_on_from_a_group_s_low_byte() {
+        let (feed, h1, h3) = (0x5a5au16, 0x1111u32, 0x4242u32);
+        let u = feed ^ h1 as u16;
+        let k = UcmdKeys::default();
+        k.remember([None, Some((500, [0, 0, 0, 127, 0, 0, 0, 3]))]);
+        let mut k = k;
+        let sent = |field: u8, v: u16| sent_keyed(u, field, v, 500);
+        assert!(k.learn(SID, 7, None, &[sent(3, 127), sent(WEAPON, 3)]));
+        let r = k.lookup(Some(SID), 7, None).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((u & LOW_BYTE, LOW_BYTE)));
+        let turns: Vec<UcmdObs> = (session(u, 120).into_iter())
+            .filter(|o| o.field == 1)
+            .map(|o| UcmdObs { t: o.t + 600, ..o })
+            .collect();
+        assert!(k.learn(SID, 7, Some(h1), &turns));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h3 as u16) & LOW_15, LOW_15)));
+    }
+
+    /// The pool's angles are searched in serverTime order, whichever pool they came from: a
+    /// group moved in with a few turns later than the pool's many (its moves and weapons gave
+    /// the low byte) does not hide the pool's turns behind its own.
+    #[test]
+    fn moved_values_are_searched_in_time_order() {
+        let (feed, h1, h2, h3) = (0x5a5au16, 0x1111u32, 0x2222u32, 0x4242u32);
+        let mut k = UcmdKeys::default();
+        let turns: Vec<UcmdObs> = (session(feed ^ h2 as u16, 120).into_iter())
+            .filter(|o| o.field == 1)
+            .collect();
+        assert!(!k.learn(SID, 8, Some(h2), &turns));
+        let later: Vec<UcmdObs> = (session(feed ^ h1 as u16, 120).into_iter())
+            .filter(|o| o.field != BUTTONS && (o.field != 1 || o.t < 3))
+            .map(|o| UcmdObs { t: o.t + 1000, ..o })
+            .collect();
+        assert!(k.learn(SID, 7, None, &later));
+        let r = k.lookup(Some(SID), 7, None).map(|r| r.mask);
+        assert_eq!(r, Some(LOW_BYTE));
+        let last = sent_keyed(feed ^ h1 as u16, WEAPON, 3, 1200);
+        assert!(k.learn(SID, 7, Some(h1), &[last]));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h3 as u16) & LOW_15, LOW_15)));
+    }
+
+    /// A group's key that contradicts the feed known, once its text is known (one of them is
+    /// wrong, or the text filed is not what the client hashed), changes nothing: the feed
+    /// stays what the pool found, and the group's values stay out of the pool.
+    #[test]
+    fn a_group_key_that_contradicts_the_feed_is_dropped() {
+        let (feed, h1, h2, h3) = (0x5a5au16, 0x1111u32, 0x2222u32, 0x4242u32);
+        let still = |u: u16| -> Vec<UcmdObs> {
+            let s = session(u, 120).into_iter();
+            s.filter(|o| o.field != 1 && o.field != BUTTONS).collect()
+        };
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 8, Some(h2), &still(feed ^ h2 as u16)));
+        let low = Some(((feed ^ h3 as u16) & LOW_BYTE, LOW_BYTE));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, low);
+        // Command 7's moves were keyed under another text than the one filed for it.
+        let other = feed ^ h1 as u16 ^ 0x0303;
+        assert!(k.learn(SID, 7, None, &session(other, 120)));
+        let r = k.lookup(Some(SID), 7, Some(h1)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some(((feed ^ h1 as u16) & LOW_BYTE, LOW_BYTE)));
+        k.learn(SID, 7, Some(h1), &session(other, 1));
+        let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
+        assert_eq!(r, low);
+        // The pool's 240 values and the 4 of the last message, not the group's 370.
+        let pool = k.groups.iter().find(|g| g.rack == FEED).expect("the pool");
+        assert_eq!(pool.obs.len(), 244);
+    }
+
+    /// A client message may acknowledge any 32-bit command number, the one that names the
+    /// checksumFeed pool among them: without its text its values are not pooled as the feed's,
+    /// and with it they join the pool like any other's, without moving the pool onto itself.
+    #[test]
+    fn the_feed_pool_s_number_acknowledged() {
+        let (feed, h1, h2) = (0x5a5au16, 0x1111u32, 0x2222u32);
+        let mut k = UcmdKeys::default();
+        k.learn(SID, FEED, None, &session(0x1234, 120));
+        assert_eq!(k.lookup(Some(SID), 8, Some(h2)), None);
+        let mut k = UcmdKeys::default();
+        let obs = session(feed ^ h1 as u16, 120);
+        for part in obs.chunks(12) {
+            k.learn(SID, FEED, Some(h1), part);
+        }
+        let r = k.lookup(Some(SID), 8, Some(h2)).map(|r| (r.u, r.mask));
+        assert_eq!(r, Some((feed ^ h2 as u16, ALL_BITS)));
     }
 
     #[test]

@@ -71,7 +71,10 @@ pub fn names_in(cmd: &[u8]) -> Vec<&[u8]> {
             .map(|end| vec![&rest[..end]])
             .unwrap_or_default()
     } else if let Some(rest) = cmd.strip_prefix(b"print \"") {
+        // The end taken is past the `^7` the server adds, stripped below like the other
+        // prints': a name that itself ends in `^7` keeps it.
         let left = find(rest, b"^7 disconnected\n").or_else(|| find(rest, b"^7 timed out\n"));
+        let left = left.map(|end| end + 2);
         if let Some(end) = find(rest, b" entered the game").or(left) {
             vec![&rest[..end]]
         } else if let Some(at) = find(rest, b" renamed to ") {
@@ -167,6 +170,11 @@ mod tests {
         assert_eq!(names_in(left), [&b"GoldenPlayer"[..]]);
         assert_eq!(names_in(b"print \"Sarge^7 timed out\n\""), [&b"Sarge"[..]]);
         assert!(names_in(b"print \"Sarge^7 was kicked\n\"").is_empty());
+        // A name that ends in a colour code of its own (the server prints `cl->name` as the
+        // userinfo has it, then `^7`).
+        let red = &b"^1Red^7"[..];
+        assert_eq!(names_in(b"print \"^1Red^7^7 disconnected\n\""), [red]);
+        assert_eq!(names_in(b"print \"^1Red^7^7 entered the game\n\""), [red]);
     }
 
     #[test]
