@@ -610,6 +610,21 @@ fn snapshots_out_of_order_end_early_and_keep_state_flat() {
     );
 }
 
+/// The netchan header of a flow's datagram `i` (two client messages to one server message):
+/// whether it goes to the server, and the header with the unkeyed acknowledgements read from
+/// `acks` (12 bytes for a client message, 4 for a server one).
+fn sequenced_header(i: u32, acks: &[u8]) -> (bool, Vec<u8>) {
+    let to_server = !i.is_multiple_of(3);
+    let mut p = (i + 1).to_le_bytes().to_vec();
+    if to_server {
+        p.extend_from_slice(&[0x34, 0x12]);
+        p.extend_from_slice(acks);
+    } else {
+        p.extend_from_slice(&acks[..4]);
+    }
+    (to_server, p)
+}
+
 /// One Quake 3 flow of `datagrams` sequenced datagrams with random bodies, two client messages
 /// to one server message, `per_second` of them a second. Each direction's unkeyed
 /// acknowledgements are fixed, so that every body lands in one key-recovery group. Client
@@ -627,18 +642,14 @@ fn random_quake3_flow(
     let acks = rng.bytes(12);
     let mut w = PcapWriter::new(101, false, false, 65535);
     for i in 0..datagrams {
-        let to_server = i % 3 != 0;
+        let (to_server, mut p) = sequenced_header(i, &acks);
         let len = match server_len {
             Some(n) if !to_server => n,
             _ => 8 + rng.below(200) as usize,
         };
-        let mut p = (i + 1).to_le_bytes().to_vec();
         let (src, dst) = if to_server {
-            p.extend_from_slice(&[0x34, 0x12]);
-            p.extend_from_slice(&acks);
             (client, server)
         } else {
-            p.extend_from_slice(&acks[..4]);
             (server, client)
         };
         p.extend_from_slice(&rng.bytes(len));
@@ -1157,4 +1168,96 @@ fn held_quake3_messages_stay_within_the_flow_bounds() {
         })
         .collect();
     assert_eq!(frames, (1..=datagrams as u64).collect::<Vec<_>>());
+}
+
+/// A server's `statusResponse` (ioquake3 code/server/sv_main.c `SVC_Status`) listing 64 players:
+/// the first ten lines carry names no info string can hold (a backslash, a quote) or longer
+/// than a name; then `{prefix}0`, `{prefix}1`….
+fn status_of(prefix: &str) -> Vec<u8> {
+    let mut p = b"\xff\xff\xff\xffstatusResponse\n\\sv_hostname\\x\\mapname\\q3dm1\n".to_vec();
+    for i in 0..64 {
+        let name = match i {
+            0..4 => format!("Back\\slash{i}"),
+            4..7 => format!("Quo\"te{i}"),
+            7..10 => "L".repeat(37 + i),
+            _ => format!("{prefix}{}", i - 10),
+        };
+        p.extend_from_slice(format!("{i} {i} \"{name}\"\n").as_bytes());
+    }
+    p
+}
+
+/// Statuses from 600 servers (more than the 256 endpoints remembered) and from the game flow's
+/// own server, its player list changing every 50 datagrams: what is overheard stays bounded
+/// (the flow takes the fair names only, eight of them), the changes cost the flow's key
+/// recovery nothing beyond its credit, and the output is the same on several threads. Random
+/// bodies key nothing, so the records here do not show the names: that a name heard on another
+/// shard's flow reaches the game flow is checked on the busy capture
+/// (tests/quake3_wild_busy.rs, `the_servers_status_tells_the_game_flow_the_names`).
+#[test]
+fn statuses_from_many_servers_stay_bounded_and_the_same_on_several_threads() {
+    let server: std::net::SocketAddr = "10.9.0.1:27960".parse().unwrap();
+    let client: std::net::SocketAddr = "10.9.0.2:27961".parse().unwrap();
+    let browser: std::net::SocketAddr = "10.7.0.1:40000".parse().unwrap();
+    let datagrams = 3_000u32;
+    let mut rng = Rng(0x5747);
+    let acks = rng.bytes(12);
+    let mut w = PcapWriter::new(101, false, false, 65535);
+    let mut at = 0u32;
+    let mut send = |w: &mut PcapWriter, src, dst, p: &[u8]| {
+        let ip = synth::ip_udp(src, dst, p);
+        w.packet(1_000 + at / 100, (at % 100) * 10_000, &ip, ip.len() as u32);
+        at += 1;
+    };
+    for i in 0..datagrams {
+        if i % 3 == 0 {
+            let n = i / 3 % 600;
+            let other = std::net::SocketAddr::from(([10, 8, (n >> 8) as u8, n as u8], 27960));
+            send(&mut w, other, browser, &status_of(&format!("S{n}x")));
+        }
+        if i % 50 == 0 {
+            let list = if i / 50 % 2 == 0 { "A" } else { "B" };
+            send(&mut w, server, browser, &status_of(list));
+        }
+        let (to_server, mut p) = sequenced_header(i, &acks);
+        let (src, dst) = if to_server {
+            (client, server)
+        } else {
+            (server, client)
+        };
+        let len = 8 + rng.below(200) as usize;
+        p.extend_from_slice(&rng.bytes(len));
+        send(&mut w, src, dst, &p);
+    }
+    let (stats, err) = stats_of(&w.bytes, Config::default());
+    assert!(err.is_none());
+    let flow = (stats.flows.iter())
+        .find(|f| f.client == client)
+        .expect("the Quake 3 flow");
+    // The last status (datagram 2,950, list "B") names come first; the older list's are cut at
+    // eight names in all.
+    assert_eq!(
+        flow.facts["names overheard"],
+        "B0, B1, B2, B3, B4, B5, B6, B7 (the server's status to a server browser, tried as key \
+         material)"
+    );
+    let pads = &flow.facts["xor pads"];
+    let work: u64 = (pads.rsplit_once('('))
+        .and_then(|(_, t)| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{pads}"));
+    // A retry of each group's echo at every change of names is paid from the same credit as
+    // every other try (random_bytes_on_a_quake3_port_cost_bounded_counted_work).
+    assert!(work <= 8_388_608 + 1_024 * datagrams as u64, "{pads}");
+    let (one, _) = render(&w.bytes, OutputFormat::Json, Config::default());
+    for shards in [2, 3] {
+        let (many, _) = render_sharded(
+            &w.bytes,
+            OutputFormat::Json,
+            Config::default(),
+            shards,
+            Tuning::default(),
+        );
+        assert!(one == many, "{shards} threads differ");
+    }
 }

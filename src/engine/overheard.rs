@@ -7,16 +7,17 @@
 //!
 //! Every shard looks at every datagram, its own flow's or not, so every shard holds the same
 //! facts at every frame and the output is the same on any thread count. Bounded whatever the
-//! capture: [`MAX_ENDPOINTS`] endpoints (the one heard from longest ago is forgotten), each with
-//! the newest [`MAX_ITEMS`] strings of at most [`MAX_ITEM`] bytes.
+//! capture: [`MAX_ENDPOINTS`] endpoints (the one first heard from is forgotten first, however
+//! recently it spoke again), each with the newest [`MAX_ITEMS`] strings of at most
+//! [`MAX_ITEM`] bytes.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 
 /// Endpoints remembered at most.
 pub const MAX_ENDPOINTS: usize = 256;
-/// Strings remembered per endpoint at most (a status lists at most 64 players; the first
-/// 16 are kept).
+/// Strings remembered per endpoint at most (a status lists up to 64 players; Quake 3 hands
+/// over its first 8, `quake3::userinfo::status_names`).
 pub const MAX_ITEMS: usize = 16;
 /// Bytes per string at most.
 pub const MAX_ITEM: usize = 64;
