@@ -87,7 +87,11 @@ impl Overheard {
         if self.endpoints.is_empty() {
             return Heard::default();
         }
-        let heard = self.endpoints.get(&a).or_else(|| self.endpoints.get(&b));
+        // The lower endpoint first, whichever sent: were both ends heard from, a flow would
+        // otherwise see its names change with each datagram's direction.
+        let (first, second) = if a <= b { (a, b) } else { (b, a) };
+        let get = |e: &SocketAddr| self.endpoints.get(e);
+        let heard = get(&first).or_else(|| get(&second));
         heard.map_or_else(Heard::default, |(generation, items)| Heard {
             generation: *generation,
             items,
@@ -132,6 +136,10 @@ mod tests {
         let h = o.since(&mut seen, at(5000), at(27960));
         assert_eq!(h.items, grunt);
         assert!(h.generation > first && h.generation < seen);
+        // Both ends heard from: the same answer in either direction.
+        o.hear(at(5000), vec![b"Client".to_vec()]);
+        let (x, y) = (o.about(at(5000), at(27960)), o.about(at(27960), at(5000)));
+        assert_eq!((x.items, x.generation), (y.items, y.generation));
     }
 
     #[test]
