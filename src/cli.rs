@@ -604,7 +604,6 @@ fn tree_view(a: &DissectArgs, registry: &[&'static dyn Protocol]) -> Result<Tree
     })
 }
 
-/// Checks parsed arguments against the registry and resolves them into [`Settings`].
 /// `-2` reads the input twice: standard input is read once.
 fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
     if args.two_pass && args.file == "-" {
@@ -615,6 +614,7 @@ fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
     Ok(args.two_pass)
 }
 
+/// Checks parsed arguments against the registry and resolves them into [`Settings`].
 pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Settings, UsageError> {
     let decode = |args: &DecodeArgs| -> Result<Decode, UsageError> {
         Ok(Decode {

@@ -256,6 +256,14 @@ fn ioq3_busy_capture_matches_the_server_log() {
     matches_the_server_log(IOQ3);
 }
 
+/// Each named case's exact share is at least its bound.
+fn shares_at_least(cases: &[(String, Figures)], bounds: &[(&str, f64)]) {
+    for &(name, at_least) in bounds {
+        let share = case(cases, name).share();
+        assert!(share >= at_least, "{name}: {share}");
+    }
+}
+
 fn case<'a>(cases: &'a [(String, Figures)], name: &str) -> &'a Figures {
     &cases
         .iter()
@@ -324,23 +332,23 @@ fn busy_capture_from_the_wild() {
     assert_eq!(five.exact, five.counted);
     assert_eq!(five.chat_found, five.chat_expected);
     assert!(twenty.exact >= 4825, "{}", twenty.exact);
-    for (name, at_least) in [
-        ("cut at 10 % (frame 630)", 0.955),
-        ("cut at 20 % (frame 1260)", 0.90),
-        ("cut at 30 % (frame 1890)", 0.978),
-        ("cut at 40 % (frame 2520)", 0.926),
-        ("cut at 50 % (frame 3150)", 1.0),
-        ("cut at 60 % (frame 3779)", 0.955),
-        ("cut at 70 % (frame 4409)", 0.915),
-        ("cut at 80 % (frame 5039)", 0.932),
-        ("cut at 90 % (frame 5669)", 0.98),
-        ("cut at 50 % and 5 % lost", 1.0),
-        ("cut at 50 % and 20 % lost", 0.983),
-        ("20 % of frames lost", 0.985),
-    ] {
-        let share = case(&cases, name).share();
-        assert!(share >= at_least, "{name}: {share}");
-    }
+    shares_at_least(
+        &cases,
+        &[
+            ("cut at 10 % (frame 630)", 0.955),
+            ("cut at 20 % (frame 1260)", 0.90),
+            ("cut at 30 % (frame 1890)", 0.978),
+            ("cut at 40 % (frame 2520)", 0.926),
+            ("cut at 50 % (frame 3150)", 1.0),
+            ("cut at 60 % (frame 3779)", 0.955),
+            ("cut at 70 % (frame 4409)", 0.915),
+            ("cut at 80 % (frame 5039)", 0.932),
+            ("cut at 90 % (frame 5669)", 0.98),
+            ("cut at 50 % and 5 % lost", 1.0),
+            ("cut at 50 % and 20 % lost", 0.983),
+            ("20 % of frames lost", 0.985),
+        ],
+    );
     // 35,511 and 35,831 before the period was folded, 35,897 and 36,239 before the echoes.
     // Cut at 20 % and 30 %, the rename's announcement (frame 2113, `print "BusyPlayer^7
     // renamed to BusyRenamed\n"`, keyed with the new `userinfo`) gives both names and the
@@ -401,16 +409,16 @@ fn busy_capture_from_the_wild_in_two_passes() {
         assert!(f.chat_found >= single.chat_found, "{name}");
         assert!(f.share() >= 0.955, "{name}: {}", f.share());
     }
-    for (name, at_least) in [
-        ("cut at 20 % (frame 1260)", 0.968),
-        ("cut at 40 % (frame 2520)", 0.996),
-        ("cut at 70 % (frame 4409)", 0.958),
-        ("cut at 80 % (frame 5039)", 1.0),
-        ("cut at 90 % (frame 5669)", 1.0),
-    ] {
-        let share = case(&cases, name).share();
-        assert!(share >= at_least, "{name}: {share}");
-    }
+    shares_at_least(
+        &cases,
+        &[
+            ("cut at 20 % (frame 1260)", 0.968),
+            ("cut at 40 % (frame 2520)", 0.996),
+            ("cut at 70 % (frame 4409)", 0.958),
+            ("cut at 80 % (frame 5039)", 1.0),
+            ("cut at 90 % (frame 5669)", 1.0),
+        ],
+    );
     assert!(total.exact >= 41_502, "{}", total.exact);
     assert!(total.chat_found >= 179, "{}", total.chat_found);
 }

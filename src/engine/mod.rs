@@ -418,7 +418,6 @@ impl Engine {
         }
     }
 
-    /// One UDP datagram: its flow, its decoder, its records.
     /// Every shard hears what every datagram says about its sender, its own flow's or not:
     /// the flows of that endpoint then know the same at every frame on any thread count.
     fn overhear(&mut self, u: &net::Udp<'_>) {
@@ -430,6 +429,7 @@ impl Engine {
         }
     }
 
+    /// One UDP datagram: its flow, its decoder, its records.
     fn datagram<E>(
         &mut self,
         a: &Arrival<'_, '_>,

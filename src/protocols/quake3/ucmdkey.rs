@@ -226,18 +226,22 @@ impl UcmdKeys {
     /// first pass handed it stay (a serverId's checksumFeed is the map's, the same for every
     /// connection: ioquake3 code/server/sv_init.c `SV_SpawnServer`); the rest starts over.
     pub fn for_new_connection(&mut self) -> UcmdKeys {
-        let mut past = std::mem::take(&mut self.past);
         if let (Some(id), Some(f)) = (self.server_id, self.feed_low) {
-            if past.len() == MAX_FEEDS {
-                past.remove(0);
-            }
-            past.push((id, f));
+            self.leave_behind(id, f);
         }
         UcmdKeys {
-            past,
+            past: std::mem::take(&mut self.past),
             hints: std::mem::take(&mut self.hints),
             ..UcmdKeys::default()
         }
+    }
+
+    /// Keeps serverId `id`'s recovered feed among the newest [`MAX_FEEDS`] left behind.
+    fn leave_behind(&mut self, id: i32, f: Recovered) {
+        if self.past.len() == MAX_FEEDS {
+            self.past.remove(0);
+        }
+        self.past.push((id, f));
     }
 
     /// Whether the client messages should report their known values as anchors: while some
@@ -263,10 +267,7 @@ impl UcmdKeys {
         }
         if let Some(id) = self.server_id {
             if let Some(f) = self.feed_low.take() {
-                if self.past.len() == MAX_FEEDS {
-                    self.past.remove(0);
-                }
-                self.past.push((id, f));
+                self.leave_behind(id, f);
             }
             self.groups.clear();
         }
@@ -432,10 +433,6 @@ impl UcmdKeys {
         let fi = self.group(FEED);
         let g = &mut self.groups[fi];
         g.seen += old.obs.len();
-        let newest = |mut v: Vec<UcmdObs>, keep: usize| {
-            v.drain(..v.len().saturating_sub(keep));
-            v
-        };
         let mut obs: Vec<UcmdObs> = old.obs.iter().map(to_feed).chain(g.obs.drain(..)).collect();
         // In serverTime order: the turns' search skips an angle sent before the one it just
         // took (the group's values, put first, hid the pool's older turns), and the newest are
@@ -447,9 +444,7 @@ impl UcmdKeys {
             .collect();
         g.buttons = newest(buttons, MAX_BUTTONS);
         let near = (old.near.iter()).map(|(o, a)| (to_feed(o), *a));
-        let mut near: Vec<(UcmdObs, u16)> = near.chain(g.near.drain(..)).collect();
-        near.drain(..near.len().saturating_sub(MAX_BUTTONS));
-        g.near = near;
+        g.near = newest(near.chain(g.near.drain(..)).collect(), MAX_BUTTONS);
         // The pool's search goes on from the bits known, as the group's did: its turns alone
         // decide the high byte only once the low byte is known.
         if let Some(f) = known {
@@ -651,6 +646,12 @@ pub fn still_link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>
 const ROLL: u8 = 2;
 /// The group of the values whose acknowledged text is known (they share low16(checksumFeed)).
 const FEED: u32 = u32::MAX;
+
+/// The last `keep` of `v`.
+fn newest<T>(mut v: Vec<T>, keep: usize) -> Vec<T> {
+    v.drain(..v.len().saturating_sub(keep));
+    v
+}
 
 /// The bits a field's key covers.
 pub fn width_mask(field: u8) -> u16 {
