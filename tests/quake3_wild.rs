@@ -19,6 +19,28 @@ use testkit::dissect::{config_for, each_record, value_text};
 use testkit::synth::Rng;
 use wild::*;
 
+/// A `say` text and the server's echo that ends with it are one chat line, found when either
+/// is shown; a console line is its own.
+#[test]
+fn a_say_and_its_echo_are_one_chat_line() {
+    let set = |texts: &[&str]| -> std::collections::BTreeSet<String> {
+        texts.iter().map(|t| t.to_string()).collect()
+    };
+    let expected = set(&[
+        "03 jump jump jump",
+        "BusyPlayer^7\u{19}: ^203 jump jump jump",
+        "console: the server changes the map",
+        "jump",
+    ]);
+    let shown = set(&["BusyPlayer^7\u{19}: ^203 jump jump jump"]);
+    // "jump" ends the echo too, so it joins that line: a short text is one line with the echo
+    // that ends with it, never counted found on its own.
+    assert_eq!(chat_lines(&expected, &shown), (2, 1));
+    assert_eq!(chat_lines(&expected, &set(&["03 jump jump jump"])), (2, 1));
+    assert_eq!(chat_lines(&expected, &set(&[])), (2, 0));
+    assert_eq!(chat_lines(&expected, &expected), (2, 2));
+}
+
 #[test]
 fn pcap_subset_round_trips() {
     let bytes = std::fs::read("captures/quake3-openarena-legacy.pcap").unwrap();
@@ -30,10 +52,13 @@ fn pcap_subset_round_trips() {
 }
 
 /// What holds already on every case: no `error` note anywhere (a message whose key is not known
-/// is shown keyed, with a note), and with 5 % loss from the handshake on, at least 95 % exact
-/// with every chat line. (The targets for the cut captures need the key recovery.)
+/// is shown keyed, with a note), every chat line found (its `say` text or the server's echo of
+/// it), and with 5 % loss from the handshake on, at least 95 % exact with every chat text.
 fn check_common(cases: &[(String, Figures)], total: &Figures) {
     assert_eq!(total.errors, 0, "error notes");
+    for (name, f) in cases {
+        assert_eq!(f.lines_found, f.lines_expected, "{name}");
+    }
     let (_, five) = cases
         .iter()
         .find(|(n, _)| n == "5 % of frames lost")

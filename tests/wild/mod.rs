@@ -271,8 +271,15 @@ pub struct Figures {
     /// Counted messages showing a value that differs from the full decode's at the same place
     /// (a guess shown as a value): must be none.
     pub wrong: usize,
+    /// Chat texts in the counted messages of the full decode (a client's `say` text and the
+    /// server's `chat` echo of it are two), and those the shortened capture's decode shows.
     pub chat_expected: usize,
     pub chat_found: usize,
+    /// Chat lines: a `say` text and the server's echo that ends with it are one line, found
+    /// when either is shown (as `events` shows it); a line the server sent alone (a console
+    /// line) is its text.
+    pub lines_expected: usize,
+    pub lines_found: usize,
     pub worst: f64,
 }
 
@@ -341,8 +348,28 @@ pub fn measure_in(
     f.errors = cut.errors.len();
     f.chat_expected = chat_expected.len();
     f.chat_found = chat_expected.intersection(&cut.chat).count();
+    (f.lines_expected, f.lines_found) = chat_lines(&chat_expected, &cut.chat);
     f.worst = f.share();
     f
+}
+
+/// The chat lines among `expected` texts, and how many of them `shown` has: a `say` text and
+/// the server's echo that ends with it (`chat "NAME^7\x19: ^2TEXT"`, OpenArena g_cmds.c
+/// `G_Say`) are one line, found when either is shown.
+pub fn chat_lines(expected: &BTreeSet<String>, shown: &BTreeSet<String>) -> (usize, usize) {
+    let mut lines: Vec<Vec<&String>> = Vec::new();
+    for text in expected {
+        let same =
+            |other: &&String| other.ends_with(text.as_str()) || text.ends_with(other.as_str());
+        match lines.iter_mut().find(|line| line.iter().any(same)) {
+            Some(line) => line.push(text),
+            None => lines.push(vec![text]),
+        }
+    }
+    let found = lines
+        .iter()
+        .filter(|line| line.iter().any(|t| shown.contains(*t)));
+    (lines.len(), found.count())
 }
 
 pub fn sum(all: &[(String, Figures)]) -> Figures {
@@ -358,6 +385,8 @@ pub fn sum(all: &[(String, Figures)]) -> Figures {
         t.wrong += f.wrong;
         t.chat_expected += f.chat_expected;
         t.chat_found += f.chat_found;
+        t.lines_expected += f.lines_expected;
+        t.lines_found += f.lines_found;
         t.worst = t.worst.min(f.worst);
     }
     t
@@ -397,7 +426,7 @@ pub fn wild_cases_in(capture: &str, passes: Passes) -> (Vec<(String, Figures)>, 
     }
     for (name, f) in &cases {
         println!(
-            "{capture}{}: {name}: {}/{} game messages exact ({:.1} %), {} de-keyed, {} with a wrong value, {} error notes, chat {}/{}",
+            "{capture}{}: {name}: {}/{} game messages exact ({:.1} %), {} de-keyed, {} with a wrong value, {} error notes, chat {}/{}, chat lines {}/{}",
             label(passes),
             f.exact,
             f.counted,
@@ -406,12 +435,14 @@ pub fn wild_cases_in(capture: &str, passes: Passes) -> (Vec<(String, Figures)>, 
             f.wrong,
             f.errors,
             f.chat_found,
-            f.chat_expected
+            f.chat_expected,
+            f.lines_found,
+            f.lines_expected
         );
     }
     let total = sum(&cases);
     println!(
-        "{capture}{}: all cases: {}/{} exact ({:.1} %), {} de-keyed, worst case {:.1} %, {} error notes, chat {}/{}",
+        "{capture}{}: all cases: {}/{} exact ({:.1} %), {} de-keyed, worst case {:.1} %, {} error notes, chat {}/{}, chat lines {}/{}",
         label(passes),
         total.exact,
         total.counted,
@@ -420,7 +451,9 @@ pub fn wild_cases_in(capture: &str, passes: Passes) -> (Vec<(String, Figures)>, 
         100.0 * total.worst,
         total.errors,
         total.chat_found,
-        total.chat_expected
+        total.chat_expected,
+        total.lines_found,
+        total.lines_expected
     );
     (cases, total)
 }

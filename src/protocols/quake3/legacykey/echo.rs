@@ -331,7 +331,7 @@ impl Pads {
         // Names overheard since the last try: the group is due again at once.
         let renamed = last.is_some_and(|e| e.2 != epoch);
         let due = now || added.is_power_of_two() || renamed;
-        if !g.pad.is_empty() || g.msgs.len() < 4 || !due || tried {
+        if !g.pad.is_empty() || g.msgs.len() < if now { 1 } else { 4 } || !due || tried {
             return false;
         }
         self.echoed.retain(|e| e.0 != ack);
