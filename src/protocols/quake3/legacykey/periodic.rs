@@ -829,6 +829,57 @@ mod tests {
         );
     }
 
+    /// Under the true length and `F`, the filters, the walk back of an even length and the
+    /// second period of an odd one never rule the true string out: strings of even and odd
+    /// lengths, from messages of many lengths, every one kept whose end fills its last byte,
+    /// its unwritten byte anything.
+    #[test]
+    fn the_true_string_survives_its_own_fold() {
+        let msgs: Vec<Vec<u8>> = (0..96)
+            .map(|i| {
+                let len = 1 + (i * 37) % 80;
+                let text: Vec<u8> = (0..len).map(|k| b'a' + ((k * 7 + i) % 26) as u8).collect();
+                let mut m = command_message(i as i64 + 1, &text);
+                if let Some(last @ 0) = m.last_mut() {
+                    *last = (i as u8).wrapping_mul(83) ^ 0x5a;
+                }
+                m
+            })
+            .collect();
+        let texts: [&[u8]; 6] = [
+            b"say hey",
+            b"say 11 almost done",
+            b"say 03 jump jump jump",
+            b"say 07 new map, same netchan",
+            b"say 10 ten lines and counting",
+            b"say_team go go go",
+        ];
+        for text in texts {
+            for cb in [0x7c, 0xee] {
+                let g = group(cb, text, &msgs);
+                let period = period_of(text.len());
+                let pad = pad_of(cb, text, 4, period + 1);
+                let fold = Fold {
+                    len: text.len(),
+                    f: pad[period] ^ pad[0],
+                    agree: 0,
+                };
+                let ends = enders(&g);
+                let filters = Filters::new(false, &ends, &fold);
+                let (mut credit, mut work) = (FOLD_SAVED, 0);
+                let grown = grow(&g, &[cb], &filters, &mut credit, &mut work);
+                let grown = grown.unwrap_or_else(|e| panic!("{text:?} {cb:#x}: {e:?}"));
+                assert!(
+                    grown.contains(&(cb, text.to_vec())),
+                    "{:?} {cb:#x}: {} grown",
+                    String::from_utf8_lossy(text),
+                    grown.len()
+                );
+                assert_eq!(work + credit, FOLD_SAVED);
+            }
+        }
+    }
+
     /// One period of the pad adds one constant: `pad[k + L] = pad[k] ^ F` with
     /// `F = pad[L-1] ^ cb` for an even length, `pad[k + 2L] = pad[k] ^ F` for an odd one
     /// (ioquake3 code/server/sv_net_chan.c `SV_Netchan_Encode`).
