@@ -386,7 +386,8 @@ fn put(set: &mut ByteSet, v: u8) {
 }
 
 /// How many positions before the period's last one [`reach`] walks back: its sets fill up
-/// within a few characters (a residue where one message ends passes a quarter of the values).
+/// within a few characters (each of the 95 characters may lead on, and a residue where one
+/// message ends passes about one pad value in twenty).
 const REACH_BACK: usize = 8;
 
 /// For an even string length, per keyed byte `k` among the period's last [`REACH_BACK`] and
