@@ -26,8 +26,8 @@
 //! their shortest.
 
 use super::{
-    CLIENT_WORDS, ENDERS, End, Group, LOOKS_PER_STEP, Pooled, SERVER_WORDS, TRIAL, Trial, Work,
-    apply, ending_bytes, filled_bytes, keyed_from, pad_of, trial,
+    CLIENT_WORDS, ENDERS, End, Group, LOOKS_PER_STEP, Pooled, SERVER_WORDS, TRIAL, Work,
+    ending_bytes, filled_bytes, keyed_from, pad_of,
 };
 use crate::protocols::quake3::State;
 
@@ -411,8 +411,7 @@ fn reach(filters: &Filters, credit: &mut u64, work: &mut u64) -> Result<Reach, E
     }
     for k in (first..len - 1).rev() {
         let cost = 1 + 256 * chars.len() as u64 * filters.looks(k + 1) / LOOKS_PER_STEP;
-        *credit = credit.checked_sub(cost).ok_or(End::Spent)?;
-        *work += cost;
+        charge(credit, work, cost)?;
         let shift = (k + 1) & 1;
         for z in 0..=255u8 {
             let mut targets = [0u64; 4];
@@ -552,14 +551,12 @@ fn grow(
                 }
             }
             let looks = 1 + looks / LOOKS_PER_STEP;
-            *credit = credit.checked_sub(looks).ok_or(End::Spent)?;
-            *work += looks;
+            charge(credit, work, looks)?;
             for c in grown {
                 // A grown candidate is a copy of its characters.
                 let copy = 1 + k as u64 / 16;
-                *credit = credit.checked_sub(copy).ok_or(End::Spent)?;
-                *work += copy;
-                if checks.pass(&c, crowded, &mut cut, &mut Spend { credit, work })? {
+                charge(credit, work, copy)?;
+                if checks.pass(&c, crowded, &mut cut, (credit, work))? {
                     next.push(c);
                 }
             }
@@ -608,8 +605,7 @@ fn seeds(
     };
     // Writing the seeds out is work: a step each.
     let seeding = (bytes.len() * words.len() * 2) as u64;
-    *credit = credit.checked_sub(seeding).ok_or(End::Spent)?;
-    *work += seeding;
+    charge(credit, work, seeding)?;
     let mut beam = Vec::new();
     for (&cb, w) in bytes.iter().flat_map(|b| words.iter().map(move |w| (b, w))) {
         for tail in [&b" "[..], b" \""] {
@@ -633,8 +629,7 @@ fn seeds(
                 cand = cand.and_then(|cand| cand.grown(c, z, filters, &mut looks));
             }
             let looks = 1 + looks / LOOKS_PER_STEP;
-            *credit = credit.checked_sub(looks).ok_or(End::Spent)?;
-            *work += looks;
+            charge(credit, work, looks)?;
             beam.extend(cand);
         }
     }
@@ -677,7 +672,13 @@ impl<'g> Checks<'g> {
     /// Whether `c`'s pad passes the checks of its last byte (the cut ones only when `crowded`):
     /// a trial parse each, charged as it is done (a wrong byte is mostly caught by the first
     /// few).
-    fn pass(&self, c: &Cand, crowded: bool, w: &mut Work, spent: &mut Spend) -> Result<bool, End> {
+    fn pass(
+        &self,
+        c: &Cand,
+        crowded: bool,
+        w: &mut Work,
+        (credit, work): (&mut u64, &mut u64),
+    ) -> Result<bool, End> {
         let k = c.text.len() - 1;
         let cut: &[&Pooled] = if crowded { &self.cut[k] } else { &[] };
         if self.whole[k].is_empty() && cut.is_empty() {
@@ -685,13 +686,15 @@ impl<'g> Checks<'g> {
         }
         let pad = pad_of(c.cb, &c.text, w.start, k + 1);
         for m in &self.whole[k] {
-            spent.charge(TRIAL)?;
-            if !ends_under(w, &pad, m) {
+            charge(credit, work, TRIAL)?;
+            // Parsed whole: a message whose EOF fills the byte before its unwritten last byte
+            // parses clean too (`classify`).
+            if !w.fits(&pad[..k], pad[k], &[m], &[]) {
                 return Ok(false);
             }
         }
         for m in cut {
-            spent.charge(TRIAL)?;
+            charge(credit, work, TRIAL)?;
             if !w.fits(&pad[..k], pad[k], &[], &[m]) {
                 return Ok(false);
             }
@@ -700,36 +703,12 @@ impl<'g> Checks<'g> {
     }
 }
 
-/// A credit and the work counted against it.
-struct Spend<'c> {
-    credit: &'c mut u64,
-    work: &'c mut u64,
-}
-
-impl Spend<'_> {
-    fn charge(&mut self, steps: u64) -> Result<(), End> {
-        *self.credit = self.credit.checked_sub(steps).ok_or(End::Spent)?;
-        *self.work += steps;
-        Ok(())
-    }
-}
-
-/// Whether `m` de-keyed under `pad` (which covers it) ends cleanly: at its last byte, or, its
-/// EOF filling the byte before, with that last byte the unwritten one (ioquake3
-/// code/qcommon/msg.c `MSG_WriteBits` sends bits / 8 + 1 bytes), which a trial parse tells
-/// apart alike (`classify`).
-fn ends_under(w: &mut Work, pad: &[u8], m: &Pooled) -> bool {
-    let Work {
-        probe,
-        to_server,
-        start,
-        scratch,
-    } = w;
-    scratch.clear();
-    scratch.extend_from_slice(&m.body);
-    apply(scratch, *start, m.base, pad);
-    probe.seen_head = None;
-    trial(probe, *to_server, scratch, m.sequence) == Trial::Clean
+/// Takes `steps` from `credit` and counts them in `work`; [`End::Spent`] when they are not
+/// there.
+fn charge(credit: &mut u64, work: &mut u64, steps: u64) -> Result<(), End> {
+    *credit = credit.checked_sub(steps).ok_or(End::Spent)?;
+    *work += steps;
+    Ok(())
 }
 
 #[cfg(test)]
