@@ -562,14 +562,13 @@ impl Flow {
         }
         self.count_message(s.to_server, &sum, &t);
         self.hold.usercmd_candidate = self.hold_for_usercmds(s, msg, acks, &t);
-        for (n, text) in new_cmds {
-            self.st.client_cmds.put(n, &text);
-        }
+        self.file_client_commands(new_cmds);
         if msg.recovered_from.is_some() {
             self.st.messages_recovered += 1;
             msg.key_source = Some("recovered pad");
         }
         if s.detail.on() {
+            self.hold.key_shown = false;
             chosen_key = self.key_string_change(s, msg, chosen_key);
         }
         self.take_recovered_texts();
@@ -577,6 +576,18 @@ impl Flow {
             self.find_challenge();
         }
         self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Files the client commands a message carried. A move decoded again for its usercmd key
+    /// filed them when it first came (an old one filed again could take the ring slot of a
+    /// newer one).
+    fn file_client_commands(&mut self, cmds: Vec<(u32, Vec<u8>)>) {
+        if self.hold.replaying_usercmds {
+            return;
+        }
+        for (n, text) in cmds {
+            self.st.client_cmds.put(n, &text);
+        }
     }
 
     /// Looks for the challenge byte in the recovered pads and the captured command texts.
@@ -722,6 +733,15 @@ impl Flow {
             let ack = msg::BitReader::new(&msg.body).ulong().ok()?;
             (ack, s.h.sequence as u8)
         };
+        // A move decoded again for its usercmd key was de-keyed when it first came: with the
+        // pad known then, not pooled again.
+        let need = msg
+            .body
+            .len()
+            .saturating_sub(legacykey::keyed_from(s.to_server));
+        if self.hold.replaying_usercmds && !self.st.pads.covers(s.to_server, ack, need) {
+            return None;
+        }
         let seq = s.h.sequence;
         let cb = self.st.xor_challenge();
         let found = match (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb) {
@@ -988,6 +1008,11 @@ impl Flow {
         acks.map(|(server_id, _, rack)| (server_id, rack))
     }
 
+    /// The level and the serverId the usercmd keys are kept under now.
+    fn usercmd_keys_of(&self) -> (u32, Option<i32>) {
+        (self.st.levels, self.st.ucmd_keys.server_id())
+    }
+
     /// Whether the key of group (`to_server`, `ack`) may still be found: its pad is searched
     /// for, or, for server messages, its client command may turn out to be a player's likely
     /// `userinfo` once a name shows ([`Flow::predict_for_held`]), however the search went.
@@ -1035,6 +1060,9 @@ impl Flow {
     fn decodable(&self, h: &Held) -> bool {
         let st = &self.st;
         if let Some((server_id, rack)) = h.usercmds {
+            if h.keys_of != self.usercmd_keys_of() {
+                return false;
+            }
             let hash = st.server_cmds.get(rack).map(client::hash_key);
             let key = st.ucmd_keys.lookup(Some(server_id), rack, hash);
             return key.is_some_and(|k| k.mask == super::ucmdkey::ALL_BITS);
@@ -1054,8 +1082,10 @@ impl Flow {
     /// `overtaking`, a message of that direction is about to be decoded, and its direction's
     /// held messages that still cannot be are released as first shown (decoding them after it
     /// would take the flow's state back in time). A message whose group's search gave up is
-    /// released too. Each direction stops at its first message still held: a look at one or two
-    /// messages per datagram, whatever the number held.
+    /// released too. Each direction stops at its first message still held for its pad; moves
+    /// held for their usercmd key are passed over (decoded once their key is known, or
+    /// released when a new level changed the keys): a look at each held move and one or two
+    /// other messages per datagram, at most [`super::hold::HOLD_MESSAGES`].
     fn drain_held(&mut self, overtaking: Option<bool>) {
         if self.hold.replaying {
             return;
@@ -1077,12 +1107,16 @@ impl Flow {
                 // Decoding it again changes no state a later message read: it waits,
                 // whatever overtakes it, and the messages behind it are looked at.
                 let key = h.usercmds;
-                let due = match usercmds_due {
-                    Some((k, due)) if Some(k) == key => due,
-                    _ => self.decodable(h),
-                };
-                usercmds_due = key.map(|k| (k, due));
-                due.then_some(None)
+                if h.keys_of != self.usercmd_keys_of() {
+                    Some(Some(Unheld::NewLevel))
+                } else {
+                    let due = match usercmds_due {
+                        Some((k, due)) if Some(k) == key => due,
+                        _ => self.decodable(h),
+                    };
+                    usercmds_due = key.map(|k| (k, due));
+                    due.then_some(None)
+                }
             } else if self.decodable(h) {
                 Some(None)
             } else if overtaking == Some(h.to_server) {
@@ -1142,7 +1176,8 @@ impl Flow {
     /// Releases a held message at a bound: decoded when its key is known, or, held for its
     /// usercmd key, as far as that key is known; else as first shown.
     fn release_at_bound(&mut self, h: Held) {
-        if h.usercmds.is_some() || self.decodable(&h) {
+        let same_keys = h.keys_of == self.usercmd_keys_of();
+        if (h.usercmds.is_some() && same_keys) || self.decodable(&h) {
             self.replay(h, Unheld::Bound, None);
         } else {
             self.hold.keep(&h, Unheld::Bound);
@@ -1166,21 +1201,38 @@ impl Flow {
         self.hold.replaying = true;
         self.hold.replaying_usercmds = h.usercmds.is_some();
         (self.hold.replay_key_shown, self.hold.key_shown) = (h.key_shown, false);
-        // An old client message's serverId is not the one the client holds now.
+        // An old client message's serverId is not the one the client holds now; nor is its
+        // time the newest the flow knows.
         let holds = self.st.client_server_id.get();
-        self.decode_netchan(&d, &mut r);
+        let time = self.st.server_time.get();
+        if h.usercmds.is_some() {
+            // Later messages were decoded since it came: its usercmds are no anchors for the
+            // next one (`UcmdKeys::remember`), and its time not the flow's newest.
+            let anchors = self.st.ucmd_keys.remembered();
+            self.decode_netchan(&d, &mut r);
+            self.st.ucmd_keys.remember(anchors);
+            self.st.server_time.set(time);
+        } else {
+            self.decode_netchan(&d, &mut r);
+        }
         self.st.client_server_id.set(holds);
         self.hold.replaying = false;
         self.hold.replaying_usercmds = false;
         self.finish_record(&d, &mut r);
         r.notes.splice(0..0, h.sequence_notes.iter().cloned());
         let usercmds_keyed = self.hold.usercmd_candidate.take();
-        if r.msg_type == "keyed" {
+        if r.msg_type == "keyed" && h.usercmds.is_some() {
+            // Shown as it first was: counted so again.
+            self.st.messages_keyed = self.st.messages_keyed.saturating_sub(1);
+            self.st.messages_decoded += 1;
+            self.st.usercmds_keyed += 1;
+            self.hold.keep(&h, why);
+        } else if r.msg_type == "keyed" {
             self.hold.keep(&h, why);
         } else if let (Some(key), Some(i), None) = (usercmds_keyed, at, h.usercmds) {
             // Counted decoded with its usercmds keyed, as one held for them from the start.
             let notes = h.sequence_notes.clone();
-            let mut again = Held::for_usercmds(&d, key, notes);
+            let mut again = Held::for_usercmds(&d, key, self.usercmd_keys_of(), notes);
             again.key_shown = self.hold.key_shown;
             self.hold.insert(i, again);
         } else if h.usercmds.is_some() && has_note(&r, &notes::KEY_UNKNOWN) {
@@ -1391,7 +1443,7 @@ impl FlowDecoder for Flow {
             let over = self.hold.push(Held::new(d, (ack, need), sequence_notes(r)));
             over.into_iter().for_each(|h| self.release_at_bound(h));
         } else if let Some(key) = self.hold.usercmd_candidate.take() {
-            let mut h = Held::for_usercmds(d, key, sequence_notes(r));
+            let mut h = Held::for_usercmds(d, key, self.usercmd_keys_of(), sequence_notes(r));
             h.key_shown = self.hold.key_shown;
             let over = self.hold.push(h);
             over.into_iter().for_each(|h| self.release_at_bound(h));

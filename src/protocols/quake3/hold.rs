@@ -52,6 +52,9 @@ pub struct Held {
     /// A client message de-keyed but for its usercmds, held for their key: the serverId and
     /// acknowledged server command the key belongs to.
     pub usercmds: Option<(i32, u32)>,
+    /// For one held for its usercmd key: the level and the serverId the usercmd keys were
+    /// kept under when it came ([`Held::for_usercmds`]); decoded again only under those.
+    pub keys_of: (u32, Option<i32>),
     /// Its first decode showed its key string (`quake3.netchan.xor_string`, shown where it
     /// changes): decoded again, it shows it again.
     pub key_shown: bool,
@@ -75,15 +78,22 @@ impl Held {
             detail: d.detail,
             sequence_notes,
             usercmds: None,
+            keys_of: (0, None),
             key_shown: false,
         }
     }
 
     /// A client message decoded but for its usercmds, whose key (`server_id`, `rack`) is still
     /// recovered.
-    pub fn for_usercmds(d: &Datagram<'_>, (server_id, rack): (i32, u32), notes: Vec<Note>) -> Held {
+    pub fn for_usercmds(
+        d: &Datagram<'_>,
+        (server_id, rack): (i32, u32),
+        keys_of: (u32, Option<i32>),
+        notes: Vec<Note>,
+    ) -> Held {
         Held {
             usercmds: Some((server_id, rack)),
+            keys_of,
             ..Held::new(d, (rack, 0), notes)
         }
     }
@@ -123,6 +133,9 @@ pub enum Unheld {
     Bound,
     /// A new handshake began another connection.
     Connection,
+    /// A gamestate (a new level) or another serverId changed the usercmd keys before its key
+    /// was found.
+    NewLevel,
 }
 
 impl Unheld {
@@ -136,6 +149,9 @@ impl Unheld {
                 "the hold reached its bound (or the capture ended, or a live capture went quiet) before the key was found"
             }
             Unheld::Connection => "the client connected again before the key was found",
+            Unheld::NewLevel => {
+                "a new level (a gamestate, or another serverId) changed the usercmd keys before its key was found"
+            }
         };
         let what = if usercmds {
             "held while its usercmd key was recovered, and never de-keyed whole"
