@@ -717,7 +717,7 @@ fn random_bytes_on_a_quake3_port_cost_bounded_counted_work() {
     let held = &flow.facts["held"];
     assert_eq!(
         held,
-        "1025 messages held while their pad was searched for: 0 decoded later, 1025 never"
+        "1025 messages held while their key was searched for: 0 decoded later, 1025 never"
     );
     assert!(
         stats.flow_table.state_peak < 1 << 20,

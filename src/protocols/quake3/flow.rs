@@ -561,14 +561,14 @@ impl Flow {
             }
         }
         self.count_message(s.to_server, &sum, &t);
-        for (n, text) in new_cmds {
-            self.st.client_cmds.put(n, &text);
-        }
+        self.hold.usercmd_candidate = self.hold_for_usercmds(s, msg, acks, &t);
+        self.file_client_commands(new_cmds);
         if msg.recovered_from.is_some() {
             self.st.messages_recovered += 1;
             msg.key_source = Some("recovered pad");
         }
         if s.detail.on() {
+            self.hold.key_shown = false;
             chosen_key = self.key_string_change(s, msg, chosen_key);
         }
         self.take_recovered_texts();
@@ -576,6 +576,18 @@ impl Flow {
             self.find_challenge();
         }
         self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Files the client commands a message carried. A move decoded again for its usercmd key
+    /// filed them when it first came (an old one filed again could take the ring slot of a
+    /// newer one).
+    fn file_client_commands(&mut self, cmds: Vec<(u32, Vec<u8>)>) {
+        if self.hold.replaying_usercmds {
+            return;
+        }
+        for (n, text) in cmds {
+            self.st.client_cmds.put(n, &text);
+        }
     }
 
     /// Looks for the challenge byte in the recovered pads and the captured command texts.
@@ -721,6 +733,15 @@ impl Flow {
             let ack = msg::BitReader::new(&msg.body).ulong().ok()?;
             (ack, s.h.sequence as u8)
         };
+        // A move decoded again for its usercmd key was de-keyed when it first came: with the
+        // pad known then, not pooled again.
+        let need = msg
+            .body
+            .len()
+            .saturating_sub(legacykey::keyed_from(s.to_server));
+        if self.hold.replaying_usercmds && !self.st.pads.covers(s.to_server, ack, need) {
+            return None;
+        }
         let seq = s.h.sequence;
         let cb = self.st.xor_challenge();
         let found = match (self.st.pads).offer(s.to_server, (ack, base, seq), &msg.body, cb) {
@@ -763,18 +784,24 @@ impl Flow {
             let ack = msg.key_ack?;
             self.st.client_cmds.get(ack)?.to_vec()
         };
+        // A move decoded again for its usercmd key shows the string as it first did.
+        if self.hold.replaying_usercmds {
+            return self.hold.replay_key_shown.then_some(text);
+        }
         let last = &mut self.st.shown_key[s.to_server as usize];
         if last.as_deref() == Some(&text[..]) {
             return None;
         }
         *last = Some(text.clone());
+        self.hold.key_shown = true;
         Some(text)
     }
 
     /// Adds a client message's keyed usercmd values to the key recovery; true when they made
     /// its key known.
     fn learn_usercmd_key(&mut self, acks: Option<(i32, u32, u32)>, obs: &[UcmdObs]) -> bool {
-        let Some((server_id, _, rack)) = acks else {
+        // A message held for its usercmd key gave its values when it first came.
+        let Some((server_id, _, rack)) = acks.filter(|_| !self.hold.replaying_usercmds) else {
             return false;
         };
         // Pooled by checksumFeed only under the captured text of the acknowledged command (the
@@ -958,6 +985,34 @@ impl Flow {
         live.then_some((s.to_server, ack, need))
     }
 
+    /// The usercmd key of a client message shown with its usercmds still keyed, when the
+    /// message is worth holding until that key is recovered: whole (not reassembled), decoded
+    /// for the first time, and its acknowledgements read.
+    fn hold_for_usercmds(
+        &self,
+        s: &Sequenced<'_>,
+        msg: &Message<'_>,
+        acks: Option<(i32, u32, u32)>,
+        t: &TreeBuilder,
+    ) -> Option<(i32, u32)> {
+        // A message held for its pad and decoded again may be held on for its usercmd key.
+        let keyed = (t.notes.iter()).any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN));
+        if !s.to_server
+            || self.hold.replaying_usercmds
+            || !self.hold.worth_it()
+            || msg.reassembled
+            || !keyed
+        {
+            return None;
+        }
+        acks.map(|(server_id, _, rack)| (server_id, rack))
+    }
+
+    /// The level and the serverId the usercmd keys are kept under now.
+    fn usercmd_keys_of(&self) -> (u32, Option<i32>) {
+        (self.st.levels, self.st.ucmd_keys.server_id())
+    }
+
     /// Whether the key of group (`to_server`, `ack`) may still be found: its pad is searched
     /// for, or, for server messages, its client command may turn out to be a player's likely
     /// `userinfo` once a name shows ([`Flow::predict_for_held`]), however the search went.
@@ -1004,6 +1059,14 @@ impl Flow {
     /// string with the challenge byte.
     fn decodable(&self, h: &Held) -> bool {
         let st = &self.st;
+        if let Some((server_id, rack)) = h.usercmds {
+            if h.keys_of != self.usercmd_keys_of() {
+                return false;
+            }
+            let hash = st.server_cmds.get(rack).map(client::hash_key);
+            let key = st.ucmd_keys.lookup(Some(server_id), rack, hash);
+            return key.is_some_and(|k| k.mask == super::ucmdkey::ALL_BITS);
+        }
         if st.pads.covers(h.to_server, h.ack, h.need) {
             return true;
         }
@@ -1019,8 +1082,10 @@ impl Flow {
     /// `overtaking`, a message of that direction is about to be decoded, and its direction's
     /// held messages that still cannot be are released as first shown (decoding them after it
     /// would take the flow's state back in time). A message whose group's search gave up is
-    /// released too. Each direction stops at its first message still held: a look at one or two
-    /// messages per datagram, whatever the number held.
+    /// released too. Each direction stops at its first message still held for its pad; moves
+    /// held for their usercmd key are passed over (decoded once their key is known, or
+    /// released when a new level changed the keys): a look at each held move and one or two
+    /// other messages per datagram, at most [`super::hold::HOLD_MESSAGES`].
     fn drain_held(&mut self, overtaking: Option<bool>) {
         if self.hold.replaying {
             return;
@@ -1029,12 +1094,29 @@ impl Flow {
         // key string of held client messages it overtakes.
         self.date_groups();
         let mut waiting = self.hold.per_direction();
+        // Whether the usercmd key of the held client messages is known (looked at once per
+        // key: they mostly share one).
+        let mut usercmds_due: Option<((i32, u32), bool)> = None;
         let mut i = 0;
         while waiting != [false; 2] {
             let Some(h) = self.hold.get(i) else { break };
             let dir = usize::from(h.to_server);
             let unheld = if !waiting[dir] {
                 None
+            } else if h.usercmds.is_some() {
+                // Decoding it again changes no state a later message read: it waits,
+                // whatever overtakes it, and the messages behind it are looked at.
+                let key = h.usercmds;
+                if h.keys_of != self.usercmd_keys_of() {
+                    Some(Some(Unheld::NewLevel))
+                } else {
+                    let due = match usercmds_due {
+                        Some((k, due)) if Some(k) == key => due,
+                        _ => self.decodable(h),
+                    };
+                    usercmds_due = key.map(|k| (k, due));
+                    due.then_some(None)
+                }
             } else if self.decodable(h) {
                 Some(None)
             } else if overtaking == Some(h.to_server) {
@@ -1051,7 +1133,7 @@ impl Flow {
             };
             let Some(h) = self.hold.remove(i) else { break };
             match why {
-                None => self.replay(h, Unheld::Overtaken),
+                None => self.replay(h, Unheld::Overtaken, Some(i)),
                 Some(why) => self.hold.keep(&h, why),
             }
             let left = self.hold.per_direction();
@@ -1091,27 +1173,90 @@ impl Flow {
         }
     }
 
+    /// Releases a held message at a bound: decoded when its key is known, or, held for its
+    /// usercmd key, as far as that key is known; else as first shown.
+    fn release_at_bound(&mut self, h: Held) {
+        let same_keys = h.keys_of == self.usercmd_keys_of();
+        if (h.usercmds.is_some() && same_keys) || self.decodable(&h) {
+            self.replay(h, Unheld::Bound, None);
+        } else {
+            self.hold.keep(&h, Unheld::Bound);
+        }
+    }
+
     /// Decodes a held message again; released decoded, or as first shown (`why`) when it stays
-    /// keyed after all.
-    fn replay(&mut self, h: Held, why: Unheld) {
-        // Its first decode counted it keyed.
-        self.st.messages_keyed = self.st.messages_keyed.saturating_sub(1);
+    /// keyed after all. A message held for its pad whose usercmd values are still keyed is held
+    /// on for their key at place `at` of the queue (where it was), when given; one held for its
+    /// usercmd key is released as far as that key is known.
+    fn replay(&mut self, h: Held, why: Unheld, at: Option<usize>) {
+        // Its first decode counted it keyed, or decoded with its usercmds keyed.
+        if h.usercmds.is_some() {
+            self.st.messages_decoded = self.st.messages_decoded.saturating_sub(1);
+            self.st.usercmds_keyed = self.st.usercmds_keyed.saturating_sub(1);
+        } else {
+            self.st.messages_keyed = self.st.messages_keyed.saturating_sub(1);
+        }
         let d = h.datagram();
         let mut r = Record::new("quake3");
         self.hold.replaying = true;
-        // An old client message's serverId is not the one the client holds now.
+        self.hold.replaying_usercmds = h.usercmds.is_some();
+        (self.hold.replay_key_shown, self.hold.key_shown) = (h.key_shown, false);
+        // An old client message's serverId is not the one the client holds now; nor is its
+        // time the newest the flow knows.
         let holds = self.st.client_server_id.get();
-        self.decode_netchan(&d, &mut r);
+        let time = self.st.server_time.get();
+        if h.usercmds.is_some() {
+            // Later messages were decoded since it came: its usercmds are no anchors for the
+            // next one (`UcmdKeys::remember`), and its time not the flow's newest.
+            let anchors = self.st.ucmd_keys.remembered();
+            self.decode_netchan(&d, &mut r);
+            self.st.ucmd_keys.remember(anchors);
+            self.st.server_time.set(time);
+        } else {
+            self.decode_netchan(&d, &mut r);
+        }
         self.st.client_server_id.set(holds);
         self.hold.replaying = false;
+        self.hold.replaying_usercmds = false;
         self.finish_record(&d, &mut r);
         r.notes.splice(0..0, h.sequence_notes.iter().cloned());
-        if r.msg_type == "keyed" {
+        let usercmds_keyed = self.hold.usercmd_candidate.take();
+        if r.msg_type == "keyed" && h.usercmds.is_some() {
+            // Shown as it first was: counted so again.
+            self.st.messages_keyed = self.st.messages_keyed.saturating_sub(1);
+            self.st.messages_decoded += 1;
+            self.st.usercmds_keyed += 1;
             self.hold.keep(&h, why);
+        } else if r.msg_type == "keyed" {
+            self.hold.keep(&h, why);
+        } else if let (Some(key), Some(i), None) = (usercmds_keyed, at, h.usercmds) {
+            // Counted decoded with its usercmds keyed, as one held for them from the start.
+            let notes = h.sequence_notes.clone();
+            let mut again = Held::for_usercmds(&d, key, self.usercmd_keys_of(), notes);
+            again.key_shown = self.hold.key_shown;
+            self.hold.insert(i, again);
+        } else if h.usercmds.is_some() && has_note(&r, &notes::KEY_UNKNOWN) {
+            self.hold.partly(&h, r, why);
         } else {
             self.hold.decoded(&h, vec![r]);
         }
     }
+}
+
+/// Whether `r` carries a note of kind `def`.
+fn has_note(r: &Record, def: &NoteDef) -> bool {
+    r.notes.iter().any(|n| std::ptr::eq(n.def, def))
+}
+
+/// The sequence notes of a record about to be held: a held message's sequence is not tracked
+/// again when it is decoded again.
+fn sequence_notes(r: &Record) -> Vec<crate::tree::Note> {
+    (r.notes.iter())
+        .filter(|n| {
+            std::ptr::eq(n.def, &notes::SEQUENCE_GAP) || std::ptr::eq(n.def, &notes::SEQUENCE_OLD)
+        })
+        .cloned()
+        .collect()
 }
 
 /// How a message's XOR key was known, for `quake3.netchan.xor_source`: `recovered` when its key
@@ -1279,6 +1424,8 @@ impl FlowDecoder for Flow {
     fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
         self.hold.last = false;
         self.hold.candidate = None;
+        self.hold.usercmd_candidate = None;
+        self.hold.key_shown = false;
         // Built where it stays (moving a finished record was a visible share of a summary run).
         out.push(Record::new("quake3"));
         let Some(r) = out.last_mut() else { return };
@@ -1293,14 +1440,13 @@ impl FlowDecoder for Flow {
         }
         self.finish_record(d, r);
         if let Some((_, ack, need)) = self.hold.candidate.take() {
-            let sequence_notes = (r.notes.iter())
-                .filter(|n| {
-                    std::ptr::eq(n.def, &notes::SEQUENCE_GAP)
-                        || std::ptr::eq(n.def, &notes::SEQUENCE_OLD)
-                })
-                .cloned()
-                .collect();
-            self.hold.push(Held::new(d, (ack, need), sequence_notes));
+            let over = self.hold.push(Held::new(d, (ack, need), sequence_notes(r)));
+            over.into_iter().for_each(|h| self.release_at_bound(h));
+        } else if let Some(key) = self.hold.usercmd_candidate.take() {
+            let mut h = Held::for_usercmds(d, key, self.usercmd_keys_of(), sequence_notes(r));
+            h.key_shown = self.hold.key_shown;
+            let over = self.hold.push(h);
+            over.into_iter().for_each(|h| self.release_at_bound(h));
         }
         self.drain_held(None);
     }
@@ -1343,11 +1489,7 @@ impl FlowDecoder for Flow {
     fn give_up(&mut self, through: u64) {
         while self.hold.front().is_some_and(|h| h.frame <= through) {
             let Some(h) = self.hold.pop() else { break };
-            if self.decodable(&h) {
-                self.replay(h, Unheld::Bound);
-            } else {
-                self.hold.keep(&h, Unheld::Bound);
-            }
+            self.release_at_bound(h);
         }
     }
 

@@ -9,6 +9,9 @@
 //! was decoded first), whose group's search gave up, or that reaches a bound, is released as
 //! first shown, with a note.
 //!
+//! A client message de-keyed whole but for its usercmd values is held the same way until its
+//! usercmd key is recovered (`ucmdkey.rs`), within the same bounds.
+//!
 //! The bounds: [`HOLD_MESSAGES`] and [`HOLD_BYTES`] per flow here, and the engine's own
 //! (frames, captured bytes and capture time since the oldest held datagram).
 
@@ -46,6 +49,15 @@ pub struct Held {
     detail: Detail,
     /// The sequence notes its first decode gave (the sequence is not tracked again).
     pub sequence_notes: Vec<Note>,
+    /// A client message de-keyed but for its usercmds, held for their key: the serverId and
+    /// acknowledged server command the key belongs to.
+    pub usercmds: Option<(i32, u32)>,
+    /// For one held for its usercmd key: the level and the serverId the usercmd keys were
+    /// kept under when it came ([`Held::for_usercmds`]); decoded again only under those.
+    pub keys_of: (u32, Option<i32>),
+    /// Its first decode showed its key string (`quake3.netchan.xor_string`, shown where it
+    /// changes): decoded again, it shows it again.
+    pub key_shown: bool,
 }
 
 impl Held {
@@ -65,6 +77,24 @@ impl Held {
             role_source: d.role_source,
             detail: d.detail,
             sequence_notes,
+            usercmds: None,
+            keys_of: (0, None),
+            key_shown: false,
+        }
+    }
+
+    /// A client message decoded but for its usercmds, whose key (`server_id`, `rack`) is still
+    /// recovered.
+    pub fn for_usercmds(
+        d: &Datagram<'_>,
+        (server_id, rack): (i32, u32),
+        keys_of: (u32, Option<i32>),
+        notes: Vec<Note>,
+    ) -> Held {
+        Held {
+            usercmds: Some((server_id, rack)),
+            keys_of,
+            ..Held::new(d, (rack, 0), notes)
         }
     }
 
@@ -103,10 +133,13 @@ pub enum Unheld {
     Bound,
     /// A new handshake began another connection.
     Connection,
+    /// A gamestate (a new level) or another serverId changed the usercmd keys before its key
+    /// was found.
+    NewLevel,
 }
 
 impl Unheld {
-    fn note(self) -> Note {
+    fn note(self, usercmds: bool) -> Note {
         let why = match self {
             Unheld::Overtaken => {
                 "a later message in its direction was decoded first, still without this one's key"
@@ -116,13 +149,16 @@ impl Unheld {
                 "the hold reached its bound (or the capture ended, or a live capture went quiet) before the key was found"
             }
             Unheld::Connection => "the client connected again before the key was found",
+            Unheld::NewLevel => {
+                "a new level (a gamestate, or another serverId) changed the usercmd keys before its key was found"
+            }
         };
-        Note::new(
-            &notes::HELD_KEYED,
-            None,
-            None,
-            format!("held while its XOR pad was searched for, and never decoded: {why}"),
-        )
+        let what = if usercmds {
+            "held while its usercmd key was recovered, and never de-keyed whole"
+        } else {
+            "held while its XOR pad was searched for, and never decoded"
+        };
+        Note::new(&notes::HELD_KEYED, None, None, format!("{what}: {why}"))
     }
 }
 
@@ -138,8 +174,17 @@ pub struct Holds {
     pub last: bool,
     /// A held message is being decoded again (nothing is held or settled meanwhile).
     pub replaying: bool,
+    /// It is one held for its usercmd key: its values were given to the key's recovery when
+    /// it first came.
+    pub replaying_usercmds: bool,
+    /// The message decoded showed its key string; the one decoded again first did.
+    pub key_shown: bool,
+    pub replay_key_shown: bool,
     /// The message just decoded ended keyed and may be held: its group and keyed length.
     pub candidate: Option<(bool, u32, usize)>,
+    /// The client message just decoded showed its usercmds keyed and may be held for their
+    /// key: its serverId and acknowledged server command.
+    pub usercmd_candidate: Option<(i32, u32)>,
     /// Messages held, then decoded, and released as first shown.
     pub held: u64,
     pub decoded: u64,
@@ -165,17 +210,24 @@ impl Holds {
         self.kept_run < GIVE_UP_AFTER
     }
 
-    /// Holds `h`; past a bound, the oldest message is released as first shown.
-    pub fn push(&mut self, h: Held) {
-        self.bytes += h.payload.len();
-        self.per_direction[usize::from(h.to_server)] += 1;
-        self.queue.push_back(h);
+    /// Holds `h`; past a bound, returns the oldest messages, to be released.
+    pub fn push(&mut self, h: Held) -> Vec<Held> {
         self.held += 1;
         self.last = true;
+        self.insert(self.queue.len(), h);
+        let mut over = Vec::new();
         while self.queue.len() > HOLD_MESSAGES || self.bytes > HOLD_BYTES {
             let Some(old) = self.pop() else { break };
-            self.keep(&old, Unheld::Bound);
+            over.push(old);
         }
+        over
+    }
+
+    /// Puts `h` back at place `i` (a message decoded again, held on for its usercmd key).
+    pub fn insert(&mut self, i: usize, h: Held) {
+        self.bytes += h.payload.len();
+        self.per_direction[usize::from(h.to_server)] += 1;
+        self.queue.insert(i, h);
     }
 
     pub fn front(&self) -> Option<&Held> {
@@ -222,7 +274,19 @@ impl Holds {
         self.kept_run += 1;
         self.out.push(Release::Kept {
             frame: h.frame,
-            note: why.note(),
+            note: why.note(h.usercmds.is_some()),
+        });
+    }
+
+    /// Releases `h`, held for its usercmd key, decoded as far as the key is known now, with a
+    /// note saying why it is released before the key was found.
+    pub fn partly(&mut self, h: &Held, mut record: crate::tree::Record, why: Unheld) {
+        self.kept += 1;
+        self.kept_run += 1;
+        record.notes.push(why.note(true));
+        self.out.push(Release::Decoded {
+            frame: h.frame,
+            records: vec![record],
         });
     }
 
@@ -244,7 +308,7 @@ impl Holds {
     pub fn describe(&self) -> Option<String> {
         (self.held > 0).then(|| {
             format!(
-                "{} messages held while their pad was searched for: {} decoded later, {} never",
+                "{} messages held while their key was searched for: {} decoded later, {} never",
                 self.held, self.decoded, self.kept
             )
         })

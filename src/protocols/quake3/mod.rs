@@ -214,6 +214,9 @@ pub struct State {
     /// The server command sequence of the last gamestate: the client acknowledges it without
     /// having received its text.
     pub gamestate_cmd_seq: Option<u32>,
+    /// Gamestates and new connections seen: a client message held for its usercmd key is
+    /// decoded again only under the keys of the level it was sent in.
+    pub levels: u32,
     /// The serverId of the last client message read (set in place by every parse: it is in
     /// the unkeyed header). A client sends the serverId of the gamestate it holds (ioquake3
     /// code/client/cl_input.c `CL_WritePacket`); one that no captured gamestate or systeminfo
@@ -291,6 +294,7 @@ impl State {
     /// A gamestate starts a new level: old baselines and snapshots no longer apply.
     pub fn gamestate_seen(&mut self, command_sequence: u32) {
         self.gamestate_cmd_seq = Some(command_sequence);
+        self.levels = self.levels.wrapping_add(1);
         self.baselines.clear();
         self.baselines_set = 0;
         self.snaps.clear();
@@ -397,6 +401,7 @@ impl State {
         self.prev_feed = None;
         self.client_server_id.set(None);
         self.ucmd_keys = Default::default();
+        self.levels = self.levels.wrapping_add(1);
         self.pads = Default::default();
         self.shown_key = Default::default();
         self.baselines.clear();

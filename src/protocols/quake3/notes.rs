@@ -42,7 +42,7 @@ pub static XOR_KEY_UNKNOWN: NoteDef = NoteDef::note(
 );
 pub static HELD_KEYED: NoteDef = NoteDef::note(
     "expert.quake3.held_keyed",
-    "A legacy message held while its XOR pad was searched for, never decoded",
+    "A message held while its key was searched for (a legacy XOR pad, or a usercmd key), never decoded whole",
 );
 pub static SNAPLEN: NoteDef = NoteDef::note(
     "expert.quake3.snaplen",

@@ -244,6 +244,11 @@ impl UcmdKeys {
         self.past.push((id, f));
     }
 
+    /// The serverId the kept values and keys were sent under.
+    pub fn server_id(&self) -> Option<i32> {
+        self.server_id
+    }
+
     /// Whether the client messages should report their known values as anchors: while some
     /// key is being recovered, or may have to be (no gamestate captured).
     pub fn wants_anchors(&self) -> bool {
@@ -256,6 +261,11 @@ impl UcmdKeys {
     /// values in wire order) in place of the last message's: cheap enough for every message.
     pub fn remember(&self, cmds: [Option<KnownCmd>; 2]) {
         self.last.set(cmds);
+    }
+
+    /// The usercmds [`UcmdKeys::remember`] kept.
+    pub fn remembered(&self) -> [Option<KnownCmd>; 2] {
+        self.last.get()
     }
 
     /// Forgets the keys and values kept when a message names another serverId than theirs: a
