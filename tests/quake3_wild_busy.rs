@@ -342,7 +342,7 @@ fn busy_capture_from_the_wild() {
         &cases,
         &[
             ("cut at 10 % (frame 630)", 0.963),
-            ("cut at 20 % (frame 1260)", 0.933),
+            ("cut at 20 % (frame 1260)", 0.968),
             ("cut at 30 % (frame 1890)", 0.996),
             ("cut at 40 % (frame 2520)", 0.943),
             ("cut at 50 % (frame 3150)", 1.0),
@@ -394,7 +394,12 @@ fn busy_capture_from_the_wild() {
     // 95.9 %, was 91.6 %; at 80 % 95.0 % (93.2 %); at 10 % 96.4 % (95.5 %); at 30 % 99.7 %
     // (97.9 %); at 40 % 94.3 % (92.6 %); at 20 % 93.4 % (92.5 %); with 20 % lost 99.7 %
     // (98.5 %)).
-    assert!(total.exact >= 41_253, "{}", total.exact);
+    // Client messages whose key is a server command not seen yet are held while server
+    // messages are (a flow holds 1,024 messages, 512 before): cut at 20 %, the 168 keyed with
+    // the echo of `say 03` (frames 1,615-1,942; its carrier, frame 1,614, is held with the
+    // server messages keyed with `say 03`) are decoded once the rename's announcement gives
+    // the name, 96.9 % (93.4 %): 41,421.
+    assert!(total.exact >= 41_421, "{}", total.exact);
     assert!(total.dekeyed >= 41_256, "{}", total.dekeyed);
     assert!(total.chat_found >= 179, "{}", total.chat_found);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
@@ -798,7 +803,8 @@ fn two_passes_on_the_command_line() {
             .count()
     };
     let (code, one, _) = run(&["dissect", "-f", "json", "--threads", "1", file]);
-    assert_eq!((code, keyed(&one)), (Some(0), 371));
+    // 345 since client messages are held while server messages are (371 before).
+    assert_eq!((code, keyed(&one)), (Some(0), 345));
     let (code, two, _) = run(&["dissect", "-2", "-f", "json", "--threads", "1", file]);
     assert_eq!((code, keyed(&two)), (Some(0), 43));
     assert_eq!(one.lines().count(), two.lines().count());
@@ -904,11 +910,14 @@ fn two_passes_outlive_the_state_budget() {
         keyed
     };
     // Moves held for their usercmd key take state too: the budget is reached more often (32
-    // times instead of 29 in a run with field trees), 4,750 keyed (4,274 before they were held).
-    assert_eq!(keyed(config.clone()), 4750);
+    // times instead of 29 in a run with field trees), 4,750 keyed (4,274 before they were
+    // held); with client messages held while server messages are, and twice the messages a
+    // flow holds, 3,776.
+    assert_eq!(keyed(config.clone()), 3776);
     config.hindsight = Some(std::sync::Arc::new(learned));
-    // With the first pass's names (3,328 before moves were held for their usercmd key).
-    assert_eq!(keyed(config), 2981);
+    // With the first pass's names (3,328 before moves were held for their usercmd key, 2,981
+    // before client messages were held while server messages are).
+    assert_eq!(keyed(config), 2738);
 }
 
 /// Cut at 70 % (from frame 4,410), the player's name shows first in the server's status to a

@@ -1015,12 +1015,16 @@ impl Flow {
 
     /// Whether the key of group (`to_server`, `ack`) may still be found: its pad is searched
     /// for, or, for server messages, its client command may turn out to be a player's likely
-    /// `userinfo` once a name shows ([`Flow::predict_for_held`]), however the search went.
+    /// `userinfo` once a name shows ([`Flow::predict_for_held`]), however the search went, or,
+    /// for client messages, server messages are held that may carry its server command.
     fn may_recover(&self, to_server: bool, ack: u32) -> bool {
         let pads = &self.st.pads;
         pads.live(to_server, ack)
             || (!to_server && pads.pooled(to_server, ack))
             || pads.undated(to_server, ack)
+            // A client message's key is a server command: held server messages, once their pad
+            // is found, may carry it (a chat echo the player's name read later reveals).
+            || (to_server && self.hold.per_direction()[0])
     }
 
     /// Takes the names the server's status listed to a server browser (another flow's

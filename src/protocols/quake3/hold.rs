@@ -24,9 +24,9 @@ use crate::proto::{Datagram, Direction, Release, RoleSource};
 use crate::tree::{Detail, Note};
 
 /// Messages a flow holds at most; past it, the oldest is released as first shown.
-pub const HOLD_MESSAGES: usize = 512;
+pub const HOLD_MESSAGES: usize = 1024;
 /// Held messages released as first shown in a row after which a flow holds no more.
-pub const GIVE_UP_AFTER: u64 = 2 * HOLD_MESSAGES as u64;
+pub const GIVE_UP_AFTER: u64 = 1024;
 /// Payload bytes a flow holds at most.
 pub const HOLD_BYTES: usize = 512 * 1024;
 
