@@ -1108,8 +1108,8 @@ impl Flow {
             let unheld = if !waiting[dir] {
                 None
             } else if h.usercmds.is_some() {
-                // Decoding it again changes no state a later message read: it waits,
-                // whatever overtakes it, and the messages behind it are looked at.
+                // Decoded again without changing what a later message reads (`replay`): it
+                // waits, whatever overtakes it, and the messages behind it are looked at.
                 let key = h.usercmds;
                 if h.keys_of != self.usercmd_keys_of() {
                     Some(Some(Unheld::NewLevel))
