@@ -13,7 +13,7 @@ use super::client;
 use super::connectionless;
 use super::delta::KnownEnt;
 use super::fields::*;
-use super::hold::{Held, Holds, Unheld};
+use super::hold::{Held, Holds, Unheld, UsercmdKey};
 use super::legacykey;
 use super::msg::{self, Loc};
 use super::netchan::{self, Flavour, FragResult, Header};
@@ -560,8 +560,10 @@ impl Flow {
                 }
             }
         }
-        self.count_message(s.to_server, &sum, &t);
-        self.hold.usercmd_candidate = self.hold_for_usercmds(s, msg, acks, &t);
+        let usercmds_keyed =
+            s.to_server && (t.notes.iter()).any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN));
+        self.count_message(&sum, usercmds_keyed);
+        self.hold.usercmd_candidate = self.hold_for_usercmds(msg, acks, usercmds_keyed);
         self.file_client_commands(new_cmds);
         if msg.recovered_from.is_some() {
             self.st.messages_recovered += 1;
@@ -927,15 +929,13 @@ impl Flow {
 impl Flow {
     /// Counts a game message for `stats`: decoded (and its usercmd values keyed or not), or
     /// left keyed.
-    fn count_message(&mut self, to_server: bool, sum: &Summary, t: &TreeBuilder) {
+    fn count_message(&mut self, sum: &Summary, usercmds_keyed: bool) {
         if sum.msg_type == "keyed" {
             self.st.messages_keyed += 1;
             return;
         }
         self.st.messages_decoded += 1;
-        if to_server && (t.notes.iter()).any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN)) {
-            self.st.usercmds_keyed += 1;
-        }
+        self.st.usercmds_keyed += u64::from(usercmds_keyed);
     }
 
     /// The notes and counts every record gets once decoded, first or again.
@@ -990,22 +990,23 @@ impl Flow {
     /// for the first time, and its acknowledgements read.
     fn hold_for_usercmds(
         &self,
-        s: &Sequenced<'_>,
         msg: &Message<'_>,
         acks: Option<(i32, u32, u32)>,
-        t: &TreeBuilder,
-    ) -> Option<(i32, u32)> {
+        usercmds_keyed: bool,
+    ) -> Option<UsercmdKey> {
         // A message held for its pad and decoded again may be held on for its usercmd key.
-        let keyed = (t.notes.iter()).any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN));
-        if !s.to_server
+        if !usercmds_keyed
             || self.hold.replaying_usercmds
             || !self.hold.worth_it()
             || msg.reassembled
-            || !keyed
         {
             return None;
         }
-        acks.map(|(server_id, _, rack)| (server_id, rack))
+        acks.map(|(server_id, _, rack)| UsercmdKey {
+            server_id,
+            rack,
+            keys_of: self.usercmd_keys_of(),
+        })
     }
 
     /// The level and the serverId the usercmd keys are kept under now.
@@ -1063,12 +1064,12 @@ impl Flow {
     /// string with the challenge byte.
     fn decodable(&self, h: &Held) -> bool {
         let st = &self.st;
-        if let Some((server_id, rack)) = h.usercmds {
-            if h.keys_of != self.usercmd_keys_of() {
+        if let Some(u) = h.usercmds {
+            if u.keys_of != self.usercmd_keys_of() {
                 return false;
             }
-            let hash = st.server_cmds.get(rack).map(client::hash_key);
-            let key = st.ucmd_keys.lookup(Some(server_id), rack, hash);
+            let hash = st.server_cmds.get(u.rack).map(client::hash_key);
+            let key = st.ucmd_keys.lookup(Some(u.server_id), u.rack, hash);
             return key.is_some_and(|k| k.mask == super::ucmdkey::ALL_BITS);
         }
         if st.pads.covers(h.to_server, h.ack, h.need) {
@@ -1100,25 +1101,24 @@ impl Flow {
         let mut waiting = self.hold.per_direction();
         // Whether the usercmd key of the held client messages is known (looked at once per
         // key: they mostly share one).
-        let mut usercmds_due: Option<((i32, u32), bool)> = None;
+        let mut usercmds_due: Option<(UsercmdKey, bool)> = None;
         let mut i = 0;
         while waiting != [false; 2] {
             let Some(h) = self.hold.get(i) else { break };
             let dir = usize::from(h.to_server);
             let unheld = if !waiting[dir] {
                 None
-            } else if h.usercmds.is_some() {
+            } else if let Some(key) = h.usercmds {
                 // Decoded again without changing what a later message reads (`replay`): it
                 // waits, whatever overtakes it, and the messages behind it are looked at.
-                let key = h.usercmds;
-                if h.keys_of != self.usercmd_keys_of() {
+                if key.keys_of != self.usercmd_keys_of() {
                     Some(Some(Unheld::NewLevel))
                 } else {
                     let due = match usercmds_due {
-                        Some((k, due)) if Some(k) == key => due,
+                        Some((k, due)) if k == key => due,
                         _ => self.decodable(h),
                     };
-                    usercmds_due = key.map(|k| (k, due));
+                    usercmds_due = Some((key, due));
                     due.then_some(None)
                 }
             } else if self.decodable(h) {
@@ -1180,8 +1180,10 @@ impl Flow {
     /// Releases a held message at a bound: decoded when its key is known, or, held for its
     /// usercmd key, as far as that key is known; else as first shown.
     fn release_at_bound(&mut self, h: Held) {
-        let same_keys = h.keys_of == self.usercmd_keys_of();
-        if (h.usercmds.is_some() && same_keys) || self.decodable(&h) {
+        let same_keys = h
+            .usercmds
+            .is_some_and(|u| u.keys_of == self.usercmd_keys_of());
+        if same_keys || self.decodable(&h) {
             self.replay(h, Unheld::Bound, None);
         } else {
             self.hold.keep(&h, Unheld::Bound);
@@ -1236,7 +1238,7 @@ impl Flow {
         } else if let (Some(key), Some(i), None) = (usercmds_keyed, at, h.usercmds) {
             // Counted decoded with its usercmds keyed, as one held for them from the start.
             let notes = h.sequence_notes.clone();
-            let mut again = Held::for_usercmds(&d, key, self.usercmd_keys_of(), notes);
+            let mut again = Held::for_usercmds(&d, key, notes);
             again.key_shown = self.hold.key_shown;
             self.hold.insert(i, again);
         } else if h.usercmds.is_some() && has_note(&r, &notes::KEY_UNKNOWN) {
@@ -1447,7 +1449,7 @@ impl FlowDecoder for Flow {
             let over = self.hold.push(Held::new(d, (ack, need), sequence_notes(r)));
             over.into_iter().for_each(|h| self.release_at_bound(h));
         } else if let Some(key) = self.hold.usercmd_candidate.take() {
-            let mut h = Held::for_usercmds(d, key, self.usercmd_keys_of(), sequence_notes(r));
+            let mut h = Held::for_usercmds(d, key, sequence_notes(r));
             h.key_shown = self.hold.key_shown;
             let over = self.hold.push(h);
             over.into_iter().for_each(|h| self.release_at_bound(h));

@@ -49,12 +49,8 @@ pub struct Held {
     detail: Detail,
     /// The sequence notes its first decode gave (the sequence is not tracked again).
     pub sequence_notes: Vec<Note>,
-    /// A client message de-keyed but for its usercmds, held for their key: the serverId and
-    /// acknowledged server command the key belongs to.
-    pub usercmds: Option<(i32, u32)>,
-    /// For one held for its usercmd key: the level and the serverId the usercmd keys were
-    /// kept under when it came ([`Held::for_usercmds`]); decoded again only under those.
-    pub keys_of: (u32, Option<i32>),
+    /// A client message de-keyed but for its usercmds: the key it is held for.
+    pub usercmds: Option<UsercmdKey>,
     /// Its first decode showed its key string (`quake3.netchan.xor_string`, shown where it
     /// changes): decoded again, it shows it again.
     pub key_shown: bool,
@@ -78,23 +74,15 @@ impl Held {
             detail: d.detail,
             sequence_notes,
             usercmds: None,
-            keys_of: (0, None),
             key_shown: false,
         }
     }
 
-    /// A client message decoded but for its usercmds, whose key (`server_id`, `rack`) is still
-    /// recovered.
-    pub fn for_usercmds(
-        d: &Datagram<'_>,
-        (server_id, rack): (i32, u32),
-        keys_of: (u32, Option<i32>),
-        notes: Vec<Note>,
-    ) -> Held {
+    /// A client message decoded but for its usercmds, whose key is still recovered.
+    pub fn for_usercmds(d: &Datagram<'_>, key: UsercmdKey, notes: Vec<Note>) -> Held {
         Held {
-            usercmds: Some((server_id, rack)),
-            keys_of,
-            ..Held::new(d, (rack, 0), notes)
+            usercmds: Some(key),
+            ..Held::new(d, (key.rack, 0), notes)
         }
     }
 
@@ -119,6 +107,16 @@ impl Held {
             detail: self.detail,
         }
     }
+}
+
+/// The usercmd key a held client message waits for: the serverId and acknowledged server
+/// command it belongs to, and the level (gamestates seen) and serverId the flow's usercmd keys
+/// were kept under when the message came; it is decoded again only under those.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct UsercmdKey {
+    pub server_id: i32,
+    pub rack: u32,
+    pub keys_of: (u32, Option<i32>),
 }
 
 /// Why a held message was released as first shown.
@@ -184,7 +182,7 @@ pub struct Holds {
     pub candidate: Option<(bool, u32, usize)>,
     /// The client message just decoded showed its usercmds keyed and may be held for their
     /// key: its serverId and acknowledged server command.
-    pub usercmd_candidate: Option<(i32, u32)>,
+    pub usercmd_candidate: Option<UsercmdKey>,
     /// Messages held, then decoded, and released as first shown.
     pub held: u64,
     pub decoded: u64,
