@@ -15,8 +15,8 @@ use serde_json::Value as J;
 use testkit::dissect::{config_for, each_record, events_json, value_text};
 use testkit::synth::Rng;
 use wild::{
-    Figures, Passes, decode, exact, field_text, load_full, measure, read_pcap, subset, wild_cases,
-    wild_cases_in,
+    Figures, Passes, decode, field_text, load_full, measure, moves_whole, read_pcap, subset,
+    wild_cases, wild_cases_in,
 };
 
 const LEGACY: &str = "quake3-openarena-busy";
@@ -989,16 +989,7 @@ fn moves_held_for_their_usercmd_key_decode_whole() {
     let (p, full) = load_full(&path);
     let (cut, frames) = subset(&p, |i| i >= 4408);
     let d = decode(&cut, &frames, &path);
-    let moves: Vec<u64> = (d.messages.range(4678..=4827))
-        .filter(|(_, m)| m.msg_type == "move")
-        .map(|(&f, _)| f)
-        .collect();
-    assert_eq!(moves.len(), 71);
-    for f in &moves {
-        let (fm, cm) = (&full.messages[f], &d.messages[f]);
-        assert!(exact(fm, cm), "frame {f}");
-        assert!(!cm.shown.keys().any(|k| k.contains("/keyed#")), "frame {f}");
-    }
+    assert_eq!(moves_whole(&full, &d, 4678..=4827).len(), 71);
     let path = "captures/quake3-openarena-legacy.pcap";
     let p = read_pcap(&fs::read(path).unwrap());
     let (cut, _) = subset(&p, |i| i >= 1173);

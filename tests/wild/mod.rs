@@ -237,6 +237,25 @@ pub fn exact(full: &Message, cut: &Message) -> bool {
         && cut.shown.iter().all(|(p, v)| full.shown.get(p) == Some(v))
 }
 
+/// The moves `cut` shows among frames `range`, each asserted to decode exactly as in `full`
+/// and to leave no usercmd value keyed.
+pub fn moves_whole(
+    full: &Decoded,
+    cut: &Decoded,
+    range: std::ops::RangeInclusive<u64>,
+) -> Vec<u64> {
+    let moves: Vec<u64> = (cut.messages.range(range))
+        .filter(|(_, m)| m.msg_type == "move")
+        .map(|(&f, _)| f)
+        .collect();
+    for f in &moves {
+        let (fm, cm) = (&full.messages[f], &cut.messages[f]);
+        assert!(exact(fm, cm), "frame {f}");
+        assert!(!cm.shown.keys().any(|k| k.contains("/keyed#")), "frame {f}");
+    }
+    moves
+}
+
 pub fn full_value<'m>(m: &'m Message, path: &str) -> Option<&'m String> {
     m.shown.get(path)
 }
