@@ -1130,15 +1130,24 @@ impl Flow {
                     due.then_some(None)
                 }
             } else if h.to_server {
-                // Likewise a client message held for its pad (looked at once per group).
+                // Likewise a client message held for its pad (looked at once per group; the
+                // held messages of a group mostly follow one another).
                 let key = (h.ack, h.server_id);
-                let g = match client_groups.iter().find(|g| (g.ack, g.server_id) == key) {
+                let same = |g: &ClientGroup| (g.ack, g.server_id) == key;
+                let g = match client_groups.last().filter(|g| same(g)) {
                     Some(g) => *g,
-                    None => {
-                        let g = self.client_group(key);
-                        client_groups.push(g);
-                        g
-                    }
+                    None => match client_groups.iter().position(same) {
+                        Some(k) => {
+                            let g = client_groups.remove(k);
+                            client_groups.push(g);
+                            g
+                        }
+                        None => {
+                            let g = self.client_group(key);
+                            client_groups.push(g);
+                            g
+                        }
+                    },
                 };
                 if g.text || h.need as usize <= g.pad {
                     Some(None)
