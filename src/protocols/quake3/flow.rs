@@ -136,6 +136,7 @@ impl Flow {
             while let Some(h) = self.hold.pop() {
                 self.hold.keep(&h, Unheld::Connection);
             }
+            self.hold.newest_client = None;
             // A new handshake: keep what this packet teaches, forget the old connection.
             let keep = (self.st.challenge, self.st.protocol, self.st.qport);
             if res.msg_type == "challengeResponse" || res.msg_type == "connect" {
@@ -937,8 +938,8 @@ impl Flow {
             self.st.messages_keyed += 1;
             return;
         }
-        if s.to_server && !self.hold.replaying {
-            self.hold.newest_client = Some(s.h.sequence);
+        if s.to_server {
+            self.hold.client_decoded(s.h.sequence);
         }
         self.st.messages_decoded += 1;
         self.st.usercmds_keyed += u64::from(usercmds_keyed);
@@ -1135,26 +1136,30 @@ impl Flow {
                 let key = (h.ack, h.server_id);
                 let same = |g: &ClientGroup| (g.ack, g.server_id) == key;
                 let g = match client_groups.last().filter(|g| same(g)) {
-                    Some(g) => *g,
+                    Some(g) => Some(*g),
                     None => match client_groups.iter().position(same) {
                         Some(k) => {
                             let g = client_groups.remove(k);
                             client_groups.push(g);
-                            g
+                            Some(g)
                         }
-                        None => {
+                        None if client_groups.len() < CLIENT_GROUPS_LOOKED_AT => {
                             let g = self.client_group(key);
                             client_groups.push(g);
-                            g
+                            Some(g)
                         }
+                        None => None,
                     },
                 };
-                if g.text || h.need as usize <= g.pad {
-                    Some(None)
-                } else if !g.may_recover {
-                    Some(Some(Unheld::SearchEnded))
-                } else {
-                    None
+                match g {
+                    Some(g) if g.text || h.need as usize <= g.pad => Some(None),
+                    Some(g) if !g.may_recover => Some(Some(Unheld::SearchEnded)),
+                    Some(_) => None,
+                    // Many groups (a crafted flow): the rest wait for a later datagram.
+                    None => {
+                        waiting[dir] = false;
+                        None
+                    }
                 }
             } else if self.decodable(h) {
                 Some(None)
@@ -1172,7 +1177,11 @@ impl Flow {
             };
             let Some(h) = self.hold.remove(i) else { break };
             match why {
-                None => self.replay(h, Unheld::Overtaken, Some(i)),
+                None => {
+                    self.replay(h, Unheld::Overtaken, Some(i));
+                    // It may have filed a text or found the challenge byte.
+                    client_groups.clear();
+                }
                 Some(why) => self.hold.keep(&h, why),
             }
             let left = self.hold.per_direction();
@@ -1296,6 +1305,11 @@ impl Flow {
         }
     }
 }
+
+/// Groups of held client messages [`Flow::drain_held`] looks at per datagram: past them, the
+/// held client messages wait for a later datagram (a crafted flow with a new group per message
+/// would otherwise make each datagram look at every held one's group).
+const CLIENT_GROUPS_LOOKED_AT: usize = 16;
 
 /// A group of held client messages as [`Flow::drain_held`] looks at it: the keyed bytes its
 /// pad reaches, whether its key string is known, and whether its key may still be found.

@@ -208,6 +208,15 @@ impl Holds {
         self.bytes + self.queue.len() * std::mem::size_of::<Held>()
     }
 
+    /// Keeps `sequence` when it is the newest client message decoded so far (when it came, or
+    /// decoded again).
+    pub fn client_decoded(&mut self, sequence: u32) {
+        let newer = |n: u32| (sequence.wrapping_sub(n) as i32) > 0;
+        if self.newest_client.is_none_or(newer) {
+            self.newest_client = Some(sequence);
+        }
+    }
+
     /// Whether a client message newer than `h` was decoded since `h` came (its usercmds are
     /// then no longer the newest the flow knows).
     pub fn decoded_since(&self, h: &Held) -> bool {
@@ -356,6 +365,47 @@ mod tests {
             detail: Detail::None,
         };
         Held::new(&d, (7, 0), Vec::new())
+    }
+
+    fn held_client(sequence: u32) -> Held {
+        let addr: SocketAddr = "10.0.0.1:27960".parse().unwrap();
+        let mut payload = sequence.to_le_bytes().to_vec();
+        payload.extend([0; 8]);
+        let d = Datagram {
+            payload: &payload,
+            truncated: false,
+            direction: Direction::ToServer,
+            src: addr,
+            dst: addr,
+            time: Timestamp::default(),
+            frame: 1,
+            index_in_flow: 1,
+            conversations: 1,
+            overheard: Default::default(),
+            role_source: RoleSource::Port,
+            detail: Detail::None,
+        };
+        Held::new(&d, (7, 0), Vec::new())
+    }
+
+    /// A held client message decoded again puts the flow's newest usercmds back only when a
+    /// newer client message was decoded since it came, first or again (a fragment's flag and
+    /// the sequence's wrap do not count).
+    #[test]
+    fn a_replay_knows_whether_a_newer_client_message_was_decoded() {
+        let mut holds = Holds::default();
+        assert!(!holds.decoded_since(&held_client(10)));
+        holds.client_decoded(10);
+        assert!(!holds.decoded_since(&held_client(10)));
+        holds.client_decoded(12);
+        holds.client_decoded(11);
+        assert_eq!(holds.newest_client, Some(12));
+        assert!(holds.decoded_since(&held_client(11)));
+        assert!(holds.decoded_since(&held_client(11 | FRAGMENT_BIT)));
+        assert!(!holds.decoded_since(&held_client(13)));
+        holds.client_decoded(u32::MAX >> 1);
+        holds.client_decoded((u32::MAX >> 1).wrapping_add(2));
+        assert!(holds.decoded_since(&held_client(u32::MAX >> 1)));
     }
 
     #[test]

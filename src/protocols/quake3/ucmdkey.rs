@@ -219,6 +219,7 @@ impl UcmdKeys {
         let Some(id) = self.server_id.take() else {
             return;
         };
+        self.leave_prev();
         if let Some(f) = self.feed_low {
             self.leave_behind(id, f);
         }
@@ -227,6 +228,19 @@ impl UcmdKeys {
             feed_low: self.feed_low.take(),
             groups: std::mem::take(&mut self.groups),
         }));
+    }
+
+    /// Drops the previous serverId's recovery, its feed (grown since it was left behind, maybe)
+    /// kept among the past ones.
+    fn leave_prev(&mut self) {
+        let Some(p) = self.prev.take() else { return };
+        if let Some(f) = p
+            .server_id
+            .zip(p.feed_low)
+            .filter(|f| !self.past.contains(f))
+        {
+            self.leave_behind(f.0, f.1);
+        }
     }
 
     /// What the first pass recovered for `server_id`.
@@ -287,11 +301,13 @@ impl UcmdKeys {
     /// first pass handed it stay (a serverId's checksumFeed is the map's, the same for every
     /// connection: ioquake3 code/server/sv_init.c `SV_SpawnServer`); the rest starts over.
     pub fn for_new_connection(&mut self) -> UcmdKeys {
+        // Only the feeds: a group's key is for its command's text, and a new connection numbers
+        // its commands afresh.
         self.leave_level();
+        self.leave_prev();
         UcmdKeys {
             past: std::mem::take(&mut self.past),
             hints: std::mem::take(&mut self.hints),
-            prev: self.prev.take(),
             ..UcmdKeys::default()
         }
     }
@@ -312,9 +328,8 @@ impl UcmdKeys {
     /// Whether the client messages should report their known values as anchors: while some
     /// key is being recovered, or may have to be (no gamestate captured).
     pub fn wants_anchors(&self) -> bool {
-        self.groups
-            .iter()
-            .any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
+        let prev = self.prev.as_deref().map_or(&[][..], |p| &p.groups[..]);
+        (self.groups.iter().chain(prev)).any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
     }
 
     /// Keeps the last two usercmds of a message whose every value is known (serverTime and the
@@ -1336,6 +1351,23 @@ mod tests {
         assert!(!k.learn(5, 9, None, &session(0x1111, 2)));
         assert_eq!(k.lookup(Some(SID), 5, None), None);
         assert_eq!(k.lookup(Some(79292), 7, None).map(|r| r.u), Some(0x4321));
+        // A new connection (or gamestate) numbers its commands afresh: a group's key, tied to
+        // its command's text, is not carried over, on the previous serverId either.
+        let next = k.for_new_connection();
+        assert_eq!(next.lookup(Some(5), 9, None), None);
+        assert_eq!(next.lookup(Some(79292), 7, None), None);
+    }
+
+    /// A gamestate or a new connection right after a group's key was found drops that key: the
+    /// next connection's command of the same number has another text.
+    #[test]
+    fn a_new_connection_drops_the_keys_of_its_commands() {
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 7, None, &session(0x4321, 120)));
+        let mut next = k.for_new_connection();
+        assert_eq!(next.lookup(Some(SID), 7, None), None);
+        assert!(!next.learn(SID, 7, None, &session(0x1111, 2)));
+        assert_eq!(next.lookup(Some(SID), 7, None), None);
     }
 
     /// Keys that kept the last usercmd of a message decoded whole: at serverTime 500, pitch
