@@ -337,22 +337,22 @@ fn busy_capture_from_the_wild() {
     // Lower bounds, so that the recovery's gains still pass.
     assert_eq!(five.exact, five.counted);
     assert_eq!(five.chat_found, five.chat_expected);
-    assert!(twenty.exact >= 4882, "{}", twenty.exact);
+    assert!(twenty.exact >= 4889, "{}", twenty.exact);
     shares_at_least(
         &cases,
         &[
             ("cut at 10 % (frame 630)", 0.963),
             ("cut at 20 % (frame 1260)", 0.968),
             ("cut at 30 % (frame 1890)", 0.996),
-            ("cut at 40 % (frame 2520)", 0.943),
+            ("cut at 40 % (frame 2520)", 0.999),
             ("cut at 50 % (frame 3150)", 1.0),
             ("cut at 60 % (frame 3779)", 1.0),
             ("cut at 70 % (frame 4409)", 0.958),
-            ("cut at 80 % (frame 5039)", 0.950),
+            ("cut at 80 % (frame 5039)", 1.0),
             ("cut at 90 % (frame 5669)", 1.0),
             ("cut at 50 % and 5 % lost", 1.0),
-            ("cut at 50 % and 20 % lost", 0.983),
-            ("20 % of frames lost", 0.996),
+            ("cut at 50 % and 20 % lost", 1.0),
+            ("20 % of frames lost", 0.998),
         ],
     );
     // 35,511 and 35,831 before the period was folded, 35,897 and 36,239 before the echoes.
@@ -399,9 +399,17 @@ fn busy_capture_from_the_wild() {
     // the echo of `say 03` (frames 1,615-1,942; its carrier, frame 1,614, is held with the
     // server messages keyed with `say 03`) are decoded once the rename's announcement gives
     // the name, 96.9 % (93.4 %): 41,421.
-    assert!(total.exact >= 41_421, "{}", total.exact);
-    assert!(total.dekeyed >= 41_256, "{}", total.dekeyed);
-    assert!(total.chat_found >= 179, "{}", total.chat_found);
+    // A client message held for its pad now waits for it whatever overtakes it (it is decoded
+    // again without changing what later messages read, as a move held for its usercmd key),
+    // and the usercmd key recovery of the serverId before a map change goes on apart from the
+    // new one's: cut at 40 %, the 252 client messages keyed with the echo of `say 05` (frames
+    // 2,605-3,097; the server message carrying the echo, frame 2,604, is read only at frame
+    // 3,701, after the map change, once `say 07`'s echo shows the renamed player's name)
+    // decode whole, 100.0 % (94.3 %);
+    // cut at 80 %, 100 % (95.0 %); 20 % lost, 99.8 % (99.7 %): 41,683 (99.0 %).
+    assert!(total.exact >= 41_683, "{}", total.exact);
+    assert!(total.dekeyed >= 41_683, "{}", total.dekeyed);
+    assert!(total.chat_found >= 180, "{}", total.chat_found);
     // No message shows a value the whole capture contradicts, in any case. (Snapshot entities
     // with wrong trajectory values, frames 558, 564, 572 and 615 with loss, were decoded from
     // their baseline while the lost reference may have held them: those fields are now
@@ -444,15 +452,16 @@ fn busy_capture_from_the_wild_in_two_passes() {
         &cases,
         &[
             ("cut at 20 % (frame 1260)", 0.968),
-            ("cut at 40 % (frame 2520)", 0.999),
+            ("cut at 40 % (frame 2520)", 1.0),
             ("cut at 60 % (frame 3779)", 1.0),
             ("cut at 70 % (frame 4409)", 0.958),
             ("cut at 80 % (frame 5039)", 1.0),
             ("cut at 90 % (frame 5669)", 1.0),
         ],
     );
-    // 41,676 since one pass holds moves for their usercmd key (41,609 before).
-    assert!(total.exact >= 41_676, "{}", total.exact);
+    // 41,676 since one pass holds moves for their usercmd key (41,609 before), 41,684 since it
+    // holds client messages for their pad whatever overtakes them.
+    assert!(total.exact >= 41_684, "{}", total.exact);
     assert!(total.chat_found >= 180, "{}", total.chat_found);
 }
 
@@ -538,6 +547,25 @@ fn seeded_loss_shows_no_wrong_usercmd_value() {
         assert_eq!(f.errors, 0, "seed {seed}, {percent} %");
         assert!(f.exact >= exact, "seed {seed}, {percent} %: {}", f.exact);
     }
+}
+
+/// 30 % loss under seed 2 of a third sweep (`Rng(1000 * seed + percent)`): the server's echo of
+/// `say 06 the map changes soon` (command 12) is lost, and the client's moves acknowledging it
+/// (frames 3,099-3,103) are held while their pad is searched for, until after the new map's
+/// gamestate. Decoded again then, they were keyed with the ring slot's text (the gamestate
+/// covers command 12, and its slot held nothing) and showed weapon 250 and the view off where
+/// the client held weapon 2: a gamestate's ring slots key only the messages sent under it (its
+/// serverId), not one of the level before, which acknowledges a command the client received.
+/// Now no value is wrong, and 3,936 messages are exact.
+#[test]
+fn a_move_of_the_old_level_is_not_keyed_with_the_new_gamestates_ring() {
+    let (p, full) = load_legacy();
+    let n = p.records.len();
+    let mut rng = Rng(2 * 1000 + 30);
+    let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < 30).collect();
+    let f = measure(&p, &full, &capture(LEGACY), |i| !drop[i]);
+    assert_eq!((f.wrong, f.errors), (0, 0));
+    assert!(f.exact >= 3936, "{}", f.exact);
 }
 
 /// 20 % loss under seed 10 of a wider sweep (`Rng(0x5eed_0000 + 100 * seed + percent)`): the
@@ -775,8 +803,8 @@ fn a_keyed_gamestate_does_not_leave_the_old_levels_baselines_in_use() {
     assert!(f.exact >= 5789, "{}", f.exact);
 }
 
-/// `-2` on the command line, on the busy capture cut at 40 %: the keyed records fall from 371
-/// to 43 (the rest of the `respawn 57058` group and the `say 05` echo's), any thread count
+/// `-2` on the command line, on the busy capture cut at 40 %: the keyed records fall from 84
+/// (371 before client messages waited for their pad whatever overtook them) to 43 (the rest of the `respawn 57058` group and the `say 05` echo's), any thread count
 /// gives the same output, `stats` counts the same, and standard input is refused (it is read
 /// once), with the usage exit code.
 #[test]
@@ -803,8 +831,9 @@ fn two_passes_on_the_command_line() {
             .count()
     };
     let (code, one, _) = run(&["dissect", "-f", "json", "--threads", "1", file]);
-    // 345 since client messages are held while server messages are (371 before).
-    assert_eq!((code, keyed(&one)), (Some(0), 345));
+    // 345 since client messages are held while server messages are (371 before), 84 since they
+    // wait for their pad whatever overtakes them.
+    assert_eq!((code, keyed(&one)), (Some(0), 84));
     let (code, two, _) = run(&["dissect", "-2", "-f", "json", "--threads", "1", file]);
     assert_eq!((code, keyed(&two)), (Some(0), 43));
     assert_eq!(one.lines().count(), two.lines().count());
@@ -821,9 +850,7 @@ fn two_passes_on_the_command_line() {
     let (code, stats, _) = run(&["stats", "-2", file]);
     assert_eq!(code, Some(0));
     assert!(
-        stats.contains(
-            "game messages: 3714 decoded (1 with usercmd values still keyed), 43 left keyed"
-        ),
+        stats.contains("game messages: 3714 decoded, 43 left keyed"),
         "{stats}"
     );
     let (code, _, err) = run(&["dissect", "-2", "-"]);
@@ -912,20 +939,25 @@ fn two_passes_outlive_the_state_budget() {
     // Moves held for their usercmd key take state too: the budget is reached more often (32
     // times instead of 29 in a run with field trees), 4,750 keyed (4,274 before they were
     // held); with client messages held while server messages are, and twice the messages a
-    // flow holds, 3,776.
-    assert_eq!(keyed(config.clone()), 3776);
+    // flow holds, 3,776; 3,822 with client messages held for their pad whatever overtakes
+    // them (held longer, they take more of the budget).
+    assert_eq!(keyed(config.clone()), 3822);
     config.hindsight = Some(std::sync::Arc::new(learned));
     // With the first pass's names (3,328 before moves were held for their usercmd key, 2,981
-    // before client messages were held while server messages are).
-    assert_eq!(keyed(config), 2738);
+    // before client messages were held while server messages are, 2,738 before they waited
+    // for their pad whatever overtook them).
+    assert_eq!(keyed(config), 2832);
 }
 
 /// Cut at 70 % (from frame 4,410), the player's name shows first in the server's status to a
 /// server browser (frame 4,688, `statusResponse` to another port: another flow), 31 s before
 /// a chat echo of the game flow shows it. The game flow is told it (`stats`: `names
-/// overheard`), reads `say 09`'s messages off its echo, and the client's messages keyed with
-/// the echoes of `say 09` and `say 10` follow: 268 messages stay keyed, 603 without that one
-/// frame. Every thread count hears the same, whichever shard decodes the browser's flow.
+/// overheard`), reads `say 09`'s messages off its echo as they come, and the client's messages
+/// keyed with the echoes of `say 09` and `say 10` follow: 268 messages stay keyed, and 342 are
+/// held while their key is searched for. Without that one frame the same 268 stay keyed (603
+/// before client messages held for their pad waited for it whatever overtook them), but 1,152
+/// are held, most of them until the echo shows the name. Every thread count hears the same,
+/// whichever shard decodes the browser's flow.
 #[test]
 fn the_servers_status_tells_the_game_flow_the_names() {
     use std::process::{Command, Stdio};
@@ -965,13 +997,18 @@ fn the_servers_status_tells_the_game_flow_the_names() {
     }
     assert_eq!(
         keyed(&run(&["dissect", "-f", "json", "--threads", "1", &without])),
-        603
+        268
     );
     let stats = run(&["stats", &with]);
     assert!(
         stats.contains("names overheard: Angelyss, Sarge, Major, BusyRenamed"),
         "{stats}"
     );
+    let held = "held: 342 messages held while their key was searched for: 74 decoded later";
+    assert!(stats.contains(held), "{stats}");
+    let stats = run(&["stats", &without]);
+    let held = "held: 1152 messages held while their key was searched for: 884 decoded later";
+    assert!(stats.contains(held), "{stats}");
 }
 
 /// Cut at 70 % (from frame 4,409), the client's messages de-key from frame 4,678 on (keyed with
@@ -980,7 +1017,7 @@ fn the_servers_status_tells_the_game_flow_the_names() {
 /// 71 moves were shown once with their values keyed; they are now held until the key is found
 /// and decoded again in their place, each exactly as in the whole capture. The OpenArena
 /// capture cut at 70 % (from frame 1,174) has a client that neither turns nor presses a button
-/// after the cut: the key's low byte is recovered, its high byte never, and the 56 moves held
+/// after the cut: the key's low byte is recovered, its high byte never, and the 61 moves held
 /// for it are released at the end of the capture decoded as far as the key is known (weapon
 /// and moves, not the buttons), saying why.
 #[test]
@@ -1008,7 +1045,9 @@ fn moves_held_for_their_usercmd_key_decode_whole() {
         assert!(r.summary.ends_with(" w2"), "{}", r.summary);
         buttons_keyed += usize::from(r.summary.contains(" btn ? "));
     });
-    assert_eq!((released, buttons_keyed), (56, 56));
+    // 61 since client messages held for their pad wait for it whatever overtakes them (five
+    // more are de-keyed, their usercmds then held for their key): 56 before.
+    assert_eq!((released, buttons_keyed), (61, 61));
 }
 
 /// Frames 3,107 and 3,108 of the ioquake3-netchan busy capture lost (a move and the server's

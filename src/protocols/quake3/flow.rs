@@ -136,6 +136,7 @@ impl Flow {
             while let Some(h) = self.hold.pop() {
                 self.hold.keep(&h, Unheld::Connection);
             }
+            self.hold.newest_client = None;
             // A new handshake: keep what this packet teaches, forget the old connection.
             let keep = (self.st.challenge, self.st.protocol, self.st.qport);
             if res.msg_type == "challengeResponse" || res.msg_type == "connect" {
@@ -562,7 +563,7 @@ impl Flow {
         }
         let usercmds_keyed =
             s.to_server && (t.notes.iter()).any(|n| std::ptr::eq(n.def, &notes::KEY_UNKNOWN));
-        self.count_message(&sum, usercmds_keyed);
+        self.count_message(s, &sum, usercmds_keyed);
         self.hold.usercmd_candidate = self.hold_for_usercmds(msg, acks, usercmds_keyed);
         self.file_client_commands(new_cmds);
         if msg.recovered_from.is_some() {
@@ -588,7 +589,10 @@ impl Flow {
             return;
         }
         for (n, text) in cmds {
-            self.st.client_cmds.put(n, &text);
+            // One held for its pad comes after newer ones: it must not take their ring slot.
+            if !(self.hold.replaying && self.st.client_cmds.newer_than(n)) {
+                self.st.client_cmds.put(n, &text);
+            }
         }
     }
 
@@ -693,7 +697,7 @@ impl Flow {
         }
         let mut tt = TreeBuilder::new(s.detail);
         let st = &self.st;
-        let key_text = acks.and_then(|(_, _, rack)| st.acked_text(rack));
+        let key_text = acks.and_then(|(sid, _, rack)| st.acked_text(rack, Some(sid)));
         let heading_len = sum.text.len();
         let mut obs = Vec::new();
         let cmds = &mut new_cmds;
@@ -836,7 +840,7 @@ impl Flow {
             };
             let key = (ch as u32 ^ sid as u32 ^ mack) as u8;
             t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, s.h.len));
-            return Keying::LegacyClient(key, key_candidates(st, rack));
+            return Keying::LegacyClient(key, key_candidates(st, rack, sid));
         }
         let ack = msg::BitReader::new(msg.bytes()).ulong().ok();
         let Some(text) = ack.and_then(|a| st.client_cmds.get(a)) else {
@@ -928,11 +932,14 @@ impl Flow {
 
 impl Flow {
     /// Counts a game message for `stats`: decoded (and its usercmd values keyed or not), or
-    /// left keyed.
-    fn count_message(&mut self, sum: &Summary, usercmds_keyed: bool) {
+    /// left keyed; and keeps the sequence of the newest client message decoded when it came.
+    fn count_message(&mut self, s: &Sequenced<'_>, sum: &Summary, usercmds_keyed: bool) {
         if sum.msg_type == "keyed" {
             self.st.messages_keyed += 1;
             return;
+        }
+        if s.to_server {
+            self.hold.client_decoded(s.h.sequence);
         }
         self.st.messages_decoded += 1;
         self.st.usercmds_keyed += u64::from(usercmds_keyed);
@@ -963,7 +970,7 @@ impl Flow {
         s: &Sequenced<'_>,
         msg: &Message<'_>,
         acks: Option<(i32, u32, u32)>,
-    ) -> Option<(bool, u32, usize)> {
+    ) -> Option<(Option<i32>, u32, usize)> {
         if self.hold.replaying
             || !self.hold.worth_it()
             || s.flavour != Flavour::Legacy
@@ -982,7 +989,8 @@ impl Flow {
             .len()
             .saturating_sub(legacykey::keyed_from(s.to_server));
         let live = need <= legacykey::MAX_PAD && self.may_recover(s.to_server, ack);
-        live.then_some((s.to_server, ack, need))
+        let server_id = acks.filter(|_| s.to_server).map(|a| a.0);
+        live.then_some((server_id, ack, need))
     }
 
     /// The usercmd key of a client message shown with its usercmds still keyed, when the
@@ -1072,12 +1080,12 @@ impl Flow {
             let key = st.ucmd_keys.lookup(Some(u.server_id), u.rack, hash);
             return key.is_some_and(|k| k.mask == super::ucmdkey::ALL_BITS);
         }
-        if st.pads.covers(h.to_server, h.ack, h.need) {
+        if st.pads.covers(h.to_server, h.ack, h.need as usize) {
             return true;
         }
         st.xor_challenge().is_some()
             && if h.to_server {
-                st.acked_text(h.ack).is_some()
+                st.acked_text(h.ack, h.server_id).is_some()
             } else {
                 st.client_cmds.get(h.ack).is_some()
             }
@@ -1102,6 +1110,7 @@ impl Flow {
         // Whether the usercmd key of the held client messages is known (looked at once per
         // key: they mostly share one).
         let mut usercmds_due: Option<(UsercmdKey, bool)> = None;
+        let mut client_groups: Vec<ClientGroup> = Vec::new();
         let mut i = 0;
         while waiting != [false; 2] {
             let Some(h) = self.hold.get(i) else { break };
@@ -1121,6 +1130,37 @@ impl Flow {
                     usercmds_due = Some((key, due));
                     due.then_some(None)
                 }
+            } else if h.to_server {
+                // Likewise a client message held for its pad (looked at once per group; the
+                // held messages of a group mostly follow one another).
+                let key = (h.ack, h.server_id);
+                let same = |g: &ClientGroup| (g.ack, g.server_id) == key;
+                let g = match client_groups.last().filter(|g| same(g)) {
+                    Some(g) => Some(*g),
+                    None => match client_groups.iter().position(same) {
+                        Some(k) => {
+                            let g = client_groups.remove(k);
+                            client_groups.push(g);
+                            Some(g)
+                        }
+                        None if client_groups.len() < CLIENT_GROUPS_LOOKED_AT => {
+                            let g = self.client_group(key);
+                            client_groups.push(g);
+                            Some(g)
+                        }
+                        None => None,
+                    },
+                };
+                match g {
+                    Some(g) if g.text || h.need as usize <= g.pad => Some(None),
+                    Some(g) if !g.may_recover => Some(Some(Unheld::SearchEnded)),
+                    Some(_) => None,
+                    // Many groups (a crafted flow): the rest wait for a later datagram.
+                    None => {
+                        waiting[dir] = false;
+                        None
+                    }
+                }
             } else if self.decodable(h) {
                 Some(None)
             } else if overtaking == Some(h.to_server) {
@@ -1137,11 +1177,28 @@ impl Flow {
             };
             let Some(h) = self.hold.remove(i) else { break };
             match why {
-                None => self.replay(h, Unheld::Overtaken, Some(i)),
+                None => {
+                    self.replay(h, Unheld::Overtaken, Some(i));
+                    // It may have filed a text or found the challenge byte.
+                    client_groups.clear();
+                }
                 Some(why) => self.hold.keep(&h, why),
             }
             let left = self.hold.per_direction();
             waiting = [waiting[0] && left[0], waiting[1] && left[1]];
+        }
+    }
+
+    /// What the held client messages acknowledging server command `ack` under `server_id`
+    /// wait for.
+    fn client_group(&self, (ack, server_id): (u32, Option<i32>)) -> ClientGroup {
+        let st = &self.st;
+        ClientGroup {
+            ack,
+            server_id,
+            pad: st.pads.pad_len(true, ack),
+            text: st.xor_challenge().is_some() && st.acked_text(ack, server_id).is_some(),
+            may_recover: self.may_recover(true, ack),
         }
     }
 
@@ -1211,7 +1268,7 @@ impl Flow {
         // time the newest the flow knows.
         let holds = self.st.client_server_id.get();
         let time = self.st.server_time.get();
-        if h.usercmds.is_some() {
+        if h.to_server && self.hold.decoded_since(&h) {
             // Later messages were decoded since it came: its usercmds are no anchors for the
             // next one (`UcmdKeys::remember`), and its time not the flow's newest.
             let anchors = self.st.ucmd_keys.remembered();
@@ -1247,6 +1304,22 @@ impl Flow {
             self.hold.decoded(&h, vec![r]);
         }
     }
+}
+
+/// Groups of held client messages [`Flow::drain_held`] looks at per datagram: past them, the
+/// held client messages wait for a later datagram (a crafted flow with a new group per message
+/// would otherwise make each datagram look at every held one's group).
+const CLIENT_GROUPS_LOOKED_AT: usize = 16;
+
+/// A group of held client messages as [`Flow::drain_held`] looks at it: the keyed bytes its
+/// pad reaches, whether its key string is known, and whether its key may still be found.
+#[derive(Clone, Copy)]
+struct ClientGroup {
+    ack: u32,
+    server_id: Option<i32>,
+    pad: usize,
+    text: bool,
+    may_recover: bool,
 }
 
 /// Whether `r` carries a note of kind `def`.
@@ -1316,8 +1389,8 @@ fn parses_as_ioq3(p: &[u8], to_server: bool) -> Option<(bool, bool)> {
 /// tried: a client message parses cleanly under a wrong key string often enough (its usercmd
 /// values are keyed again and read as whatever they are) to show wrong values; such a message
 /// goes to the pad recovery, which checks a pad on many messages.
-fn key_candidates(st: &State, rack: u32) -> Vec<&[u8]> {
-    st.acked_text(rack).into_iter().collect()
+fn key_candidates(st: &State, rack: u32, server_id: i32) -> Vec<&[u8]> {
+    st.acked_text(rack, Some(server_id)).into_iter().collect()
 }
 
 /// Whether a trial parse under a candidate key is clean: no error, and the message ends where
@@ -1445,8 +1518,10 @@ impl FlowDecoder for Flow {
             self.decode_netchan(d, r);
         }
         self.finish_record(d, r);
-        if let Some((_, ack, need)) = self.hold.candidate.take() {
-            let over = self.hold.push(Held::new(d, (ack, need), sequence_notes(r)));
+        if let Some((server_id, ack, need)) = self.hold.candidate.take() {
+            let mut held = Held::new(d, (ack, need), sequence_notes(r));
+            held.server_id = server_id;
+            let over = self.hold.push(held);
             over.into_iter().for_each(|h| self.release_at_bound(h));
         } else if let Some(key) = self.hold.usercmd_candidate.take() {
             let mut h = Held::for_usercmds(d, key, sequence_notes(r));

@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 
+use super::constants::FRAGMENT_BIT;
 use super::notes;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, Release, RoleSource};
@@ -37,8 +38,10 @@ pub struct Held {
     pub to_server: bool,
     /// The command number its key string is (the pad recovery's group).
     pub ack: u32,
-    /// Its keyed bytes: the pad must reach this far.
-    pub need: usize,
+    /// The serverId a client message names (the level whose ring slots it keys with).
+    pub server_id: Option<i32>,
+    /// Its keyed bytes: the pad must reach this far (at most `legacykey::MAX_PAD`).
+    pub need: u32,
     time: Timestamp,
     src: SocketAddr,
     dst: SocketAddr,
@@ -63,7 +66,8 @@ impl Held {
             payload: d.payload.to_vec(),
             to_server: d.direction == Direction::ToServer,
             ack,
-            need,
+            server_id: None,
+            need: need as u32,
             time: d.time,
             src: d.src,
             dst: d.dst,
@@ -82,6 +86,7 @@ impl Held {
     pub fn for_usercmds(d: &Datagram<'_>, key: UsercmdKey, notes: Vec<Note>) -> Held {
         Held {
             usercmds: Some(key),
+            server_id: Some(key.server_id),
             ..Held::new(d, (key.rack, 0), notes)
         }
     }
@@ -178,8 +183,9 @@ pub struct Holds {
     /// The message decoded showed its key string; the one decoded again first did.
     pub key_shown: bool,
     pub replay_key_shown: bool,
-    /// The message just decoded ended keyed and may be held: its group and keyed length.
-    pub candidate: Option<(bool, u32, usize)>,
+    /// The message just decoded ended keyed and may be held: the serverId it names (a client
+    /// message's), its group and its keyed length.
+    pub candidate: Option<(Option<i32>, u32, usize)>,
     /// The client message just decoded showed its usercmds keyed and may be held for their
     /// key: its serverId and acknowledged server command.
     pub usercmd_candidate: Option<UsercmdKey>,
@@ -189,6 +195,8 @@ pub struct Holds {
     pub kept: u64,
     /// Messages released as first shown since one was last decoded.
     kept_run: u64,
+    /// The sequence of the newest client message decoded when it came.
+    pub newest_client: Option<u32>,
 }
 
 impl Holds {
@@ -198,6 +206,28 @@ impl Holds {
 
     pub fn bytes(&self) -> usize {
         self.bytes + self.queue.len() * std::mem::size_of::<Held>()
+    }
+
+    /// Keeps `sequence` when it is the newest client message decoded so far (when it came, or
+    /// decoded again).
+    pub fn client_decoded(&mut self, sequence: u32) {
+        let newer = |n: u32| (sequence.wrapping_sub(n) as i32) > 0;
+        if self.newest_client.is_none_or(newer) {
+            self.newest_client = Some(sequence);
+        }
+    }
+
+    /// Whether a client message newer than `h` was decoded since `h` came (its usercmds are
+    /// then no longer the newest the flow knows).
+    pub fn decoded_since(&self, h: &Held) -> bool {
+        let Some(newest) = self.newest_client else {
+            return false;
+        };
+        let seq = h
+            .payload
+            .get(..4)
+            .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        (newest.wrapping_sub(seq & !FRAGMENT_BIT) as i32) > 0
     }
 
     /// Whether messages are still worth holding: a flow whose last [`GIVE_UP_AFTER`] held
@@ -335,6 +365,47 @@ mod tests {
             detail: Detail::None,
         };
         Held::new(&d, (7, 0), Vec::new())
+    }
+
+    fn held_client(sequence: u32) -> Held {
+        let addr: SocketAddr = "10.0.0.1:27960".parse().unwrap();
+        let mut payload = sequence.to_le_bytes().to_vec();
+        payload.extend([0; 8]);
+        let d = Datagram {
+            payload: &payload,
+            truncated: false,
+            direction: Direction::ToServer,
+            src: addr,
+            dst: addr,
+            time: Timestamp::default(),
+            frame: 1,
+            index_in_flow: 1,
+            conversations: 1,
+            overheard: Default::default(),
+            role_source: RoleSource::Port,
+            detail: Detail::None,
+        };
+        Held::new(&d, (7, 0), Vec::new())
+    }
+
+    /// A held client message decoded again puts the flow's newest usercmds back only when a
+    /// newer client message was decoded since it came, first or again (a fragment's flag and
+    /// the sequence's wrap do not count).
+    #[test]
+    fn a_replay_knows_whether_a_newer_client_message_was_decoded() {
+        let mut holds = Holds::default();
+        assert!(!holds.decoded_since(&held_client(10)));
+        holds.client_decoded(10);
+        assert!(!holds.decoded_since(&held_client(10)));
+        holds.client_decoded(12);
+        holds.client_decoded(11);
+        assert_eq!(holds.newest_client, Some(12));
+        assert!(holds.decoded_since(&held_client(11)));
+        assert!(holds.decoded_since(&held_client(11 | FRAGMENT_BIT)));
+        assert!(!holds.decoded_since(&held_client(13)));
+        holds.client_decoded(u32::MAX >> 1);
+        holds.client_decoded((u32::MAX >> 1).wrapping_add(2));
+        assert!(holds.decoded_since(&held_client(u32::MAX >> 1)));
     }
 
     #[test]

@@ -424,6 +424,11 @@ impl Pads {
             .is_some_and(|g| g.pad.len() >= need)
     }
 
+    /// The keyed bytes the pad known for group (`to_server`, `ack`) reaches.
+    pub fn pad_len(&self, to_server: bool, ack: u32) -> usize {
+        self.get(to_server, ack).map_or(0, |g| g.pad.len())
+    }
+
     /// The group of (`to_server`, `ack`), when there is one.
     fn get(&self, to_server: bool, ack: u32) -> Option<&Group> {
         (self.groups.iter()).find(|g| g.to_server == to_server && g.ack == ack)

@@ -143,6 +143,11 @@ impl Ring {
             self.recovered |= 1 << (num as usize % MAX_RELIABLE_COMMANDS);
         }
     }
+    /// Whether the ring slot of command `num` holds a newer command.
+    pub fn newer_than(&self, num: u32) -> bool {
+        let i = num as usize % MAX_RELIABLE_COMMANDS;
+        (self.slots.get(i)).is_some_and(|s| s.0 != u32::MAX && (s.0.wrapping_sub(num) as i32) > 0)
+    }
     /// Whether command `num` is held, recovered rather than captured.
     pub fn is_recovered(&self, num: u32) -> bool {
         let i = num as usize % MAX_RELIABLE_COMMANDS;
@@ -306,13 +311,16 @@ impl State {
         self.baselines.capacity() * std::mem::size_of::<Option<Box<EntState>>>()
             + self.baselines_set * std::mem::size_of::<EntState>()
     }
-    /// The text a client keys with for acknowledged server command `num`: the captured one,
-    /// else, for a number a gamestate covered (acknowledged without its text arriving, sent
-    /// before the gamestate), whatever the ring slot holds. A text lost from the capture is
-    /// not guessed.
-    pub fn acked_text(&self, num: u32) -> Option<&[u8]> {
+    /// The text a client keys with for acknowledged server command `num` in a message naming
+    /// `server_id`: the captured one, else, for a number a gamestate covered (acknowledged
+    /// without its text arriving, sent before the gamestate) in a message sent under that
+    /// gamestate, whatever the ring slot holds. A text lost from the capture is not guessed:
+    /// a message sent under the level before (held while its pad was searched for, decoded
+    /// again after the new gamestate) acknowledges a command the client did receive.
+    pub fn acked_text(&self, num: u32, server_id: Option<i32>) -> Option<&[u8]> {
         self.server_cmds.get(num).or_else(|| {
-            let covered = self.gamestate_cmd_seq.is_some_and(|g| num <= g);
+            let under = self.feed_server_id.is_some() && self.feed_server_id == server_id;
+            let covered = under && self.gamestate_cmd_seq.is_some_and(|g| num <= g);
             covered.then(|| self.server_cmds.slot(num))
         })
     }

@@ -139,6 +139,18 @@ pub struct UcmdKeys {
     past: Vec<(i32, Recovered)>,
     /// `-2`: those the first pass recovered, used for a serverId whose own is not known yet.
     hints: Vec<(i32, Recovered)>,
+    /// The recovery of the serverId before this one, kept apart: a late message of the old
+    /// level (held while its XOR pad was searched for, or out of order) goes on with it, and
+    /// neither clears nor reads the new level's.
+    prev: Option<Box<Level>>,
+}
+
+/// One serverId's recovery.
+#[derive(Default)]
+struct Level {
+    server_id: Option<i32>,
+    feed_low: Option<Recovered>,
+    groups: Vec<Group>,
 }
 
 /// serverIds whose recovered low16(checksumFeed) are kept for a second pass.
@@ -153,8 +165,12 @@ impl UcmdKeys {
         rack: u32,
         hash: Option<u32>,
     ) -> Option<Recovered> {
-        let own = server_id == self.server_id;
-        let found = (self.groups.iter())
+        let (own_id, feed_low, groups) = match self.prev.as_deref() {
+            Some(p) if self.is_prev(server_id) => (p.server_id, p.feed_low, &p.groups),
+            _ => (self.server_id, self.feed_low, &self.groups),
+        };
+        let own = server_id == own_id;
+        let found = (groups.iter())
             .find(|g| own && g.rack == rack)
             .and_then(|g| g.found);
         let Some(h) = hash else {
@@ -164,8 +180,11 @@ impl UcmdKeys {
         // (a first pass's feed over this pass's partial one, or the group's own key recovered
         // before the text was known), this pass's feed on a tie. A group key that contradicts
         // this pass's feed is not taken, as its values are not (`move_to_feed`).
-        let feed = own.then_some(self.feed_low).flatten();
-        let keyed = [feed, self.hinted(server_id)].map(|f| {
+        let feed = own.then_some(feed_low).flatten();
+        // A serverId left behind (a map change) keeps the feed recovered under it: a client
+        // message held until after the change is decoded with it.
+        let past = (!own).then(|| self.left_behind_for(server_id)).flatten();
+        let keyed = [feed, self.hinted(server_id), past].map(|f| {
             f.map(|f| Recovered {
                 u: (f.u ^ h as u16) & f.mask,
                 ..f
@@ -178,17 +197,73 @@ impl UcmdKeys {
             .reduce(|best, r| if bits(&r) > bits(&best) { r } else { best })
     }
 
+    /// Whether `server_id` is the one before the current one.
+    fn is_prev(&self, server_id: Option<i32>) -> bool {
+        server_id.is_some()
+            && server_id != self.server_id
+            && self.prev.as_ref().is_some_and(|p| p.server_id == server_id)
+    }
+
+    /// Makes the previous serverId's recovery the current one, and back.
+    fn swap_prev(&mut self) {
+        if let Some(p) = self.prev.as_deref_mut() {
+            std::mem::swap(&mut self.server_id, &mut p.server_id);
+            std::mem::swap(&mut self.feed_low, &mut p.feed_low);
+            std::mem::swap(&mut self.groups, &mut p.groups);
+        }
+    }
+
+    /// Leaves the current serverId's recovery behind: its feed among the past ones, the whole
+    /// of it as the previous one.
+    fn leave_level(&mut self) {
+        let Some(id) = self.server_id.take() else {
+            return;
+        };
+        self.leave_prev();
+        if let Some(f) = self.feed_low {
+            self.leave_behind(id, f);
+        }
+        self.prev = Some(Box::new(Level {
+            server_id: Some(id),
+            feed_low: self.feed_low.take(),
+            groups: std::mem::take(&mut self.groups),
+        }));
+    }
+
+    /// Drops the previous serverId's recovery, its feed (grown since it was left behind, maybe)
+    /// kept among the past ones.
+    fn leave_prev(&mut self) {
+        let Some(p) = self.prev.take() else { return };
+        if let Some(f) = p
+            .server_id
+            .zip(p.feed_low)
+            .filter(|f| !self.past.contains(f))
+        {
+            self.leave_behind(f.0, f.1);
+        }
+    }
+
     /// What the first pass recovered for `server_id`.
     fn hinted(&self, server_id: Option<i32>) -> Option<Recovered> {
         let id = server_id?;
         (self.hints.iter()).find_map(|&(i, r)| (i == id).then_some(r))
     }
 
+    /// What this pass recovered for `server_id` before it was left behind.
+    fn left_behind_for(&self, server_id: Option<i32>) -> Option<Recovered> {
+        let id = server_id?;
+        (self.past.iter().rev()).find_map(|&(i, r)| (i == id).then_some(r))
+    }
+
     /// Every serverId's recovered low16(checksumFeed) (whole or in part), oldest first: what
     /// this flow learned for a second pass.
     pub fn feeds(&self) -> Vec<(i32, Recovered)> {
         let now = self.server_id.zip(self.feed_low);
-        self.past.iter().copied().chain(now).collect()
+        // The previous serverId's may have grown since it was left behind.
+        let prev = (self.prev.as_deref())
+            .and_then(|p| p.server_id.zip(p.feed_low))
+            .filter(|f| !self.past.contains(f));
+        (self.past.iter().copied()).chain(prev).chain(now).collect()
     }
 
     /// Takes what a first pass recovered (`-2`), oldest first: per serverId the key with the
@@ -226,9 +301,10 @@ impl UcmdKeys {
     /// first pass handed it stay (a serverId's checksumFeed is the map's, the same for every
     /// connection: ioquake3 code/server/sv_init.c `SV_SpawnServer`); the rest starts over.
     pub fn for_new_connection(&mut self) -> UcmdKeys {
-        if let (Some(id), Some(f)) = (self.server_id, self.feed_low) {
-            self.leave_behind(id, f);
-        }
+        // Only the feeds: a group's key is for its command's text, and a new connection numbers
+        // its commands afresh.
+        self.leave_level();
+        self.leave_prev();
         UcmdKeys {
             past: std::mem::take(&mut self.past),
             hints: std::mem::take(&mut self.hints),
@@ -252,9 +328,8 @@ impl UcmdKeys {
     /// Whether the client messages should report their known values as anchors: while some
     /// key is being recovered, or may have to be (no gamestate captured).
     pub fn wants_anchors(&self) -> bool {
-        self.groups
-            .iter()
-            .any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
+        let prev = self.prev.as_deref().map_or(&[][..], |p| &p.groups[..]);
+        (self.groups.iter().chain(prev)).any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
     }
 
     /// Keeps the last two usercmds of a message whose every value is known (serverTime and the
@@ -268,19 +343,14 @@ impl UcmdKeys {
         self.last.get()
     }
 
-    /// Forgets the keys and values kept when a message names another serverId than theirs: a
-    /// new map (its gamestate lost from the capture) has a new checksumFeed. The anchors stay:
-    /// they are values, not keys.
+    /// Starts over when a message names another serverId than the kept values': a new map
+    /// (its gamestate lost from the capture) has a new checksumFeed. The old one's recovery is
+    /// kept as the previous one; the anchors stay: they are values, not keys.
     fn under(&mut self, server_id: i32) {
         if self.server_id == Some(server_id) {
             return;
         }
-        if let Some(id) = self.server_id {
-            if let Some(f) = self.feed_low.take() {
-                self.leave_behind(id, f);
-            }
-            self.groups.clear();
-        }
+        self.leave_level();
         self.server_id = Some(server_id);
     }
 
@@ -297,6 +367,23 @@ impl UcmdKeys {
     /// Adds the observations and anchors of a message sent under `server_id`; true when this
     /// made more of its key known (the low byte, 15 bits, or all 16).
     pub fn learn(&mut self, server_id: i32, rack: u32, hash: Option<u32>, obs: &[UcmdObs]) -> bool {
+        if !self.is_prev(Some(server_id)) {
+            return self.learn_here(server_id, rack, hash, obs);
+        }
+        self.swap_prev();
+        let more = self.learn_here(server_id, rack, hash, obs);
+        self.swap_prev();
+        more
+    }
+
+    /// [`UcmdKeys::learn`] under the current serverId, or a new one.
+    fn learn_here(
+        &mut self,
+        server_id: i32,
+        rack: u32,
+        hash: Option<u32>,
+        obs: &[UcmdObs],
+    ) -> bool {
         self.under(server_id);
         self.keep_anchors(obs);
         // The number FEED names the checksumFeed pool: a client acknowledging it (any 32-bit
@@ -559,7 +646,8 @@ impl UcmdKeys {
         let feeds = (self.past.capacity() + self.hints.capacity())
             * std::mem::size_of::<(i32, Recovered)>();
         let per = std::mem::size_of::<UcmdObs>();
-        let g = self.groups.iter();
+        let prev = self.prev.as_deref().map_or(&[][..], |p| &p.groups[..]);
+        let g = self.groups.iter().chain(prev);
         g.map(|g| (g.obs.capacity() + g.buttons.capacity()) * per + 64)
             .sum::<usize>()
             + self.anchors.capacity() * per
@@ -1238,10 +1326,48 @@ mod tests {
         // A move under another serverId was keyed with another map's checksumFeed.
         assert_eq!(k.lookup(Some(79292), 5, None), None);
         assert_eq!(k.lookup(None, 5, None), None);
-        // Values under the new serverId start the recovery afresh.
+        // Values under the new serverId start the recovery afresh; the old one's is kept apart
+        // for a late move of the old map (held while its XOR pad was searched for).
         assert!(!k.learn(79292, 5, None, &session(0x4321, 2)));
-        assert_eq!(k.lookup(Some(SID), 5, None), None);
+        assert_eq!(k.lookup(Some(SID), 5, None).map(|r| r.u), Some(0x1234));
         assert_eq!(k.lookup(Some(79292), 5, None), None);
+        assert_eq!(k.server_id(), Some(79292));
+    }
+
+    /// Values of the old serverId that come after a map change (a move held while its XOR pad
+    /// was searched for) go on with the old one's recovery, and neither clear nor feed the new
+    /// one's; a third serverId leaves only the second one's recovery kept whole.
+    #[test]
+    fn a_late_move_of_the_old_map_goes_on_with_its_own_recovery() {
+        let mut k = UcmdKeys::default();
+        assert!(!k.learn(SID, 5, None, &session(0x1234, 2)));
+        assert!(!k.learn(79292, 7, None, &session(0x4321, 2)));
+        assert!(k.learn(SID, 5, None, &session(0x1234, 120)));
+        assert_eq!(k.lookup(Some(SID), 5, None).map(|r| r.u), Some(0x1234));
+        assert_eq!(k.lookup(Some(79292), 7, None), None);
+        assert_eq!(k.server_id(), Some(79292));
+        assert!(k.learn(79292, 7, None, &session(0x4321, 120)));
+        assert_eq!(k.lookup(Some(79292), 7, None).map(|r| r.u), Some(0x4321));
+        assert!(!k.learn(5, 9, None, &session(0x1111, 2)));
+        assert_eq!(k.lookup(Some(SID), 5, None), None);
+        assert_eq!(k.lookup(Some(79292), 7, None).map(|r| r.u), Some(0x4321));
+        // A new connection (or gamestate) numbers its commands afresh: a group's key, tied to
+        // its command's text, is not carried over, on the previous serverId either.
+        let next = k.for_new_connection();
+        assert_eq!(next.lookup(Some(5), 9, None), None);
+        assert_eq!(next.lookup(Some(79292), 7, None), None);
+    }
+
+    /// A gamestate or a new connection right after a group's key was found drops that key: the
+    /// next connection's command of the same number has another text.
+    #[test]
+    fn a_new_connection_drops_the_keys_of_its_commands() {
+        let mut k = UcmdKeys::default();
+        assert!(k.learn(SID, 7, None, &session(0x4321, 120)));
+        let mut next = k.for_new_connection();
+        assert_eq!(next.lookup(Some(SID), 7, None), None);
+        assert!(!next.learn(SID, 7, None, &session(0x1111, 2)));
+        assert_eq!(next.lookup(Some(SID), 7, None), None);
     }
 
     /// Keys that kept the last usercmd of a message decoded whole: at serverTime 500, pitch
