@@ -1111,6 +1111,7 @@ impl Flow {
         // key: they mostly share one).
         let mut usercmds_due: Option<(UsercmdKey, bool)> = None;
         let mut client_groups: Vec<ClientGroup> = Vec::new();
+        let mut looked = 0;
         let mut i = 0;
         while waiting != [false; 2] {
             let Some(h) = self.hold.get(i) else { break };
@@ -1143,23 +1144,20 @@ impl Flow {
                             client_groups.push(g);
                             Some(g)
                         }
-                        None if client_groups.len() < CLIENT_GROUPS_LOOKED_AT => {
+                        None if looked < CLIENT_GROUPS_LOOKED_AT => {
+                            looked += 1;
                             let g = self.client_group(key);
                             client_groups.push(g);
                             Some(g)
                         }
+                        // Many groups (a crafted flow): this one waits for a later datagram.
                         None => None,
                     },
                 };
                 match g {
                     Some(g) if g.text || h.need as usize <= g.pad => Some(None),
                     Some(g) if !g.may_recover => Some(Some(Unheld::SearchEnded)),
-                    Some(_) => None,
-                    // Many groups (a crafted flow): the rest wait for a later datagram.
-                    None => {
-                        waiting[dir] = false;
-                        None
-                    }
+                    _ => None,
                 }
             } else if self.decodable(h) {
                 Some(None)
@@ -1179,8 +1177,10 @@ impl Flow {
             match why {
                 None => {
                     self.replay(h, Unheld::Overtaken, Some(i));
-                    // It may have filed a text or found the challenge byte.
+                    // It may have filed a text or found the challenge byte (a replay costs
+                    // far more than looking at the groups again).
                     client_groups.clear();
+                    looked = 0;
                 }
                 Some(why) => self.hold.keep(&h, why),
             }
@@ -1306,9 +1306,9 @@ impl Flow {
     }
 }
 
-/// Groups of held client messages [`Flow::drain_held`] looks at per datagram: past them, the
-/// held client messages wait for a later datagram (a crafted flow with a new group per message
-/// would otherwise make each datagram look at every held one's group).
+/// Groups of held client messages [`Flow::drain_held`] looks at per datagram: the messages of
+/// other groups wait for a later datagram (a crafted flow with a new group per message would
+/// otherwise make each datagram look at every held one's group).
 const CLIENT_GROUPS_LOOKED_AT: usize = 16;
 
 /// A group of held client messages as [`Flow::drain_held`] looks at it: the keyed bytes its

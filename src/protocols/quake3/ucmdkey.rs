@@ -200,6 +200,7 @@ impl UcmdKeys {
     /// Whether `server_id` is the one before the current one.
     fn is_prev(&self, server_id: Option<i32>) -> bool {
         server_id.is_some()
+            && self.server_id.is_some()
             && server_id != self.server_id
             && self.prev.as_ref().is_some_and(|p| p.server_id == server_id)
     }
@@ -221,7 +222,7 @@ impl UcmdKeys {
         };
         self.leave_prev();
         if let Some(f) = self.feed_low {
-            self.leave_behind(id, f);
+            self.keep_past(id, f);
         }
         self.prev = Some(Box::new(Level {
             server_id: Some(id),
@@ -234,12 +235,21 @@ impl UcmdKeys {
     /// kept among the past ones.
     fn leave_prev(&mut self) {
         let Some(p) = self.prev.take() else { return };
-        if let Some(f) = p
-            .server_id
-            .zip(p.feed_low)
-            .filter(|f| !self.past.contains(f))
-        {
-            self.leave_behind(f.0, f.1);
+        if let Some((id, f)) = p.server_id.zip(p.feed_low) {
+            self.keep_past(id, f);
+        }
+    }
+
+    /// Keeps serverId `id`'s feed among the past ones: in place of the one it had there when
+    /// it knows as many bits (it grew since), else as the newest.
+    fn keep_past(&mut self, id: i32, f: Recovered) {
+        let had = self.past.iter().rposition(|&(i, _)| i == id);
+        match had {
+            Some(k) if self.past[k].1.mask.count_ones() <= f.mask.count_ones() => {
+                self.past[k].1 = f;
+            }
+            Some(_) => {}
+            None => self.leave_behind(id, f),
         }
     }
 
@@ -301,13 +311,18 @@ impl UcmdKeys {
     /// first pass handed it stay (a serverId's checksumFeed is the map's, the same for every
     /// connection: ioquake3 code/server/sv_init.c `SV_SpawnServer`); the rest starts over.
     pub fn for_new_connection(&mut self) -> UcmdKeys {
-        // Only the feeds: a group's key is for its command's text, and a new connection numbers
-        // its commands afresh.
+        // The level left stays the previous one, so that a late move of it does not take the
+        // new level's place; but only with its feed: a group's key is for its command's text,
+        // and a new connection numbers its commands afresh.
         self.leave_level();
-        self.leave_prev();
+        let prev = self.prev.take().map(|mut p| {
+            p.groups.clear();
+            p
+        });
         UcmdKeys {
             past: std::mem::take(&mut self.past),
             hints: std::mem::take(&mut self.hints),
+            prev,
             ..UcmdKeys::default()
         }
     }
@@ -1351,11 +1366,40 @@ mod tests {
         assert!(!k.learn(5, 9, None, &session(0x1111, 2)));
         assert_eq!(k.lookup(Some(SID), 5, None), None);
         assert_eq!(k.lookup(Some(79292), 7, None).map(|r| r.u), Some(0x4321));
-        // A new connection (or gamestate) numbers its commands afresh: a group's key, tied to
-        // its command's text, is not carried over, on the previous serverId either.
-        let next = k.for_new_connection();
-        assert_eq!(next.lookup(Some(5), 9, None), None);
-        assert_eq!(next.lookup(Some(79292), 7, None), None);
+    }
+
+    /// After a gamestate, a late move of the level before goes on with that level's recovery
+    /// and leaves the new level's serverId in place (its held moves wait for its keys).
+    #[test]
+    fn a_late_move_after_a_gamestate_keeps_the_new_level() {
+        let mut k = UcmdKeys::default();
+        k.learn(SID, 5, None, &session(0x1234, 2));
+        let mut next = k.for_new_connection();
+        next.learn(79292, 7, None, &session(0x4321, 2));
+        next.learn(SID, 5, None, &session(0x1234, 2));
+        assert_eq!(next.server_id(), Some(79292));
+    }
+
+    /// A level left twice keeps one entry among the past feeds, the one that knows the most.
+    #[test]
+    fn a_grown_feed_replaces_its_older_self_among_the_past_ones() {
+        let mut k = UcmdKeys::default();
+        let low = Recovered {
+            u: 0x34,
+            mask: 0xff,
+            from: 40,
+            hindsight: false,
+        };
+        let whole = Recovered {
+            u: 0x1234,
+            mask: 0xffff,
+            from: 200,
+            ..low
+        };
+        k.keep_past(SID, low);
+        k.keep_past(SID, whole);
+        k.keep_past(SID, low);
+        assert_eq!(k.past, vec![(SID, whole)]);
     }
 
     /// A gamestate or a new connection right after a group's key was found drops that key: the
