@@ -1092,13 +1092,15 @@ impl Flow {
     }
 
     /// Decodes the held messages whose key is known now, in order in each direction; with
-    /// `overtaking`, a message of that direction is about to be decoded, and its direction's
-    /// held messages that still cannot be are released as first shown (decoding them after it
-    /// would take the flow's state back in time). A message whose group's search gave up is
-    /// released too. Each direction stops at its first message still held for its pad; moves
-    /// held for their usercmd key are passed over (decoded once their key is known, or
-    /// released when a new level changed the keys): a look at each held move and one or two
-    /// other messages per datagram, at most [`super::hold::HOLD_MESSAGES`].
+    /// `overtaking` a server message is about to be decoded, and the held server messages that
+    /// still cannot be are released as first shown (decoding them after it would take the
+    /// snapshots and configstrings back in time). A message whose group's search gave up is
+    /// released too. The server messages stop at the first one still held for its pad; client
+    /// messages, which a replay decodes without changing what later ones read, are passed over
+    /// whatever overtakes them (decoded once their pad or usercmd key is known, or released
+    /// when a new level changed the usercmd keys): a look at each held client message, at most
+    /// [`CLIENT_GROUPS_LOOKED_AT`] of their groups, and one or two server messages per
+    /// datagram, at most [`super::hold::HOLD_MESSAGES`] messages.
     fn drain_held(&mut self, overtaking: Option<bool>) {
         if self.hold.replaying {
             return;

@@ -5,9 +5,10 @@
 //! shown keyed at once and held: when the pad (or its key string) becomes known, it is decoded
 //! again, in capture order, and its decoded records replace the keyed ones
 //! ([`crate::proto::FlowDecoder::released`]); the engine holds back every later record
-//! meanwhile. A held message that cannot be decoded in order (a later message of its direction
-//! was decoded first), whose group's search gave up, or that reaches a bound, is released as
-//! first shown, with a note.
+//! meanwhile. A held server message that cannot be decoded in order (a later one was decoded
+//! first), a held message whose group's search gave up, or one that reaches a bound, is
+//! released as first shown, with a note. A held client message waits whatever overtakes it: it
+//! is decoded again without changing what later messages read.
 //!
 //! A client message de-keyed whole but for its usercmd values is held the same way until its
 //! usercmd key is recovered (`ucmdkey.rs`), within the same bounds.
