@@ -1080,15 +1080,11 @@ impl Flow {
             let key = st.ucmd_keys.lookup(Some(u.server_id), u.rack, hash);
             return key.is_some_and(|k| k.mask == super::ucmdkey::ALL_BITS);
         }
-        if st.pads.covers(h.to_server, h.ack, h.need as usize) {
-            return true;
+        if h.to_server {
+            return self.client_group((h.ack, h.server_id)).covers(h);
         }
-        st.xor_challenge().is_some()
-            && if h.to_server {
-                st.acked_text(h.ack, h.server_id).is_some()
-            } else {
-                st.client_cmds.get(h.ack).is_some()
-            }
+        st.pads.covers(false, h.ack, h.need as usize)
+            || (st.xor_challenge().is_some() && st.client_cmds.get(h.ack).is_some())
     }
 
     /// Decodes the held messages whose key is known now, in order in each direction; with
@@ -1157,7 +1153,7 @@ impl Flow {
                     },
                 };
                 match g {
-                    Some(g) if g.text || h.need as usize <= g.pad => Some(None),
+                    Some(g) if g.covers(h) => Some(None),
                     Some(g) if !g.may_recover => Some(Some(Unheld::SearchEnded)),
                     _ => None,
                 }
@@ -1322,6 +1318,13 @@ struct ClientGroup {
     pad: usize,
     text: bool,
     may_recover: bool,
+}
+
+impl ClientGroup {
+    /// Whether held message `h` of the group can be de-keyed now.
+    fn covers(&self, h: &Held) -> bool {
+        self.text || h.need as usize <= self.pad
+    }
 }
 
 /// Whether `r` carries a note of kind `def`.

@@ -122,11 +122,8 @@ struct Group {
 /// lost.
 #[derive(Default)]
 pub struct UcmdKeys {
-    /// The serverId the kept values and keys were sent under.
-    server_id: Option<i32>,
-    /// low16(checksumFeed) with the number of values it was recovered from.
-    feed_low: Option<Recovered>,
-    groups: Vec<Group>,
+    /// The recovery under the serverId of the newest values.
+    cur: Level,
     /// Values known in recent messages, for [`link`].
     anchors: std::collections::VecDeque<UcmdObs>,
     /// The last two usercmds (serverTime and values) of the last message decoded with its whole
@@ -148,7 +145,9 @@ pub struct UcmdKeys {
 /// One serverId's recovery.
 #[derive(Default)]
 struct Level {
+    /// The serverId the kept values and keys were sent under.
     server_id: Option<i32>,
+    /// low16(checksumFeed) with the number of values it was recovered from.
     feed_low: Option<Recovered>,
     groups: Vec<Group>,
 }
@@ -165,12 +164,12 @@ impl UcmdKeys {
         rack: u32,
         hash: Option<u32>,
     ) -> Option<Recovered> {
-        let (own_id, feed_low, groups) = match self.prev.as_deref() {
-            Some(p) if self.is_prev(server_id) => (p.server_id, p.feed_low, &p.groups),
-            _ => (self.server_id, self.feed_low, &self.groups),
+        let level = match self.prev.as_deref() {
+            Some(p) if self.is_prev(server_id) => p,
+            _ => &self.cur,
         };
-        let own = server_id == own_id;
-        let found = (groups.iter())
+        let own = server_id == level.server_id;
+        let found = (level.groups.iter())
             .find(|g| own && g.rack == rack)
             .and_then(|g| g.found);
         let Some(h) = hash else {
@@ -180,11 +179,11 @@ impl UcmdKeys {
         // (a first pass's feed over this pass's partial one, or the group's own key recovered
         // before the text was known), this pass's feed on a tie. A group key that contradicts
         // this pass's feed is not taken, as its values are not (`move_to_feed`).
-        let feed = own.then_some(feed_low).flatten();
+        let feed = own.then_some(level.feed_low).flatten();
         // A serverId left behind (a map change) keeps the feed recovered under it: a client
         // message held until after the change is decoded with it.
-        let past = (!own).then(|| self.left_behind_for(server_id)).flatten();
-        let keyed = [feed, self.hinted(server_id), past].map(|f| {
+        let past = (!own).then(|| feed_of(&self.past, server_id)).flatten();
+        let keyed = [feed, feed_of(&self.hints, server_id), past].map(|f| {
             f.map(|f| Recovered {
                 u: (f.u ^ h as u16) & f.mask,
                 ..f
@@ -200,35 +199,30 @@ impl UcmdKeys {
     /// Whether `server_id` is the one before the current one.
     fn is_prev(&self, server_id: Option<i32>) -> bool {
         server_id.is_some()
-            && self.server_id.is_some()
-            && server_id != self.server_id
+            && self.cur.server_id.is_some()
+            && server_id != self.cur.server_id
             && self.prev.as_ref().is_some_and(|p| p.server_id == server_id)
     }
 
     /// Makes the previous serverId's recovery the current one, and back.
     fn swap_prev(&mut self) {
         if let Some(p) = self.prev.as_deref_mut() {
-            std::mem::swap(&mut self.server_id, &mut p.server_id);
-            std::mem::swap(&mut self.feed_low, &mut p.feed_low);
-            std::mem::swap(&mut self.groups, &mut p.groups);
+            std::mem::swap(&mut self.cur, p);
         }
     }
 
     /// Leaves the current serverId's recovery behind: its feed among the past ones, the whole
     /// of it as the previous one.
     fn leave_level(&mut self) {
-        let Some(id) = self.server_id.take() else {
+        if self.cur.server_id.is_none() {
             return;
-        };
+        }
         self.leave_prev();
-        if let Some(f) = self.feed_low {
+        let left = std::mem::take(&mut self.cur);
+        if let Some((id, f)) = left.server_id.zip(left.feed_low) {
             self.keep_past(id, f);
         }
-        self.prev = Some(Box::new(Level {
-            server_id: Some(id),
-            feed_low: self.feed_low.take(),
-            groups: std::mem::take(&mut self.groups),
-        }));
+        self.prev = Some(Box::new(left));
     }
 
     /// Drops the previous serverId's recovery, its feed (grown since it was left behind, maybe)
@@ -253,22 +247,10 @@ impl UcmdKeys {
         }
     }
 
-    /// What the first pass recovered for `server_id`.
-    fn hinted(&self, server_id: Option<i32>) -> Option<Recovered> {
-        let id = server_id?;
-        (self.hints.iter()).find_map(|&(i, r)| (i == id).then_some(r))
-    }
-
-    /// What this pass recovered for `server_id` before it was left behind.
-    fn left_behind_for(&self, server_id: Option<i32>) -> Option<Recovered> {
-        let id = server_id?;
-        (self.past.iter().rev()).find_map(|&(i, r)| (i == id).then_some(r))
-    }
-
     /// Every serverId's recovered low16(checksumFeed) (whole or in part), oldest first: what
     /// this flow learned for a second pass.
     pub fn feeds(&self) -> Vec<(i32, Recovered)> {
-        let now = self.server_id.zip(self.feed_low);
+        let now = self.cur.server_id.zip(self.cur.feed_low);
         // The previous serverId's may have grown since it was left behind.
         let prev = (self.prev.as_deref())
             .and_then(|p| p.server_id.zip(p.feed_low))
@@ -337,14 +319,14 @@ impl UcmdKeys {
 
     /// The serverId the kept values and keys were sent under.
     pub fn server_id(&self) -> Option<i32> {
-        self.server_id
+        self.cur.server_id
     }
 
     /// Whether the client messages should report their known values as anchors: while some
     /// key is being recovered, or may have to be (no gamestate captured).
     pub fn wants_anchors(&self) -> bool {
         let prev = self.prev.as_deref().map_or(&[][..], |p| &p.groups[..]);
-        (self.groups.iter().chain(prev)).any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
+        (self.cur.groups.iter().chain(prev)).any(|g| g.found.is_none_or(|r| r.mask != ALL_BITS))
     }
 
     /// Keeps the last two usercmds of a message whose every value is known (serverTime and the
@@ -362,11 +344,11 @@ impl UcmdKeys {
     /// (its gamestate lost from the capture) has a new checksumFeed. The old one's recovery is
     /// kept as the previous one; the anchors stay: they are values, not keys.
     fn under(&mut self, server_id: i32) {
-        if self.server_id == Some(server_id) {
+        if self.cur.server_id == Some(server_id) {
             return;
         }
         self.leave_level();
-        self.server_id = Some(server_id);
+        self.cur.server_id = Some(server_id);
     }
 
     /// Runs `f`, a trial parse, and puts back the usercmds kept by [`UcmdKeys::remember`]: a
@@ -410,7 +392,7 @@ impl UcmdKeys {
             self.move_to_feed(rack, h as u16);
         }
         let known = self
-            .lookup(self.server_id, rack, hash)
+            .lookup(self.cur.server_id, rack, hash)
             .map_or(0, |r| r.mask);
         if known == ALL_BITS || obs.iter().all(|o| o.known != 0) {
             return false;
@@ -428,7 +410,7 @@ impl UcmdKeys {
             })
             .collect();
         let i = self.group(rack);
-        let g = &mut self.groups[i];
+        let g = &mut self.cur.groups[i];
         let obs = &obs[obs.len().saturating_sub(MAX_OBS)..];
         let over = (g.obs.len() + obs.len()).saturating_sub(MAX_OBS);
         g.obs.drain(..over);
@@ -500,9 +482,9 @@ impl UcmdKeys {
             (g.obs, g.buttons) = (Vec::new(), Vec::new());
         }
         if rack == FEED {
-            self.feed_low = Some(found);
+            self.cur.feed_low = Some(found);
             if mask == ALL_BITS {
-                self.groups.retain(|g| g.rack != FEED);
+                self.cur.groups.retain(|g| g.rack != FEED);
             }
         } else {
             g.found = Some(found);
@@ -517,25 +499,25 @@ impl UcmdKeys {
     /// A key that contradicts the feed known (one of them is wrong, or the text is not what
     /// the client hashed) is dropped with the group's values: the feed is kept, as before.
     fn move_to_feed(&mut self, rack: u32, h: u16) {
-        let Some(i) = (self.groups.iter()).position(|g| g.rack == rack && rack != FEED) else {
+        let Some(i) = (self.cur.groups.iter()).position(|g| g.rack == rack && rack != FEED) else {
             return;
         };
-        let old = self.groups.remove(i);
+        let old = self.cur.groups.remove(i);
         if let Some(r) = old.found {
             let fed = Recovered {
                 u: (r.u ^ h) & r.mask,
                 ..r
             };
             let bits = |m: u16| m.count_ones();
-            match self.feed_low {
+            match self.cur.feed_low {
                 Some(f) if (f.u ^ fed.u) & f.mask & fed.mask != 0 => return,
                 Some(f) if bits(fed.mask) <= bits(f.mask) => {}
-                _ => self.feed_low = Some(fed),
+                _ => self.cur.feed_low = Some(fed),
             }
         }
-        let known = self.feed_low;
+        let known = self.cur.feed_low;
         if known.is_some_and(|f| f.mask == ALL_BITS) {
-            self.groups.retain(|g| g.rack != FEED);
+            self.cur.groups.retain(|g| g.rack != FEED);
             return;
         }
         let to_feed = |o: &UcmdObs| UcmdObs {
@@ -543,7 +525,7 @@ impl UcmdKeys {
             ..*o
         };
         let fi = self.group(FEED);
-        let g = &mut self.groups[fi];
+        let g = &mut self.cur.groups[fi];
         g.seen += old.obs.len();
         let mut obs: Vec<UcmdObs> = old.obs.iter().map(to_feed).chain(g.obs.drain(..)).collect();
         // In serverTime order: the turns' search skips an angle sent before the one it just
@@ -594,13 +576,13 @@ impl UcmdKeys {
 
     /// The index of the group of `rack`, made (replacing the oldest) when there is none.
     fn group(&mut self, rack: u32) -> usize {
-        if let Some(i) = self.groups.iter().position(|g| g.rack == rack) {
+        if let Some(i) = self.cur.groups.iter().position(|g| g.rack == rack) {
             return i;
         }
-        if self.groups.len() == MAX_GROUPS {
-            self.groups.remove(0);
+        if self.cur.groups.len() == MAX_GROUPS {
+            self.cur.groups.remove(0);
         }
-        self.groups.push(Group {
+        self.cur.groups.push(Group {
             rack,
             found: None,
             obs: Vec::new(),
@@ -614,12 +596,12 @@ impl UcmdKeys {
             seen: 0,
             next_search: FIRST_SEARCH,
         });
-        self.groups.len() - 1
+        self.cur.groups.len() - 1
     }
 
     /// How the flow's usercmd key is known, for `stats` (`None` before any value was kept).
     pub fn describe(&self) -> Option<String> {
-        if let Some(f) = self.feed_low {
+        if let Some(f) = self.cur.feed_low {
             let bits = f.mask.count_ones();
             let still = if f.mask == ALL_BITS {
                 ""
@@ -634,7 +616,7 @@ impl UcmdKeys {
         if let Some(&(_, h)) = self
             .hints
             .iter()
-            .find(|(id, _)| Some(*id) == self.server_id)
+            .find(|(id, _)| Some(*id) == self.cur.server_id)
         {
             return Some(format!(
                 "low {} bits of checksumFeed from the first pass (-2), which recovered them from {} usercmd values over the whole capture (gamestate not captured)",
@@ -643,7 +625,7 @@ impl UcmdKeys {
             ));
         }
         let found = |mask| {
-            let g = self.groups.iter();
+            let g = self.cur.groups.iter();
             g.filter(|g| g.found.is_some_and(|r| r.mask == mask))
                 .count()
         };
@@ -653,7 +635,7 @@ impl UcmdKeys {
                 "recovered for {all} acknowledged command(s) whose text was not captured (only some of the low 16 bits for {low} more)"
             ));
         }
-        let seen: usize = self.groups.iter().map(|g| g.seen).sum();
+        let seen: usize = self.cur.groups.iter().map(|g| g.seen).sum();
         (seen > 0).then(|| format!("not recovered ({seen} usercmd values gathered)"))
     }
 
@@ -662,7 +644,7 @@ impl UcmdKeys {
             * std::mem::size_of::<(i32, Recovered)>();
         let per = std::mem::size_of::<UcmdObs>();
         let prev = self.prev.as_deref().map_or(&[][..], |p| &p.groups[..]);
-        let g = self.groups.iter().chain(prev);
+        let g = self.cur.groups.iter().chain(prev);
         g.map(|g| (g.obs.capacity() + g.buttons.capacity()) * per + 64)
             .sum::<usize>()
             + self.anchors.capacity() * per
@@ -938,6 +920,12 @@ fn top_bit([zero, one]: [u32; 2], low15: u16) -> Option<u16> {
     }
 }
 
+/// The feed `feeds` (one per serverId) holds for `server_id`.
+fn feed_of(feeds: &[(i32, Recovered)], server_id: Option<i32>) -> Option<Recovered> {
+    let id = server_id?;
+    feeds.iter().find_map(|&(i, r)| (i == id).then_some(r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -977,15 +965,15 @@ mod tests {
         assert!(keys.lookup(Some(SID), 25, Some(0x1234)).is_some());
         assert!(keys.feeds().is_empty(), "nothing recovered in this pass");
         // What a pass recovered under each serverId, the current one last.
-        keys.feed_low = Some(feed);
+        keys.cur.feed_low = Some(feed);
         keys.under(SID + 1);
         let later = Recovered { u: 0x1111, ..feed };
-        keys.feed_low = Some(later);
+        keys.cur.feed_low = Some(later);
         assert_eq!(keys.feeds(), [(SID, feed), (SID + 1, later)]);
         // A new connection keeps both, and the first pass's key, and forgets the rest.
         let mut next = keys.for_new_connection();
         assert_eq!(next.feeds(), [(SID, feed), (SID + 1, later)]);
-        assert_eq!((next.server_id, next.feed_low), (None, None));
+        assert_eq!((next.cur.server_id, next.cur.feed_low), (None, None));
         assert!(
             next.lookup(Some(SID), 30, Some(0x0f0f))
                 .is_some_and(|r| r.hindsight)
@@ -996,8 +984,11 @@ mod tests {
         // four and the current one).
         let many: Vec<(i32, Recovered)> = (0..6).map(|i| (SID + i, feed)).collect();
         next.hint(&many);
-        assert!(next.hinted(Some(SID + 1)).is_none());
-        assert!(next.hinted(Some(SID + 2)).is_some() && next.hinted(Some(SID + 5)).is_some());
+        assert!(feed_of(&next.hints, Some(SID + 1)).is_none());
+        assert!(
+            feed_of(&next.hints, Some(SID + 2)).is_some()
+                && feed_of(&next.hints, Some(SID + 5)).is_some()
+        );
         // One serverId handed on twice (a state dropped, and the restarted one): the key with
         // the most bits known is taken, whichever came first.
         let low = Recovered {
@@ -1007,9 +998,15 @@ mod tests {
             ..feed
         };
         next.hint(&[(SID, feed), (SID, low)]);
-        assert_eq!(next.hinted(Some(SID)).map(|r| r.mask), Some(ALL_BITS));
+        assert_eq!(
+            feed_of(&next.hints, Some(SID)).map(|r| r.mask),
+            Some(ALL_BITS)
+        );
         next.hint(&[(SID, low), (SID, feed)]);
-        assert_eq!(next.hinted(Some(SID)).map(|r| r.mask), Some(ALL_BITS));
+        assert_eq!(
+            feed_of(&next.hints, Some(SID)).map(|r| r.mask),
+            Some(ALL_BITS)
+        );
     }
 
     /// Value `v` of `field` at serverTime `t` as sent keyed with `u`.
@@ -1111,8 +1108,8 @@ mod tests {
         // 64, 128, 256, 512 and every 256 after.
         assert!(k.searches <= 3 * (5 + 40_000 / 3 / 256), "{}", k.searches);
         assert!(k.searches >= 100, "{}", k.searches);
-        assert!(k.groups.len() <= MAX_GROUPS);
-        assert!(k.groups.iter().all(|g| g.obs.len() <= MAX_OBS));
+        assert!(k.cur.groups.len() <= MAX_GROUPS);
+        assert!(k.cur.groups.iter().all(|g| g.obs.len() <= MAX_OBS));
     }
 
     #[test]
@@ -1148,7 +1145,7 @@ mod tests {
         let r = k.lookup(Some(SID), 7, Some(h1)).map(|r| (r.u, r.mask));
         assert_eq!(r, Some((feed ^ h1 as u16, ALL_BITS)));
         assert!(
-            k.groups.is_empty(),
+            k.cur.groups.is_empty(),
             "no pool is kept once the feed is known"
         );
     }
@@ -1255,7 +1252,12 @@ mod tests {
         let r = k.lookup(Some(SID), 9, Some(h3)).map(|r| (r.u, r.mask));
         assert_eq!(r, low);
         // The pool's 240 values and the 4 of the last message, not the group's 370.
-        let pool = k.groups.iter().find(|g| g.rack == FEED).expect("the pool");
+        let pool = k
+            .cur
+            .groups
+            .iter()
+            .find(|g| g.rack == FEED)
+            .expect("the pool");
         assert_eq!(pool.obs.len(), 244);
     }
 
