@@ -14,7 +14,7 @@ use super::connectionless;
 use super::delta::KnownEnt;
 use super::fields::*;
 use super::hold::{Held, Holds, Unheld, UsercmdKey};
-use super::legacykey;
+use super::legacykey::{self, Carried};
 use super::msg::{self, Loc};
 use super::netchan::{self, Flavour, FragResult, Header};
 use super::notes;
@@ -134,7 +134,7 @@ impl Flow {
         if l.new_connection {
             // The old connection's held messages cannot be decoded under the new one's keys.
             while let Some(h) = self.hold.pop() {
-                self.hold.keep(&h, Unheld::Connection);
+                self.release_as_shown(&h, Unheld::Connection);
             }
             self.hold.newest_client = None;
             // A new handshake: keep what this packet teaches, forget the old connection.
@@ -566,10 +566,7 @@ impl Flow {
         self.count_message(s, &sum, usercmds_keyed);
         self.hold.usercmd_candidate = self.hold_for_usercmds(msg, acks, usercmds_keyed);
         self.file_client_commands(new_cmds);
-        if msg.recovered_from.is_some() {
-            self.st.messages_recovered += 1;
-            msg.key_source = Some("recovered pad");
-        }
+        self.count_recovered(msg);
         if s.detail.on() {
             self.hold.key_shown = false;
             chosen_key = self.key_string_change(s, msg, chosen_key);
@@ -579,6 +576,17 @@ impl Flow {
             self.find_challenge();
         }
         self.finish_message(s, msg, t, sum, chosen_key, r);
+    }
+
+    /// Counts a message de-keyed with a recovered pad, and says so. A move decoded again for
+    /// its usercmd key was counted when it first came.
+    fn count_recovered(&mut self, msg: &mut Message<'_>) {
+        if msg.recovered_from.is_some() {
+            if !self.hold.replaying_usercmds {
+                self.st.messages_recovered += 1;
+            }
+            msg.key_source = Some("recovered pad");
+        }
     }
 
     /// Files the client commands a message carried. A move decoded again for its usercmd key
@@ -1180,7 +1188,7 @@ impl Flow {
                     client_groups.clear();
                     looked = 0;
                 }
-                Some(why) => self.hold.keep(&h, why),
+                Some(why) => self.release_as_shown(&h, why),
             }
             let left = self.hold.per_direction();
             waiting = [waiting[0] && left[0], waiting[1] && left[1]];
@@ -1225,11 +1233,53 @@ impl Flow {
         }
         names.truncate(super::userinfo::NAMES);
         let texts = self.st.predicted_userinfos(&names);
-        for ack in groups {
+        for &ack in &groups {
             if !self.st.try_echo_held(ack, &names) {
                 self.st.pads.try_prefixes((false, ack), &texts, cb);
             }
         }
+        self.carried_for_held(&groups, cb);
+    }
+
+    /// The pads the known commands give the messages that carried them (carried.rs): first
+    /// the client-message groups', with the client's newest commands, then the held server
+    /// messages' groups, with the server's newest commands and the starts of those read off
+    /// the client groups' pads.
+    fn carried_for_held(&mut self, groups: &[u32], cb: u8) {
+        let newest = |ring: &super::Ring| {
+            let mut known: Vec<(u32, &[u8])> = ring.texts().collect();
+            known.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+            (known.into_iter().take(legacykey::CARRIED_COMMANDS))
+                .map(|(number, t)| Carried {
+                    number,
+                    text: t.to_vec(),
+                    whole: true,
+                })
+                .collect::<Vec<Carried>>()
+        };
+        let client = newest(&self.st.client_cmds);
+        let acks: Vec<u32> = self.st.pads.client_acks().collect();
+        for &ack in &acks {
+            self.st.pads.try_carried((true, ack), &client, cb);
+        }
+        let mut server = newest(&self.st.server_cmds);
+        for ack in acks {
+            if self.st.server_cmds.get(ack).is_some() {
+                continue;
+            }
+            if let Some(text) = self.st.pads.key_start(ack, cb) {
+                let whole = false;
+                server.push(Carried {
+                    number: ack,
+                    text,
+                    whole,
+                });
+            }
+        }
+        for &ack in groups {
+            self.st.pads.try_carried((false, ack), &server, cb);
+        }
+        self.take_recovered_texts();
     }
 
     /// Releases a held message at a bound: decoded when its key is known, or, held for its
@@ -1241,8 +1291,22 @@ impl Flow {
         if same_keys || self.decodable(&h) {
             self.replay(h, Unheld::Bound, None);
         } else {
-            self.hold.keep(&h, Unheld::Bound);
+            self.release_as_shown(&h, Unheld::Bound);
         }
+    }
+
+    /// Releases `h` as first shown. One first shown keyed, counted since as decoded with its
+    /// usercmds keyed (held for them once its pad was found), counts keyed again, and not
+    /// de-keyed with a pad.
+    fn release_as_shown(&mut self, h: &Held, why: Unheld) {
+        if h.first_keyed() {
+            let st = &mut self.st;
+            st.messages_decoded = st.messages_decoded.saturating_sub(1);
+            st.usercmds_keyed = st.usercmds_keyed.saturating_sub(1);
+            st.messages_recovered = st.messages_recovered.saturating_sub(1);
+            st.messages_keyed += 1;
+        }
+        self.hold.keep(h, why);
     }
 
     /// Decodes a held message again; released decoded, or as first shown (`why`) when it stays
@@ -1282,19 +1346,24 @@ impl Flow {
         self.finish_record(&d, &mut r);
         r.notes.splice(0..0, h.sequence_notes.iter().cloned());
         let usercmds_keyed = self.hold.usercmd_candidate.take();
-        if r.msg_type == "keyed" && h.usercmds.is_some() {
+        if r.msg_type == "keyed" && h.usercmds.is_some() && !h.first_keyed() {
             // Shown as it first was: counted so again.
             self.st.messages_keyed = self.st.messages_keyed.saturating_sub(1);
             self.st.messages_decoded += 1;
             self.st.usercmds_keyed += 1;
             self.hold.keep(&h, why);
         } else if r.msg_type == "keyed" {
+            if h.first_keyed() {
+                // De-keyed by the replay that held it for its usercmd key: shown keyed now.
+                self.st.messages_recovered = self.st.messages_recovered.saturating_sub(1);
+            }
             self.hold.keep(&h, why);
         } else if let (Some(key), Some(i), None) = (usercmds_keyed, at, h.usercmds) {
             // Counted decoded with its usercmds keyed, as one held for them from the start.
             let notes = h.sequence_notes.clone();
             let mut again = Held::for_usercmds(&d, key, notes);
             again.key_shown = self.hold.key_shown;
+            again.need = h.need.max(1);
             self.hold.insert(i, again);
         } else if h.usercmds.is_some() && has_note(&r, &notes::KEY_UNKNOWN) {
             self.hold.partly(&h, r, why);

@@ -41,7 +41,8 @@ pub struct Held {
     pub ack: u32,
     /// The serverId a client message names (the level whose ring slots it keys with).
     pub server_id: Option<i32>,
-    /// Its keyed bytes: the pad must reach this far (at most `legacykey::MAX_PAD`).
+    /// Its keyed bytes: the pad must reach this far (at most `legacykey::MAX_PAD`). Held for
+    /// its usercmd key, 0 unless it was held for its pad first ([`Held::first_keyed`]).
     pub need: u32,
     time: Timestamp,
     src: SocketAddr,
@@ -90,6 +91,12 @@ impl Held {
             server_id: Some(key.server_id),
             ..Held::new(d, (key.rack, 0), notes)
         }
+    }
+
+    /// Held for its usercmd key after it was held for its pad: it was first shown keyed, and
+    /// counts so when it is released as first shown.
+    pub fn first_keyed(&self) -> bool {
+        self.usercmds.is_some() && self.need > 0
     }
 
     pub fn datagram(&self) -> Datagram<'_> {

@@ -30,9 +30,12 @@ use super::notes;
 use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
 
+mod carried;
 mod echo;
 mod numbered;
 mod periodic;
+
+pub use carried::{COMMANDS as CARRIED_COMMANDS, Carried};
 
 /// Messages pooled per group (direction and acknowledged command number).
 pub const POOL: usize = 96;
@@ -51,6 +54,9 @@ const WORK_SAVED: u64 = 1 << 24;
 /// The most one search may spend per pooled message of its group (a search at 4 messages
 /// 65,536 steps, at 96 1,572,864).
 const SEARCH_PER_MESSAGE: u64 = 1 << 14;
+/// The most the search may spend that goes on from a pad a carried command gave
+/// (carried.rs): its group was searched before, often given up, and lacked the start.
+const CARRIED_SEARCH: u64 = 1 << 22;
 /// A search is not started with less credit than this.
 const MIN_SEARCH: u64 = 4096;
 /// Searches of a group that may find nothing before it is given up (at 4, 8, 12, 18 and 27
@@ -311,6 +317,9 @@ pub struct Pads {
     /// carry the echo of the group's key string: kept when the group is forgotten (among
     /// many groups) and comes back.
     firsts: Vec<(u32, Pooled)>,
+    /// The groups tried with the commands their messages carry ([`Pads::try_carried`]), with a
+    /// fingerprint of the try's inputs, the newest [`carried::REMEMBERED`].
+    carried: Vec<((bool, u32), u64)>,
 }
 
 /// The start credit (`full`) of a flow granted it with `conversations` others in the engine's
@@ -383,6 +392,7 @@ impl Pads {
             })
             .sum::<usize>()
             + self.given_up.capacity() * 8
+            + self.carried.capacity() * 16
             + (self.firsts.iter())
                 .map(|(_, m)| m.body.capacity() + 24)
                 .sum::<usize>()
@@ -530,7 +540,9 @@ impl Pads {
                 // Before it, only whole commands are screened (`numbered::screen`): they give
                 // the challenge byte with the pad.
                 g.searched_at = n;
-                self.search(gi, challenge, !ready);
+                // A search may spend what its pooled messages warrant, from the flow's credit.
+                let full = SEARCH_PER_MESSAGE * g.msgs.len() as u64;
+                self.search(gi, challenge, !ready, full);
             }
             let g = &self.groups[gi];
             if g.pad.is_empty() && periodic::due(g.added, g.folded_at) {
@@ -544,9 +556,10 @@ impl Pads {
         })
     }
 
-    /// Extends group `gi`'s pad as far as its pooled messages decide it.
-    /// With `screen_only`, only the whole strings of [`numbered::screen`] are tried.
-    fn search(&mut self, gi: usize, challenge: Option<u8>, screen_only: bool) {
+    /// Extends group `gi`'s pad as far as its pooled messages decide it, spending at most
+    /// `full` from the flow's credit. With `screen_only`, only the whole strings of
+    /// [`numbered::screen`] are tried.
+    fn search(&mut self, gi: usize, challenge: Option<u8>, screen_only: bool, full: u64) {
         let cb = challenge.or(self.challenge);
         let Pads {
             groups,
@@ -559,8 +572,6 @@ impl Pads {
         let g = &mut groups[gi];
         // A group first pooled before the flow knew a server time takes the first it knows.
         g.server_time = g.server_time.or(server_time.map(|t| (t, 0)));
-        // A search may spend what its pooled messages warrant, from the flow's credit.
-        let full = SEARCH_PER_MESSAGE * g.msgs.len() as u64;
         let cap = full.min(*credit);
         if cap < MIN_SEARCH && !screen_only {
             return;
@@ -1659,20 +1670,34 @@ mod tests {
 
     /// Pads with group (false, 7) pooling `msgs`, keyed with `text` under challenge byte `cb`.
     pub(super) fn pooled_server_group(cb: u8, text: &[u8], msgs: &[Vec<u8>]) -> Pads {
+        let based: Vec<(Vec<u8>, u8)> = (msgs.iter().enumerate())
+            .map(|(i, m)| (m.clone(), (i as u8).wrapping_mul(29)))
+            .collect();
+        pooled_group((false, 7), cb, text, &based)
+    }
+
+    /// Pads with group (`to_server`, `ack`) pooling `msgs` (plaintext, per-message value),
+    /// keyed with `text` under challenge byte `cb`.
+    pub(super) fn pooled_group(
+        (to_server, ack): (bool, u32),
+        cb: u8,
+        text: &[u8],
+        msgs: &[(Vec<u8>, u8)],
+    ) -> Pads {
         let mut pads = Pads {
             credit: WORK_START,
             ..Pads::default()
         };
-        let gi = pads.group(false, 7);
-        for (i, body) in msgs.iter().enumerate() {
+        let gi = pads.group(to_server, ack);
+        let start = keyed_from(to_server);
+        for (i, (body, base)) in msgs.iter().enumerate() {
             let mut keyed = body.clone();
-            let base = (i as u8).wrapping_mul(29);
-            let pad = pad_of(cb, text, 4, keyed.len() - 4);
-            apply(&mut keyed, 4, base, &pad);
+            let pad = pad_of(cb, text, start, keyed.len() - start);
+            apply(&mut keyed, start, *base, &pad);
             let g = &mut pads.groups[gi];
             g.msgs.push(Pooled {
                 body: keyed,
-                base,
+                base: *base,
                 sequence: 100 + i as u32,
             });
             g.added += 1;

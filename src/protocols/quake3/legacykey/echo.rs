@@ -43,7 +43,7 @@ const HEADS: usize = 12;
 /// The key-string characters pad bytes give from challenge byte `cb`: `Z_k ^ Z_(k-1)` (`cb`
 /// before the first), shifted left on odd bytes, up to the first difference no character
 /// gives (the transform sends `%` and bytes above 127 as `.`, and a string has no NUL).
-fn key_chars(pad: &[u8], cb: u8) -> Vec<u8> {
+pub(super) fn key_chars(pad: &[u8], cb: u8) -> Vec<u8> {
     let mut out = Vec::with_capacity(pad.len());
     let mut prev = cb;
     for (k, &z) in pad.iter().enumerate() {
