@@ -1303,7 +1303,9 @@ impl Flow {
             let st = &mut self.st;
             st.messages_decoded = st.messages_decoded.saturating_sub(1);
             st.usercmds_keyed = st.usercmds_keyed.saturating_sub(1);
-            st.messages_recovered = st.messages_recovered.saturating_sub(1);
+            if h.counted_by_pad() {
+                st.messages_recovered = st.messages_recovered.saturating_sub(1);
+            }
             st.messages_keyed += 1;
         }
         self.hold.keep(h, why);
@@ -1323,6 +1325,7 @@ impl Flow {
         }
         let d = h.datagram();
         let mut r = Record::new("quake3");
+        let recovered = self.st.messages_recovered;
         self.hold.replaying = true;
         self.hold.replaying_usercmds = h.usercmds.is_some();
         (self.hold.replay_key_shown, self.hold.key_shown) = (h.key_shown, false);
@@ -1353,7 +1356,7 @@ impl Flow {
             self.st.usercmds_keyed += 1;
             self.hold.keep(&h, why);
         } else if r.msg_type == "keyed" {
-            if h.first_keyed() {
+            if h.counted_by_pad() {
                 // De-keyed by the replay that held it for its usercmd key: shown keyed now.
                 self.st.messages_recovered = self.st.messages_recovered.saturating_sub(1);
             }
@@ -1363,7 +1366,11 @@ impl Flow {
             let notes = h.sequence_notes.clone();
             let mut again = Held::for_usercmds(&d, key, notes);
             again.key_shown = self.hold.key_shown;
-            again.need = h.need.max(1);
+            again.need = if self.st.messages_recovered > recovered {
+                super::hold::FIRST_KEYED_BY_PAD
+            } else {
+                super::hold::FIRST_KEYED
+            };
             self.hold.insert(i, again);
         } else if h.usercmds.is_some() && has_note(&r, &notes::KEY_UNKNOWN) {
             self.hold.partly(&h, r, why);

@@ -32,6 +32,11 @@ pub const GIVE_UP_AFTER: u64 = 1024;
 /// Payload bytes a flow holds at most.
 pub const HOLD_BYTES: usize = 512 * 1024;
 
+/// `Held::need` of a message held for its usercmd key after it was held for its pad, de-keyed
+/// by its key string or by a recovered pad.
+pub const FIRST_KEYED: u32 = 1;
+pub const FIRST_KEYED_BY_PAD: u32 = 2;
+
 /// A held datagram: what its decode needs again.
 pub struct Held {
     pub frame: u64,
@@ -42,7 +47,8 @@ pub struct Held {
     /// The serverId a client message names (the level whose ring slots it keys with).
     pub server_id: Option<i32>,
     /// Its keyed bytes: the pad must reach this far (at most `legacykey::MAX_PAD`). Held for
-    /// its usercmd key, 0 unless it was held for its pad first ([`Held::first_keyed`]).
+    /// its usercmd key, 0 unless it was held for its pad first: [`FIRST_KEYED`] or
+    /// [`FIRST_KEYED_BY_PAD`] ([`Held::first_keyed`]).
     pub need: u32,
     time: Timestamp,
     src: SocketAddr,
@@ -97,6 +103,12 @@ impl Held {
     /// counts so when it is released as first shown.
     pub fn first_keyed(&self) -> bool {
         self.usercmds.is_some() && self.need > 0
+    }
+
+    /// [`Held::first_keyed`], and the decode that held it for its usercmd key de-keyed it with
+    /// a recovered pad (counted so then).
+    pub fn counted_by_pad(&self) -> bool {
+        self.usercmds.is_some() && self.need == FIRST_KEYED_BY_PAD
     }
 
     pub fn datagram(&self) -> Datagram<'_> {

@@ -24,7 +24,8 @@
 
 use super::echo::key_chars;
 use super::{
-    CARRIED_SEARCH, Clc, Pads, Pooled, Svc, TRIAL, Trial, apply, dekeyed_pool, keyed_from, trial,
+    CARRIED_SEARCH, Clc, Group, Pads, Pooled, Svc, TRIAL, Trial, apply, dekeyed_pool, heads_agree,
+    keyed_from, trial,
 };
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::msg::{BitReader, BitWriter as Plain};
@@ -39,6 +40,9 @@ pub const COMMANDS: usize = 6;
 /// longer messages must also read on under the pad ([`Pads::extend_carried`]).
 const MIN_PAD: usize = 20;
 const MIN_NEW: usize = 8;
+/// Command numbers tried either side of a carried command's: when the same text under one of
+/// them gives a pad that passes too, the number is not known and nothing is taken.
+const NEARBY: u32 = 8;
 /// Groups whose last try is remembered (their inputs unchanged, they are not tried again).
 pub(super) const REMEMBERED: usize = 16;
 
@@ -52,7 +56,7 @@ pub struct Carried {
 
 /// The plaintext of pooled message `m` through command `c`, carried first: the header (the
 /// unkeyed values the message shows), the command's marker, number and text.
-fn plaintext(m: &Pooled, to_server: bool, c: &Carried) -> Option<Plain> {
+fn plaintext(m: &Pooled, to_server: bool, number: u32, c: &Carried) -> Option<Plain> {
     let mut r = BitReader::new(&m.body);
     let mut w = Plain::default();
     if to_server {
@@ -72,7 +76,7 @@ fn plaintext(m: &Pooled, to_server: bool, c: &Carried) -> Option<Plain> {
     } else {
         Svc::SERVER_COMMAND.0
     });
-    w.long(i64::from(c.number));
+    w.long(i64::from(number));
     w.chars(&c.text);
     if c.whole {
         w.chars(b"\0");
@@ -80,10 +84,10 @@ fn plaintext(m: &Pooled, to_server: bool, c: &Carried) -> Option<Plain> {
     Some(w)
 }
 
-/// The pad bytes message `m` gives if it carries `c` first (its whole known bytes only), when
-/// its unkeyed bytes are the ones written.
-fn carried_pad(m: &Pooled, to_server: bool, c: &Carried) -> Option<Vec<u8>> {
-    let w = plaintext(m, to_server, c)?;
+/// The pad bytes message `m` gives if it carries `c` first, numbered `number` (its whole known
+/// bytes only), when its unkeyed bytes are the ones written.
+fn carried_pad(m: &Pooled, to_server: bool, number: u32, c: &Carried) -> Option<Vec<u8>> {
+    let w = plaintext(m, to_server, number, c)?;
     let from = keyed_from(to_server);
     let n = (w.pos / 8).min(m.body.len());
     if n <= from || w.data[..from] != m.body[..from] {
@@ -105,18 +109,60 @@ fn command_chars(pad: &[u8], cb: u8) -> Option<Vec<u8>> {
 /// with the string's first characters, which a server command's plaintext does not (its
 /// terminator comes there). Any start of the string is that short.
 fn before_repeat(chars: &[u8]) -> &[u8] {
+    // The shortest period is the length less the longest border (a start that is also an
+    // end), which the prefix function gives in linear time.
     let n = chars.len();
-    let period = (1..=n).find(|&l| chars[l..] == chars[..n - l]).unwrap_or(n);
-    &chars[..period]
+    let mut border = vec![0usize; n];
+    for i in 1..n {
+        let mut k = border[i - 1];
+        while k > 0 && chars[i] != chars[k] {
+            k = border[k - 1];
+        }
+        if chars[i] == chars[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    &chars[..n - border.last().copied().unwrap_or(0)]
 }
 
-/// Whether server message `m`, cut where `pad` ends and de-keyed with it, reads on without a
-/// grammar error (a cut snapshot reads past its end: `Trial::Short`).
+/// Whether server message `m`, cut where `pad` ends and de-keyed with it, reads on past the
+/// cut without a grammar error, as the search checks its longer messages: a cut snapshot reads
+/// past its end (`Trial::Short`), or a message one byte longer ends right at the cut, its last
+/// byte the unwritten one.
 fn reads_on(m: &Pooled, pad: &[u8], probe: &mut State) -> bool {
     let from = keyed_from(false);
-    let mut body = m.body[..(from + pad.len()).min(m.body.len())].to_vec();
+    let cut = (from + pad.len()).min(m.body.len());
+    let mut body = m.body[..cut].to_vec();
     apply(&mut body, from, m.base, pad);
-    trial(probe, false, &body, m.sequence) != Trial::Bad
+    match trial(probe, false, &body, m.sequence) {
+        Trial::Short => true,
+        Trial::Boundary => m.body.len() == cut + 1,
+        _ => false,
+    }
+}
+
+/// Whether every pooled message of `g` parses under `pad`: cleanly to its last byte when the
+/// pad covers it, else, a server message, on past the pad's end ([`reads_on`]; a cut client
+/// message's usercmds, keyed apart, check nothing), the snapshot headers read agreeing
+/// (`heads_agree`), as in the search.
+fn parses_under(g: &Group, pad: &[u8]) -> bool {
+    let start = keyed_from(g.to_server);
+    let (mut probe, mut scratch) = (State::default(), Vec::new());
+    let mut heads = Vec::new();
+    for m in &g.msgs {
+        probe.seen_head = None;
+        let ok = if m.keyed_len(start) <= pad.len() {
+            g.dekeys(m, pad, &mut probe, &mut scratch)
+        } else {
+            g.to_server || reads_on(m, pad, &mut probe)
+        };
+        if !ok {
+            return false;
+        }
+        heads.extend(probe.seen_head.map(|h| (m.sequence, h)));
+    }
+    heads_agree(&mut heads)
 }
 
 /// A fingerprint of a try's inputs: the commands and the group's pad (its length and last
@@ -178,14 +224,22 @@ impl Pads {
         true
     }
 
-    /// [`Pads::try_carried`]'s pad: the longest one a carrier gives, when no other disagrees
-    /// and it de-keys every pooled message it covers into a clean parse.
+    /// [`Pads::try_carried`]'s pad: the longest one a carrier gives, when no other disagrees,
+    /// every pooled message parses under it ([`parses_under`]), and the same text under a
+    /// nearby number gives no other pad that passes as well (the number's bytes are only
+    /// checked by the characters they give, where they are keyed: a group carrying a repeated
+    /// line or a command's start numbered otherwise).
     fn extend_carried(&mut self, key: (bool, u32), cmds: &[Carried], cb: u8) -> bool {
         let Some((g, credit, work, harvest)) = self.tried(key) else {
             return false;
         };
         let start = keyed_from(g.to_server);
-        let mut best: Option<Vec<u8>> = None;
+        let fits = |pad: &[u8]| {
+            pad.len() >= MIN_PAD.max(g.pad.len() + MIN_NEW)
+                && pad.starts_with(&g.pad)
+                && command_chars(pad, cb).is_some()
+        };
+        let mut best: Option<(Vec<u8>, &Pooled, &Carried)> = None;
         for m in (g.msgs.iter()).filter(|m| m.keyed_len(start) > g.pad.len()) {
             for c in cmds {
                 let cost = 1 + c.text.len() as u64 / 16;
@@ -193,45 +247,42 @@ impl Pads {
                     return false;
                 };
                 (*credit, *work) = (left, *work + cost);
-                let Some(pad) = carried_pad(m, g.to_server, c) else {
+                let Some(pad) = carried_pad(m, g.to_server, c.number, c).filter(|p| fits(p)) else {
                     continue;
                 };
-                let fits = pad.len() >= MIN_PAD.max(g.pad.len() + MIN_NEW)
-                    && pad.starts_with(&g.pad)
-                    && command_chars(&pad, cb).is_some();
-                if !fits {
-                    continue;
-                }
                 match &best {
-                    Some(b) if b.iter().zip(&pad).any(|(x, y)| x != y) => return false,
-                    Some(b) if b.len() >= pad.len() => {}
-                    _ => best = Some(pad),
+                    Some((b, ..)) if b.iter().zip(&pad).any(|(x, y)| x != y) => return false,
+                    Some((b, ..)) if b.len() >= pad.len() => {}
+                    _ => best = Some((pad, m, c)),
                 }
             }
         }
-        let Some(pad) = best else {
+        let Some((pad, m, c)) = best else {
             return false;
         };
-        // Every pooled message parses under it: cleanly to its last byte when the pad covers
-        // it, else without a grammar error as far as the pad goes (server messages only, as in
-        // the search: a cut client message's usercmds, keyed apart, check nothing).
-        let cost = TRIAL * g.msgs.len() as u64;
+        let nearby =
+            (1..=NEARBY).flat_map(|d| [c.number.wrapping_sub(d), c.number.wrapping_add(d)]);
+        let mut tried = vec![pad];
+        for number in nearby {
+            let cost = 1 + c.text.len() as u64 / 16;
+            let Some(left) = credit.checked_sub(cost) else {
+                return false;
+            };
+            (*credit, *work) = (left, *work + cost);
+            if let Some(p) = carried_pad(m, g.to_server, number, c).filter(|p| fits(p)) {
+                tried.push(p);
+            }
+        }
+        let cost = TRIAL * (g.msgs.len() * tried.len()) as u64;
         let Some(left) = credit.checked_sub(cost) else {
             return false;
         };
         (*credit, *work) = (left, *work + cost);
-        let (mut probe, mut scratch) = (State::default(), Vec::new());
-        let parses = |m: &Pooled| {
-            if m.keyed_len(start) <= pad.len() {
-                g.dekeys(m, &pad, &mut probe, &mut scratch)
-            } else {
-                g.to_server || reads_on(m, &pad, &mut probe)
-            }
-        };
-        if !g.msgs.iter().all(parses) {
+        let others_pass = tried[1..].iter().any(|p| parses_under(g, p));
+        if others_pass || !parses_under(g, &tried[0]) {
             return false;
         }
-        g.pad = pad;
+        g.pad = tried.swap_remove(0);
         g.from = g.added;
         harvest.extend(dekeyed_pool(g));
         true
@@ -249,23 +300,30 @@ mod tests {
     const SERVER_KEY: &[u8] = b"print \"the server says something long enough\n\"";
     const SAY: &[u8] = b"say hello there from the carried test";
 
-    /// A client message as the client writes it: the header, client command `number` with
-    /// `text`, and `clc_EOF`, one byte more when the last bit ends a byte (msg.c
+    /// A message as its sender writes it: the `header` values, command `op` numbered `number`
+    /// with `text`, and `eof`, one byte more when the last bit ends a byte (msg.c
     /// `MSG_WriteBits`).
-    fn client_message(rack: u32, mack: u32, number: u32, text: &[u8]) -> Vec<u8> {
+    fn written(header: &[i64], (op, eof): (u8, u8), number: u32, text: &[u8]) -> Vec<u8> {
         let mut w = Plain::default();
-        w.long(77);
-        w.long(i64::from(mack));
-        w.long(i64::from(rack));
-        w.sym(Clc::CLIENT_COMMAND.0);
+        for &v in header {
+            w.long(v);
+        }
+        w.sym(op);
         w.long(i64::from(number));
         w.chars(text);
         w.chars(b"\0");
-        w.sym(Clc::EOF.0);
+        w.sym(eof);
         if w.pos.is_multiple_of(8) {
             w.data.push(0);
         }
         w.data
+    }
+
+    /// A client message carrying client command `number` with `text`.
+    fn client_message(rack: u32, mack: u32, number: u32, text: &[u8]) -> Vec<u8> {
+        let header = [77, i64::from(mack), i64::from(rack)];
+        let ops = (Clc::CLIENT_COMMAND.0, Clc::EOF.0);
+        written(&header, ops, number, text)
     }
 
     /// Pads with client-message group `rack` pooling `msgs`, keyed with `key` under `CB`.
@@ -310,7 +368,7 @@ mod tests {
         let start = pads.key_start(9, CB).unwrap();
         assert_eq!(start[..], SERVER_KEY[..start.len()]);
         // Through the command's terminator: `clc_EOF` after it is not known.
-        let w = plaintext(&g.msgs[0], true, &say(3)).unwrap();
+        let w = plaintext(&g.msgs[0], true, 3, &say(3)).unwrap();
         assert_eq!(g.pad.len(), w.pos / 8 - 12);
         assert!(g.msgs.iter().all(|m| m.keyed_len(12) > g.pad.len()));
         assert!(pads.take_harvest().is_empty());
@@ -393,11 +451,48 @@ mod tests {
             base: 0,
             sequence: 1,
         };
-        assert!(carried_pad(&m, true, &say(3)).is_none());
+        assert!(carried_pad(&m, true, 3, &say(3)).is_none());
         // The same command after a short header gives its pad.
         let short = client_message(9, 300, 3, SAY);
         let m = Pooled { body: short, ..m };
-        assert!(carried_pad(&m, true, &say(3)).is_some());
+        assert!(carried_pad(&m, true, 3, &say(3)).is_some());
+    }
+
+    /// A server message carrying server command `number` with `cmd` after acknowledge `ack`.
+    fn carrier(ack: u32, number: u32, cmd: &[u8]) -> Vec<u8> {
+        let ops = (Svc::SERVER_COMMAND.0, Svc::EOF.0);
+        written(&[i64::from(ack)], ops, number, cmd)
+    }
+
+    #[test]
+    fn a_command_known_under_another_number_gives_nothing() {
+        // Groups whose messages all carry command `n` (a line the server sends again), tried
+        // as `n ± 1` with the same text: only the number's bytes differ, and they often pass
+        // the character test, so the number must be told apart by the other messages; here
+        // none does, and the wrong number is never taken; `n` only with the true pad, when no
+        // nearby number fits as well.
+        let cmd = b"print \"the server says this line again and again\n\"";
+        let mut taken_right = 0;
+        for ack in (70_000u32..70_006).chain(1_234..1_238) {
+            for n in 3..40 {
+                let msgs: Vec<(Vec<u8>, u8)> =
+                    (0..3u8).map(|i| (carrier(ack, n, cmd), 40 + i)).collect();
+                for number in [n - 1, n + 1, n] {
+                    let mut pads = pooled_group((false, ack), CB, SAY, &msgs);
+                    let c = Carried {
+                        number,
+                        text: cmd.to_vec(),
+                        whole: true,
+                    };
+                    let taken = pads.try_carried((false, ack), &[c], CB);
+                    assert!(!taken || number == n, "{ack} {n} {number}");
+                    taken_right += usize::from(taken);
+                    let g = pads.get(false, ack).unwrap();
+                    assert_eq!(g.pad, pad_of(CB, SAY, 4, g.pad.len()), "{ack} {n}");
+                }
+            }
+        }
+        assert!(taken_right > 0);
     }
 
     #[test]
