@@ -25,7 +25,7 @@
 use super::State;
 use super::constants::{Clc, Svc};
 use super::huffman::static_table;
-use super::msg::Loc;
+use super::msg::{self, Loc};
 use super::notes;
 use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
@@ -200,6 +200,30 @@ impl Pooled {
     fn keyed_len(&self, start: usize) -> usize {
         self.body.len().saturating_sub(start)
     }
+
+    /// The pad bytes the message gives if its plaintext starts with `plain` (its whole bytes
+    /// only), keyed from byte `from`; `None` when the unkeyed bytes are not the ones written.
+    fn pad_given(&self, plain: &msg::BitWriter, from: usize) -> Option<Vec<u8>> {
+        let n = (plain.pos / 8).min(self.body.len());
+        if n <= from || plain.data[..from] != self.body[..from] {
+            return None;
+        }
+        Some(
+            (from..n)
+                .map(|i| self.body[i] ^ plain.data[i] ^ self.base)
+                .collect(),
+        )
+    }
+}
+
+/// Takes `cost` work steps from `credit`, counted in `work`; `false`, taking nothing, when the
+/// credit is short.
+fn spend(credit: &mut u64, work: &mut u64, cost: u64) -> bool {
+    let Some(left) = credit.checked_sub(cost) else {
+        return false;
+    };
+    (*credit, *work) = (left, *work + cost);
+    true
 }
 
 /// The messages keyed with one (unknown) string, and the pad found so far.
@@ -822,11 +846,9 @@ impl Pads {
             if within.len() < PREFIX_FITS {
                 continue;
             }
-            let cost = TRIAL * within.len() as u64;
-            let Some(left) = credit.checked_sub(cost) else {
+            if !spend(credit, work, TRIAL * within.len() as u64) {
                 break;
-            };
-            (*credit, *work) = (left, *work + cost);
+            }
             // The bytes past the longest message checked are the prediction's, not the
             // capture's: names that share their start, or a default the player changed.
             let checked = (within.iter()).map(|m| m.keyed_len(start)).max();

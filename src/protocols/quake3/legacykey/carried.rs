@@ -25,7 +25,7 @@
 use super::echo::key_chars;
 use super::{
     CARRIED_SEARCH, Clc, Group, Pads, Pooled, Svc, TRIAL, Trial, apply, dekeyed_pool, heads_agree,
-    keyed_from, trial,
+    keyed_from, spend, trial,
 };
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::msg::{BitReader, BitWriter as Plain};
@@ -87,13 +87,7 @@ fn plaintext(m: &Pooled, to_server: bool, number: u32, c: &Carried) -> Option<Pl
 /// The pad bytes message `m` gives if it carries `c` first, numbered `number` (its whole known
 /// bytes only), when its unkeyed bytes are the ones written.
 fn carried_pad(m: &Pooled, to_server: bool, number: u32, c: &Carried) -> Option<Vec<u8>> {
-    let w = plaintext(m, to_server, number, c)?;
-    let from = keyed_from(to_server);
-    let n = (w.pos / 8).min(m.body.len());
-    if n <= from || w.data[..from] != m.body[..from] {
-        return None;
-    }
-    Some((from..n).map(|i| m.body[i] ^ w.data[i] ^ m.base).collect())
+    m.pad_given(&plaintext(m, to_server, number, c)?, keyed_from(to_server))
 }
 
 /// The key-string characters of `pad` under challenge byte `cb` when every byte gives one
@@ -242,11 +236,9 @@ impl Pads {
         let mut best: Option<(Vec<u8>, &Pooled, &Carried)> = None;
         for m in (g.msgs.iter()).filter(|m| m.keyed_len(start) > g.pad.len()) {
             for c in cmds {
-                let cost = 1 + c.text.len() as u64 / 16;
-                let Some(left) = credit.checked_sub(cost) else {
+                if !spend(credit, work, 1 + c.text.len() as u64 / 16) {
                     return false;
-                };
-                (*credit, *work) = (left, *work + cost);
+                }
                 let Some(pad) = carried_pad(m, g.to_server, c.number, c).filter(|p| fits(p)) else {
                     continue;
                 };
@@ -264,20 +256,16 @@ impl Pads {
             (1..=NEARBY).flat_map(|d| [c.number.wrapping_sub(d), c.number.wrapping_add(d)]);
         let mut tried = vec![pad];
         for number in nearby {
-            let cost = 1 + c.text.len() as u64 / 16;
-            let Some(left) = credit.checked_sub(cost) else {
+            if !spend(credit, work, 1 + c.text.len() as u64 / 16) {
                 return false;
-            };
-            (*credit, *work) = (left, *work + cost);
+            }
             if let Some(p) = carried_pad(m, g.to_server, number, c).filter(|p| fits(p)) {
                 tried.push(p);
             }
         }
-        let cost = TRIAL * (g.msgs.len() * tried.len()) as u64;
-        let Some(left) = credit.checked_sub(cost) else {
+        if !spend(credit, work, TRIAL * (g.msgs.len() * tried.len()) as u64) {
             return false;
-        };
-        (*credit, *work) = (left, *work + cost);
+        }
         let others_pass = tried[1..].iter().any(|p| parses_under(g, p));
         if others_pass || !parses_under(g, &tried[0]) {
             return false;

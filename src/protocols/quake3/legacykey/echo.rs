@@ -19,7 +19,7 @@
 //! restarts. It is taken only when its pad de-keys every pooled message of the group into a
 //! clean parse, and only when exactly one line (and challenge byte) does.
 
-use super::{GROUPS, Group, Pads, Pooled, TRIAL, dekeyed_pool, keyed_from, pad_of};
+use super::{GROUPS, Group, Pads, Pooled, TRIAL, dekeyed_pool, keyed_from, pad_of, spend};
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::constants::Svc;
 use crate::protocols::quake3::msg::BitWriter as Plain;
@@ -82,11 +82,7 @@ fn pad_under(m: &Pooled, start: &Plain, more: &[&[u8]]) -> Option<Vec<u8>> {
     for text in more {
         w.chars(text);
     }
-    let n = (w.pos / 8).min(m.body.len());
-    if n <= from || w.data[..from] != m.body[..from] {
-        return None;
-    }
-    Some((from..n).map(|i| m.body[i] ^ w.data[i] ^ m.base).collect())
+    m.pad_given(&w, from)
 }
 
 /// The key-string characters of [`pad_under`]'s pad under challenge byte `cb`, when every
@@ -410,10 +406,9 @@ impl Pads {
                             (*credit - budget, (name.into_iter().collect(), &mut names))
                         }
                     };
-                    let Some(left) = credit.checked_sub(spent) else {
+                    if !spend(credit, work, spent) {
                         return Echoed::Nothing;
-                    };
-                    (*credit, *work) = (left, *work + spent);
+                    }
                     for l in into.0 {
                         if !into.1.contains(&l) {
                             into.1.push(l);
@@ -449,11 +444,9 @@ fn fits(
     let mut out = Vec::new();
     let (mut probe, mut scratch) = (State::default(), Vec::new());
     for (cb, text) in found {
-        let cost = TRIAL * g.msgs.len() as u64;
-        let Some(left) = credit.checked_sub(cost) else {
+        if !spend(credit, work, TRIAL * g.msgs.len() as u64) {
             break;
-        };
-        (*credit, *work) = (left, *work + cost);
+        }
         let pad = pad_of(*cb, text, keyed_from(false), g.longest());
         if (g.msgs.iter()).all(|m| g.dekeys(m, &pad, &mut probe, &mut scratch)) {
             out.push((*cb, text.clone()));
