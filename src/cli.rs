@@ -8,10 +8,14 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::commands::diff::{CompareOptions, Diff, DiffOptions};
+use crate::commands::events::EventFormat;
+use crate::commands::tracks::TrackFormat;
+use crate::commands::{Decode, Dissect, Settings};
 use crate::engine::{Config, DecodeAs, FrameRange};
 use crate::filter::Column;
-use crate::output::fields::FieldsSpec;
-use crate::output::{OutputFormat, Rendering, TreeView};
+use crate::output::columns::FieldsSpec;
+use crate::output::{ListFormat, OutputFormat, Rendering, TreeView};
 use crate::proto::Protocol;
 use crate::protocols;
 
@@ -40,8 +44,8 @@ pub enum Command {
     /// List the decoders, their default ports, heuristics and options
     Protocols {
         /// Output format
-        #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
-        format: ListFormat,
+        #[arg(short, long, value_enum, default_value_t = ListFormatArg::Text)]
+        format: ListFormatArg,
     },
     /// List every field name a decoder can emit (like tshark -G fields)
     Fields {
@@ -102,15 +106,68 @@ pub struct DiffArgs {
     /// Print at most N differences (all are counted)
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub max: usize,
-    #[arg(short = 'f', long, value_enum, default_value_t = ListFormat::Text)]
-    pub format: ListFormat,
+    #[arg(short = 'f', long, value_enum, default_value_t = ListFormatArg::Text)]
+    pub format: ListFormatArg,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListFormat {
-    Text,
-    Json,
+/// A clap-facing copy of a plain enum of the commands, with the help text of each value: only
+/// this module knows clap.
+macro_rules! value_enum {
+    ($(#[$m:meta])* $arg:ident => $plain:ident { $($(#[doc = $d:literal])* $v:ident),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+        pub enum $arg {
+            $($(#[doc = $d])* $v),*
+        }
+        impl From<$arg> for $plain {
+            fn from(a: $arg) -> $plain {
+                match a {
+                    $($arg::$v => $plain::$v),*
+                }
+            }
+        }
+    };
 }
+
+value_enum!(
+    /// `dissect --format`.
+    FormatArg => OutputFormat {
+        /// One line per message
+        Summary,
+        /// Annotated field tree
+        Tree,
+        /// NDJSON, one object per message
+        Json,
+        /// The values of the -e fields, one line per message (like tshark -T fields)
+        Fields,
+    }
+);
+
+value_enum!(
+    /// `--format` of the listings.
+    ListFormatArg => ListFormat { Text, Json }
+);
+
+value_enum!(
+    /// `events --format`.
+    EventFormatArg => EventFormat { Text, Json, Csv }
+);
+
+value_enum!(
+    /// `tracks --format`.
+    TrackFormatArg => TrackFormat {
+        /// One row a position, streamed (FlightGear or Quake 3 columns)
+        Csv,
+        /// RFC 7946, one LineString a callsign (FlightGear)
+        Geojson,
+        /// A time-stamped gx:Track a callsign, for Google Earth (FlightGear)
+        Kml,
+        /// GPX 1.1, one trk a callsign (FlightGear)
+        Gpx,
+        /// One JSON object a line, streamed (FlightGear and Quake 3)
+        Ndjson,
+    }
+);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -184,8 +241,8 @@ pub struct DissectArgs {
     #[command(flatten)]
     pub decode: DecodeArgs,
     /// Output format
-    #[arg(short, long, value_enum, default_value_t = OutputFormat::Summary)]
-    pub format: OutputFormat,
+    #[arg(short, long, value_enum, default_value_t = FormatArg::Summary)]
+    pub format: FormatArg,
     /// Colour in the tree and summary (auto: only on a terminal and without NO_COLOR)
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -225,8 +282,8 @@ pub struct StatsArgs {
     #[command(flatten)]
     pub decode: DecodeArgs,
     /// Output format
-    #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
-    pub format: ListFormat,
+    #[arg(short, long, value_enum, default_value_t = ListFormatArg::Text)]
+    pub format: ListFormatArg,
     /// Counts per time interval instead (like tshark -z io,stat): `1s`, `500ms`, `2m`, `0.5`
     #[arg(long, value_name = "DURATION")]
     pub interval: Option<String>,
@@ -237,8 +294,8 @@ pub struct EventsArgs {
     #[command(flatten)]
     pub decode: DecodeArgs,
     /// Output format
-    #[arg(short, long, value_enum, default_value_t = crate::events::EventFormat::Text)]
-    pub format: crate::events::EventFormat,
+    #[arg(short, long, value_enum, default_value_t = EventFormatArg::Text)]
+    pub format: EventFormatArg,
     /// Only events of this kind (chat, kill, join…, or PROTO.KIND); repeatable
     #[arg(long, value_name = "KIND")]
     pub kind: Vec<String>,
@@ -249,8 +306,8 @@ pub struct TracksArgs {
     #[command(flatten)]
     pub decode: DecodeArgs,
     /// Output format
-    #[arg(short, long, value_enum, default_value_t = crate::tracks::TrackFormat::Csv)]
-    pub format: crate::tracks::TrackFormat,
+    #[arg(short, long, value_enum, default_value_t = TrackFormatArg::Csv)]
+    pub format: TrackFormatArg,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -462,80 +519,6 @@ fn checked_srb2_release(cfg: Config) -> Result<Config, UsageError> {
     }
 }
 
-/// What the command line asks for, every argument checked: what [`crate::run::run`] executes.
-#[derive(Debug)]
-pub enum Settings {
-    Dissect(Dissect),
-    Stats {
-        decode: Decode,
-        format: ListFormat,
-        /// `--interval` in nanoseconds.
-        interval: Option<u64>,
-    },
-    Events {
-        decode: Decode,
-        format: crate::events::EventFormat,
-        /// `--kind` selectors, each a known kind.
-        kinds: Vec<String>,
-    },
-    Tracks {
-        decode: Decode,
-        format: crate::tracks::TrackFormat,
-    },
-    Demo {
-        decode: Decode,
-        /// `None` with `--list`: nothing is written.
-        dir: Option<std::path::PathBuf>,
-        single: bool,
-    },
-    Protocols(ListFormat),
-    Fields {
-        /// Only this protocol's fields (a known name).
-        protocol: Option<String>,
-        markdown: bool,
-    },
-    Diff(Diff),
-    Report {
-        decode: Decode,
-        /// A file name, or `-` for standard output.
-        output: String,
-    },
-}
-
-/// `diff`: the two inputs, what is compared and how the report is written.
-#[derive(Debug)]
-pub struct Diff {
-    pub golden: String,
-    pub new: String,
-    pub options: crate::diff::DiffOptions,
-    pub format: ListFormat,
-}
-
-/// The input and the engine configuration, shared by every command that decodes.
-#[derive(Debug)]
-pub struct Decode {
-    /// A file name, or `-` for standard input.
-    pub input: String,
-    pub config: Config,
-    /// `--quiet`: no progress bar.
-    pub quiet: bool,
-    /// `-2`: a first pass over the file, whose learning the decoding starts from.
-    pub two_pass: bool,
-}
-
-#[derive(Debug)]
-pub struct Dissect {
-    pub decode: Decode,
-    /// The output format, with colour already decided for this terminal and environment.
-    pub rendering: Rendering,
-    /// `None`: the default for this machine.
-    pub threads: Option<usize>,
-    /// Flush after every record, whatever the input.
-    pub line_buffered: bool,
-    /// `-c`: stop after this many records are written.
-    pub count: Option<u64>,
-}
-
 /// Parses the process's arguments. A usage error is printed here and comes back as the exit
 /// code to end with (`--help` and `--version` too, with their success code).
 pub fn parse() -> Result<Settings, ExitCode> {
@@ -556,7 +539,7 @@ fn fields_spec(
     a: &DissectArgs,
     registry: &[&'static dyn Protocol],
 ) -> Result<Option<&'static FieldsSpec>, UsageError> {
-    let fields = a.format == OutputFormat::Fields;
+    let fields = a.format == FormatArg::Fields;
     if !fields {
         return match (a.fields.first(), a.field_options.first()) {
             (None, None) => Ok(None),
@@ -581,13 +564,13 @@ fn fields_spec(
 /// `--expand` and `--compact`, checked: tree options, known names. `--hex` is checked here too,
 /// as every format but fields shows it.
 fn tree_view(a: &DissectArgs, registry: &[&'static dyn Protocol]) -> Result<TreeView, UsageError> {
-    if a.format == OutputFormat::Fields && a.hex {
+    if a.format == FormatArg::Fields && a.hex {
         return Err(UsageError(
             "--hex takes --format summary, tree or json (with fields, the columns are the -e names)"
                 .to_string(),
         ));
     }
-    if a.format != OutputFormat::Tree {
+    if a.format != FormatArg::Tree {
         return match (a.expand.first(), a.compact) {
             (Some(_), _) => Err(UsageError("--expand takes --format tree".to_string())),
             (None, true) => Err(UsageError("--compact takes --format tree".to_string())),
@@ -628,7 +611,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         Command::Dissect(a) => Settings::Dissect(Dissect {
             decode: decode(&a.decode)?,
             rendering: Rendering {
-                format: a.format,
+                format: a.format.into(),
                 color: use_color(a.color),
                 hex: a.hex,
                 view: tree_view(&a, registry)?,
@@ -640,7 +623,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         }),
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,
-            format: a.format,
+            format: a.format.into(),
             interval: match a.interval.as_deref() {
                 None => None,
                 Some(t) => Some(crate::output::interval::parse_interval(t).ok_or_else(|| {
@@ -651,20 +634,20 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             },
         },
         Command::Events(a) => {
-            if let Some(k) = a.kind.iter().find(|k| !crate::events::kind_known(k)) {
+            if let Some(k) = a.kind.iter().find(|k| !crate::commands::events::kind_known(k)) {
                 return Err(UsageError(format!(
                     "--kind {k:?}: unknown kind (see docs/events.md)"
                 )));
             }
             Settings::Events {
                 decode: decode(&a.decode)?,
-                format: a.format,
+                format: a.format.into(),
                 kinds: a.kind,
             }
         }
         Command::Tracks(a) => Settings::Tracks {
             decode: decode(&a.decode)?,
-            format: a.format,
+            format: a.format.into(),
         },
         Command::Demo(a) => {
             let args = DecodeArgs {
@@ -689,7 +672,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 single: a.single,
             }
         }
-        Command::Protocols { format } => Settings::Protocols(format),
+        Command::Protocols { format } => Settings::Protocols(format.into()),
         Command::Fields { protocol, markdown } => {
             if let Some(p) = &protocol
                 && p != "udp"
@@ -727,7 +710,7 @@ fn report_output(a: &ReportArgs) -> Result<String, UsageError> {
 }
 
 fn diff_settings(a: DiffArgs, registry: &[&'static dyn Protocol]) -> Result<Diff, UsageError> {
-    let compare = crate::diff::CompareOptions {
+    let compare = CompareOptions {
         time: a.compare.contains(&CompareExtra::Time),
         time_tolerance: a.time_tolerance,
         addresses: a.compare.contains(&CompareExtra::Addresses),
@@ -758,14 +741,14 @@ fn diff_settings(a: DiffArgs, registry: &[&'static dyn Protocol]) -> Result<Diff
     Ok(Diff {
         golden: a.decode.file.clone(),
         new: a.new,
-        options: crate::diff::DiffOptions {
+        options: DiffOptions {
             compare,
             window: a.window as usize,
             max: a.max,
             pairs,
             config: config_from(&a.decode, registry)?,
         },
-        format: a.format,
+        format: a.format.into(),
     })
 }
 

@@ -10,20 +10,13 @@
 
 pub mod capture;
 pub mod cli;
-pub mod demo;
-pub mod diff;
+pub mod commands;
 pub mod engine;
-pub mod events;
 pub mod filter;
 pub mod net;
 pub mod output;
-pub mod parallel;
 pub mod protocols;
-pub mod reference;
-pub mod report;
 pub mod run;
-pub mod text;
 pub mod toolkit;
-pub mod tracks;
 
-pub use toolkit::{proto, tree, wire};
+pub use toolkit::{proto, text, tree, wire};

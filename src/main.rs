@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-use gamedissect::{cli, run};
+use gamedissect::{cli, commands};
 
 fn main() -> ExitCode {
     match cli::parse() {
-        Ok(settings) => run::run(settings),
+        Ok(settings) => commands::run(settings),
         Err(code) => code,
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::process::Command;
 
-use gamedissect::demo::{Report, demos_of};
+use gamedissect::commands::demo::{Report, demos_of};
 use gamedissect::engine::Config;
 use gamedissect::run::{OutputFormat, render};
 use serde_json::Value;

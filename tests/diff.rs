@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gamedissect::diff::{DiffOptions, Tally, What, diff_files};
+use gamedissect::commands::diff::{DiffOptions, Tally, What, diff_files};
 
 /// A classic pcap split into its global header and records (header + data each).
 struct Pcap {

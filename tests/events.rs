@@ -5,8 +5,8 @@
 use std::fs;
 use std::path::Path;
 
-use gamedissect::events::EventFormat;
-use gamedissect::events::run::events_of;
+use gamedissect::commands::events::EventFormat;
+use gamedissect::commands::events::run::events_of;
 use serde_json::Value as J;
 use testkit::dissect::{config_for, events_json as events};
 

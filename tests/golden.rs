@@ -10,7 +10,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gamedissect::parallel::{Tuning, render_sharded};
+use gamedissect::run::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render};
 
 fn captures() -> Vec<PathBuf> {
@@ -230,7 +230,7 @@ fn json_output_parses_and_agrees_with_the_summary() {
 
 #[test]
 fn docs_fields_md_is_generated_from_the_code() {
-    let want = gamedissect::reference::fields_markdown(&gamedissect::protocols::all());
+    let want = gamedissect::commands::reference::fields_markdown(&gamedissect::protocols::all());
     if std::env::var_os("GAMEDISSECT_BLESS").is_some() {
         fs::write("docs/fields.md", &want).unwrap();
         return;
@@ -249,7 +249,7 @@ fn docs_fields_md_is_generated_from_the_code() {
 #[test]
 fn field_names_are_unique_and_never_collide_in_json() {
     let registry = gamedissect::protocols::all();
-    let all = gamedissect::reference::all_fields(&registry);
+    let all = gamedissect::proto::all_fields(&registry);
     let defs: Vec<&gamedissect::tree::FieldDef> =
         all.iter().flat_map(|(_, _, f)| f.iter().copied()).collect();
     let mut seen = std::collections::BTreeSet::new();
@@ -315,7 +315,7 @@ fn every_note_is_registered_with_its_protocol() {
                 .map_or(&[][..], |p| p.info().notes);
             for n in &rec.notes {
                 let listed = own.contains(&n.def)
-                    || gamedissect::protocols::udp::NOTES.contains(&n.def)
+                    || gamedissect::toolkit::udp::NOTES.contains(&n.def)
                     || gamedissect::wire::NOTES.contains(&n.def);
                 assert!(listed, "{}: {} is not listed", cap.display(), n.name());
                 assert!(n.name().starts_with("expert."), "{}", n.name());
@@ -330,7 +330,7 @@ fn every_note_is_registered_with_its_protocol() {
 /// Note names are unique across the registry.
 #[test]
 fn note_names_are_unique() {
-    let mut names: Vec<&str> = gamedissect::protocols::udp::NOTES
+    let mut names: Vec<&str> = gamedissect::toolkit::udp::NOTES
         .iter()
         .chain(gamedissect::wire::NOTES)
         .map(|n| n.name)

@@ -3,7 +3,7 @@
 //! hostile payloads live beside each decoder's property tests.
 
 use gamedissect::engine::Config;
-use gamedissect::parallel::{Tuning, render_sharded};
+use gamedissect::run::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render, stats_of};
 use testkit::captures::udp_mixed;
 use testkit::synth::{self, PcapNgWriter, PcapWriter, Rng};
@@ -1003,7 +1003,7 @@ fn map_change_flood(gamestates: u32) -> Vec<u8> {
 /// connection says how many.
 #[test]
 fn a_map_change_at_every_message_makes_a_bounded_number_of_demos() {
-    use gamedissect::demo::{MAX_DEMOS, demos_of};
+    use gamedissect::commands::demo::{MAX_DEMOS, demos_of};
     let report = demos_of(
         &map_change_flood(MAX_DEMOS as u32 + 500),
         Config::default(),

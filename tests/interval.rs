@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
-use gamedissect::cli::ListFormat;
+use gamedissect::output::ListFormat;
 use gamedissect::run::{OutputFormat, interval_stats_of, render, stats_of};
 use testkit::dissect::{config_for, shipped_captures as captures};
 

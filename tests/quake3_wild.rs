@@ -607,7 +607,7 @@ fn fields_never_sent_are_unknown_not_zero() {
 #[test]
 fn held_messages_decode_in_their_place_on_any_thread_count() {
     use gamedissect::output::OutputFormat;
-    use gamedissect::parallel::{Tuning, render_sharded};
+    use gamedissect::run::parallel::{Tuning, render_sharded};
     let capture = "captures/quake3-openarena-legacy.pcap";
     let (p, full) = load_full(capture);
     let (bytes, frames) = subset(&p, |i| i >= 167);

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use gamedissect::events::EventFormat;
-use gamedissect::events::run::events_of;
-use gamedissect::report::report_of;
+use gamedissect::commands::events::EventFormat;
+use gamedissect::commands::events::run::events_of;
+use gamedissect::commands::report::report_of;
 use gamedissect::run::stats_of;
 use testkit::dissect::{config_for, field_values, shipped_captures};
 

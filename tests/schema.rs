@@ -130,7 +130,7 @@ fn collect_shapes(v: &serde_json::Value, path: &mut String, seen_at: &str, shape
 fn any_field_tails() -> Vec<(String, String)> {
     let registry = gamedissect::protocols::all();
     let mut tails = Vec::new();
-    for (_, _, defs) in gamedissect::reference::all_fields(&registry) {
+    for (_, _, defs) in gamedissect::proto::all_fields(&registry) {
         for d in defs.iter().filter(|d| d.kind == Kind::Any) {
             let mut parts = d.name.rsplit('.');
             let mut key = parts.next().unwrap_or_default().to_string();
@@ -222,7 +222,7 @@ fn sibling_fields_have_distinct_keys() {
 #[test]
 fn valued_fields_with_children_are_declared_to_nest() {
     let registry = gamedissect::protocols::all();
-    let all: Vec<_> = gamedissect::reference::all_fields(&registry)
+    let all: Vec<_> = gamedissect::proto::all_fields(&registry)
         .into_iter()
         .flat_map(|(_, _, defs)| defs)
         .collect();

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use gamedissect::tracks::{CSV_COLUMNS, TrackFormat, tracks_of};
+use gamedissect::commands::tracks::{CSV_COLUMNS, TrackFormat, tracks_of};
 use testkit::dissect::{config_for, field_values};
 
 const CAPTURES: [&str; 4] = [
@@ -330,7 +330,7 @@ fn q3_snapshots(path: &str) -> std::collections::BTreeMap<u64, Snap> {
 /// keep their last listed position; the map is the server log's.
 #[test]
 fn quake3_tracks_equal_the_decoded_snapshots_and_the_log_names() {
-    use gamedissect::tracks::QUAKE3_CSV_COLUMNS;
+    use gamedissect::commands::tracks::QUAKE3_CSV_COLUMNS;
     for stem in ["quake3-ioq3-protocol", "quake3-openarena-legacy"] {
         let path = format!("captures/{stem}.pcap");
         let log = fs::read_to_string(format!("captures/{stem}.log")).unwrap();

@@ -2,7 +2,7 @@
 //! collector (connections, map changes, names), one demo per map change and then `--single`.
 #![no_main]
 
-use gamedissect::demo::demos_of;
+use gamedissect::commands::demo::demos_of;
 use gamedissect::engine::Config;
 use libfuzzer_sys::fuzz_target;
 
@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
         let report = demos_of(data, Config::default(), single);
         for d in &report.demos {
             // What we write must read back as a demo: whole records and the end marker.
-            let back = gamedissect::demo::file::messages(&d.bytes).expect("our demo reads back");
+            let back = gamedissect::commands::demo::file::messages(&d.bytes).expect("our demo reads back");
             assert_eq!(back.len() as u64, d.messages);
             assert!(!d.name.contains(['/', '\\']) && !d.name.starts_with('.'));
         }

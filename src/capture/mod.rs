@@ -7,12 +7,11 @@
 //! the same error. Both formats are short enough that owning the code costs less than working
 //! around either crate.
 
-pub mod demo;
+pub mod q3demo;
 pub mod source;
-mod time;
 
+pub use crate::toolkit::time::Timestamp;
 pub use source::Input;
-pub use time::Timestamp;
 
 use std::io::{self, BufRead, Read};
 
@@ -284,13 +283,13 @@ impl<R: BufRead> CaptureReader<R> {
         let mut head = [0u8; 8];
         head[..4].copy_from_slice(&magic);
         let n = read_full(&mut input, &mut head[4..]).map_err(|e| io_error(4, e))?;
-        if n < 4 || !demo::looks_like_demo(&head) {
+        if n < 4 || !q3demo::looks_like_demo(&head) {
             return Ok(None);
         }
         Ok(Some(CaptureReader {
             input,
             offset: 8,
-            buf: Vec::with_capacity(demo::MAX_MSGLEN + 64),
+            buf: Vec::with_capacity(q3demo::MAX_MSGLEN + 64),
             consume: 0,
             state: State::Demo { first: Some(head) },
             format: Format::Demo,
@@ -298,7 +297,7 @@ impl<R: BufRead> CaptureReader<R> {
         }))
     }
 
-    /// The next demo message as a pseudo datagram (see [`demo::pseudo_datagram`]).
+    /// The next demo message as a pseudo datagram (see [`q3demo::pseudo_datagram`]).
     fn next_demo(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
         let State::Demo { first } = &mut self.state else {
             unreachable!("demo state checked by caller")
@@ -306,7 +305,7 @@ impl<R: BufRead> CaptureReader<R> {
         let head = first.take();
         let start = self.offset - if head.is_some() { 8 } else { 0 };
         let mut message = std::mem::take(&mut self.buf);
-        let read = demo::read_record(&mut self.input, &mut self.offset, head, &mut message);
+        let read = q3demo::read_record(&mut self.input, &mut self.offset, head, &mut message);
         let sequence = match read {
             Ok(Some(s)) => s,
             Ok(None) => {
@@ -321,7 +320,7 @@ impl<R: BufRead> CaptureReader<R> {
             }
         };
         let mut frame = Vec::with_capacity(message.len() + 64);
-        demo::pseudo_datagram(&mut frame, sequence, &message);
+        q3demo::pseudo_datagram(&mut frame, sequence, &message);
         self.buf = frame;
         Ok(Some(Event::Packet(Packet {
             data: &self.buf,

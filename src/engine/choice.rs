@@ -8,10 +8,12 @@
 use std::net::SocketAddr;
 
 use super::config::Config;
-use super::flows::PROBE_ATTEMPTS;
 use crate::proto::{ChosenBy, Confidence, FlowDecoder, ProbeInput, Protocol, Role, RoleSource};
-use crate::protocols::udp as udpf;
+use crate::toolkit::udp as udpf;
 use crate::tree::Note;
+
+/// Datagrams of an unclaimed flow that are offered to the probes before it stays plain UDP.
+pub const PROBE_ATTEMPTS: u8 = 8;
 
 /// The decoder chosen for a flow, why, and the roles of its two ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

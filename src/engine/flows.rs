@@ -6,15 +6,12 @@ use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 
-use super::choice::Decoder;
+use super::choice::{Decoder, PROBE_ATTEMPTS};
 use super::config::Config;
 use super::hindsight::Hindsight;
 use super::tally::Stats;
 use crate::capture::Timestamp;
 use crate::proto::{Release, RoleSource};
-
-/// Datagrams of an unclaimed flow that are offered to the probes before it stays plain UDP.
-pub const PROBE_ATTEMPTS: u8 = 8;
 
 /// Capture time between two sweeps for idle flows.
 const SWEEP_EVERY_SECS: i64 = 60;

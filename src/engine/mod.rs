@@ -14,9 +14,9 @@ mod choice;
 mod config;
 mod flows;
 pub mod hindsight;
-mod hold;
 pub mod overheard;
 mod tally;
+mod waiting;
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
@@ -25,20 +25,20 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::capture::{Packet, Timestamp};
 use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
-use crate::proto::{Datagram, Direction, FlowDecoder, Protocol, RoleSource};
-use crate::protocols::udp as udpf;
+use crate::proto::{Datagram, Direction, FlowDecoder, Meta, Protocol, RoleSource};
+use crate::toolkit::udp as udpf;
 use crate::tree::{Detail, Field, Note, NoteDef, Pos, Record, Value};
 
+use crate::proto::Heard;
+pub use choice::PROBE_ATTEMPTS;
 use choice::{Decoder, choose};
 pub use config::{Config, DecodeAs, FrameRange, Shard};
-pub use flows::PROBE_ATTEMPTS;
 use flows::{Flow, FlowTable};
 use hindsight::Hindsight;
-use hold::Waiting;
-pub use hold::{HOLD_BYTES, HOLD_FRAMES, HOLD_SECS};
-use overheard::Heard;
 use tally::DatagramTally;
 pub use tally::{CountBytes, FlowStats, FlowTableStats, MAX_FLOW_STATS, ProtocolStats, Stats};
+use waiting::Waiting;
+pub use waiting::{WAIT_BYTES, WAIT_FRAMES, WAIT_SECS};
 
 /// Which holds [`Engine::deliver_waiting`] gives up before it hands on what is ready.
 #[derive(Clone, Copy)]
@@ -48,27 +48,6 @@ enum GiveUp {
     Overdue(Timestamp),
     /// Every one: the input has ended.
     All,
-}
-
-/// Frame-level facts handed to output sinks with each record.
-#[derive(Debug, Clone, Copy)]
-pub struct Meta<'a> {
-    pub frame: u64,
-    pub time: Timestamp,
-    /// Time of the capture's first frame, for relative times.
-    pub base: Timestamp,
-    pub src: SocketAddr,
-    pub dst: SocketAddr,
-    /// `src` and `dst` already formatted (`ip:port`, IPv6 in brackets), once per flow.
-    pub src_text: &'a str,
-    pub dst_text: &'a str,
-    pub payload: &'a [u8],
-    /// Flow number (0-based, in order of first appearance).
-    pub flow: u64,
-    /// Which way the datagram went, when the roles were decided (by a decoder's probe or a
-    /// server port); `None` for plain UDP and for flows where the first sender was only taken
-    /// to be the client.
-    pub direction: Option<Direction>,
 }
 
 pub struct Engine {
@@ -86,7 +65,7 @@ pub struct Engine {
     frame: u64,
     base: Option<Timestamp>,
     /// Deliveries waiting behind a held datagram.
-    hold: hold::Queue,
+    hold: waiting::Queue,
     /// What datagrams said about their senders to other flows.
     overheard: overheard::Overheard,
 }
@@ -312,7 +291,7 @@ impl Engine {
             stats: Stats::default(),
             frame: 0,
             base: None,
-            hold: hold::Queue::default(),
+            hold: waiting::Queue::default(),
             overheard: overheard::Overheard::default(),
         }
     }

@@ -14,6 +14,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 
+use crate::toolkit::proto::Heard;
+
 /// Endpoints remembered at most.
 pub const MAX_ENDPOINTS: usize = 256;
 /// Strings remembered per endpoint at most (a status lists up to 64 players; Quake 3 hands
@@ -21,14 +23,6 @@ pub const MAX_ENDPOINTS: usize = 256;
 pub const MAX_ITEMS: usize = 16;
 /// Bytes per string at most.
 pub const MAX_ITEM: usize = 64;
-
-/// What was overheard about one endpoint, with a count that changes whenever it does (a decoder
-/// compares the count, not the strings, at each datagram).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Heard<'a> {
-    pub generation: u64,
-    pub items: &'a [Vec<u8>],
-}
 
 #[derive(Debug, Default)]
 pub struct Overheard {

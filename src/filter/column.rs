@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::eval::{Val, each_value};
 use super::{Builtin, FilterError, Names, Target};
 use crate::capture::Timestamp;
-use crate::engine::Meta;
+use crate::proto::Meta;
 use crate::proto::Protocol;
 use crate::tree::Record;
 

@@ -5,8 +5,8 @@ use std::cmp::Ordering;
 use std::net::IpAddr;
 
 use super::{Builtin, CmpOp, Cond, Expr, Literal, SetItem, Target};
-use crate::engine::Meta;
 use crate::proto::Direction;
+use crate::proto::Meta;
 use crate::tree::{Field, Record, Severity, Value};
 
 /// One occurrence of a field, as a filter sees it.

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::net::IpAddr;
 
-use crate::engine::Meta;
+use crate::proto::Meta;
 use crate::proto::Protocol;
 use crate::tree::{FieldDef, FieldMask, Kind, NoteDef, Record};
 
@@ -193,12 +193,12 @@ struct Names {
 impl Names {
     fn new(registry: &[&'static dyn Protocol]) -> Names {
         let mut map = HashMap::new();
-        for (_, _, fields) in crate::reference::all_fields(registry) {
+        for (_, _, fields) in crate::proto::all_fields(registry) {
             for f in fields {
                 map.insert(f.name, Target::Field(f));
             }
         }
-        let notes = crate::protocols::udp::NOTES
+        let notes = crate::toolkit::udp::NOTES
             .iter()
             .chain(crate::wire::NOTES)
             .chain(registry.iter().flat_map(|p| p.info().notes.iter()));
@@ -328,7 +328,7 @@ impl Filter {
 /// the columns find fields by name at any depth and the builder hands a dropped group's kept
 /// descendants to the nearest kept level.
 pub fn field_mask(names: &[&str], registry: &[&'static dyn Protocol]) -> FieldMask {
-    let all = crate::reference::all_fields(registry);
+    let all = crate::proto::all_fields(registry);
     FieldMask::new(names, all.iter().flat_map(|(_, _, fields)| fields))
 }
 

@@ -53,7 +53,7 @@ fn record() -> Record {
     }
     r.fields.push(root);
     r.expert(
-        &crate::protocols::udp::FRAME_CUT,
+        &crate::toolkit::udp::FRAME_CUT,
         None,
         "frame cut by the capture's snaplen",
     );

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::cli::ListFormat;
-use crate::engine::Meta;
+use crate::output::ListFormat;
+use crate::proto::Meta;
 use crate::tree::Record;
 
 /// Counts of one protocol or message type in one interval.

@@ -17,8 +17,8 @@ use std::io::{self, Write};
 
 use super::RecordWriter;
 use crate::capture::Timestamp;
-use crate::engine::Meta;
 use crate::proto::Direction;
+use crate::proto::Meta;
 use crate::text::{push_int, push_uint};
 use crate::tree::{Field, Record, Value};
 

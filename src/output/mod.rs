@@ -1,7 +1,7 @@
 //! Output modes. Each writer renders [`Record`]s with their frame [`Meta`]; none knows anything
 //! about a particular protocol.
 
-pub mod fields;
+pub mod columns;
 pub mod interval;
 pub mod json;
 pub mod stats;
@@ -11,25 +11,32 @@ pub mod text_tree;
 use std::fmt::Write as _;
 use std::io;
 
-use crate::engine::Meta;
+use crate::proto::Meta;
 use crate::tree::{Field, Pos, Record, Value};
 
-use fields::{FieldsSpec, FieldsWriter};
+use columns::{FieldsSpec, FieldsWriter};
 use json::JsonWriter;
 use summary::SummaryWriter;
 use text_tree::TreeWriter;
 
 /// The output formats of `dissect`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputFormat {
-    /// One line per message
+    /// One line per message.
     Summary,
-    /// Annotated field tree
+    /// Annotated field tree.
     Tree,
-    /// NDJSON, one object per message
+    /// NDJSON, one object per message.
     Json,
-    /// The values of the -e fields, one line per message (like tshark -T fields)
+    /// The values of the -e fields, one line per message (like tshark -T fields).
     Fields,
+}
+
+/// The formats of the listings (`stats`, `protocols`, `diff`): text for people, JSON for tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListFormat {
+    Text,
+    Json,
 }
 
 /// How records are rendered: the format and its options.
@@ -86,7 +93,7 @@ impl Rendering {
                     header: false,
                     separator: String::new(),
                     quote: None,
-                    occurrence: fields::Occurrence::All,
+                    occurrence: columns::Occurrence::All,
                     aggregator: String::new(),
                 };
                 Box::new(FieldsWriter::new(out, self.fields.unwrap_or(&NO_COLUMNS)))

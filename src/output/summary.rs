@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Style};
 
 use super::RecordWriter;
-use crate::engine::Meta;
+use crate::proto::Meta;
 use crate::tree::{Record, Severity};
 
 pub struct SummaryWriter<W: Write> {

@@ -58,8 +58,8 @@ fn sample() -> Record {
     r
 }
 
-fn meta(payload: &[u8]) -> crate::engine::Meta<'_> {
-    crate::engine::Meta {
+fn meta(payload: &[u8]) -> crate::proto::Meta<'_> {
+    crate::proto::Meta {
         frame: 7,
         time: Timestamp::new(1_700_000_000, 250_000_000, 6),
         base: Timestamp::new(1_700_000_000, 0, 6),

@@ -8,7 +8,7 @@ use owo_colors::{OwoColorize, Style};
 
 use super::summary::severity_style;
 use super::{RecordWriter, TreeView, display_value, hexdumps_into, position_into};
-use crate::engine::Meta;
+use crate::proto::Meta;
 use crate::tree::{Field, Pos, Record, Value};
 
 pub struct TreeWriter<W: Write> {

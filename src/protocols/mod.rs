@@ -13,7 +13,6 @@ pub mod flightgear;
 pub mod gamestudio;
 pub mod quake3;
 pub mod srb2;
-pub mod udp;
 
 /// Every registered protocol, in the order that breaks ties between equally sure probes.
 pub fn all() -> Vec<&'static dyn Protocol> {

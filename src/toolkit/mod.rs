@@ -13,5 +13,8 @@
 
 pub mod enums;
 pub mod proto;
+pub mod text;
+pub mod time;
 pub mod tree;
+pub mod udp;
 pub mod wire;

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use crate::capture::Timestamp;
+use crate::toolkit::time::Timestamp;
 use crate::tree::{FieldDef, Note, NoteDef, Record};
 
 /// How sure a probe is that a datagram belongs to its protocol.
@@ -134,12 +134,41 @@ pub struct Datagram<'a> {
     /// (empty otherwise), with a generation that changes when what is heard about them does:
     /// the same on any thread count. Candidates only: a decoder checks anything it builds from
     /// them against the bytes before it shows it.
-    pub overheard: crate::engine::overheard::Heard<'a>,
+    pub overheard: Heard<'a>,
     pub role_source: RoleSource,
     /// Field trees are wanted (tree and JSON output). Without it a decoder still adds its
     /// summary and notes; `TreeBuilder::new(detail)` discards fields for it, or keeps only a
     /// display filter's fields ([`crate::tree::Detail::Only`]).
     pub detail: crate::tree::Detail,
+}
+
+/// What was overheard about one endpoint, with a count that changes whenever it does (a decoder
+/// compares the count, not the strings, at each datagram).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Heard<'a> {
+    pub generation: u64,
+    pub items: &'a [Vec<u8>],
+}
+
+/// Frame-level facts handed to output sinks with each record.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta<'a> {
+    pub frame: u64,
+    pub time: Timestamp,
+    /// Time of the capture's first frame, for relative times.
+    pub base: Timestamp,
+    pub src: SocketAddr,
+    pub dst: SocketAddr,
+    /// `src` and `dst` already formatted (`ip:port`, IPv6 in brackets), once per flow.
+    pub src_text: &'a str,
+    pub dst_text: &'a str,
+    pub payload: &'a [u8],
+    /// Flow number (0-based, in order of first appearance).
+    pub flow: u64,
+    /// Which way the datagram went, when the roles were decided (by a decoder's probe or a
+    /// server port); `None` for plain UDP and for flows where the first sender was only taken
+    /// to be the client.
+    pub direction: Option<Direction>,
 }
 
 /// A stateless, cheap look at a datagram.
@@ -217,6 +246,26 @@ pub trait Protocol: Sync {
     fn overhears(&self) -> bool {
         false
     }
+}
+
+/// Every field of every protocol, the plain-UDP record first.
+pub fn all_fields(
+    registry: &[&'static dyn Protocol],
+) -> Vec<(&'static str, &'static str, Vec<&'static FieldDef>)> {
+    let mut v = vec![(
+        "udp",
+        "Plain UDP (no decoder)",
+        crate::toolkit::udp::ALL.to_vec(),
+    )];
+    for p in registry {
+        let i = p.info();
+        v.push((
+            i.name,
+            i.title,
+            i.fields.iter().flat_map(|s| s.iter().copied()).collect(),
+        ));
+    }
+    v
 }
 
 /// Per-flow decoding state, owned by the flow.

@@ -12,9 +12,10 @@ use std::path::Path;
 
 use clap::Parser;
 use gamedissect::cli::{Cli, Command, config_from};
-use gamedissect::engine::{Config, Engine, Meta};
+use gamedissect::engine::{Config, Engine};
 use gamedissect::output::RecordWriter;
 use gamedissect::output::text_tree::TreeWriter;
+use gamedissect::proto::Meta;
 use gamedissect::run::{Outcome, run_capture};
 use gamedissect::tree::{Field, Record, Value};
 
@@ -76,11 +77,11 @@ fn read_capture(capture: &str) -> Vec<u8> {
 /// `gamedissect events` on a capture file, as JSON records (`kinds` empty: every kind).
 pub fn events_json(capture: &str, kinds: &[&str]) -> Vec<serde_json::Value> {
     let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
-    gamedissect::events::run::events_of(
+    gamedissect::commands::events::run::events_of(
         &bytes,
         config_for(Path::new(capture)),
         kinds,
-        gamedissect::events::EventFormat::Json,
+        gamedissect::commands::events::EventFormat::Json,
     )
     .lines()
     .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{capture}: {e}: {l}")))

@@ -7,7 +7,7 @@ use gamedissect::protocols::quake3::netchan;
 /// The challenge the flows of these builders use (`challengeResponse 1234567 …`).
 pub const CHALLENGE: i32 = 1_234_567;
 
-pub use gamedissect::protocols::quake3::msg::BitWriter;
+pub use gamedissect::protocols::quake3::bits::BitWriter;
 
 /// What the hostile tests write beyond the decoder's own `msg::BitWriter` (ioquake3
 /// code/qcommon/msg.c `MSG_WriteBits` over the static Huffman code): one-field entity deltas.

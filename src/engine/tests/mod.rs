@@ -99,7 +99,7 @@ impl Protocol for Other {
 }
 
 fn registry() -> Vec<&'static dyn Protocol> {
-    vec![&ECHO, &OTHER, &holding::HOLDER]
+    vec![&ECHO, &OTHER, &waiting::HOLDER]
 }
 
 fn addr(s: &str) -> SocketAddr {
@@ -446,4 +446,4 @@ fn non_udp_and_non_ip_frames_are_counted_not_reported() {
     assert_eq!(stats.not_ip + stats.link_errors, 1);
 }
 
-mod holding;
+mod waiting;

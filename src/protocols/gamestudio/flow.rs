@@ -13,7 +13,7 @@ use crate::proto::{Datagram, Direction, FlowDecoder};
 use crate::tree::{Field, Note, Pos, Record, Source, Value};
 
 use super::dplay::{self, Fragment, Payloads, Unwrapped};
-use super::msgs::{self, Dialect, Fit, PosMode, Words};
+use super::msg::{self, Dialect, Fit, PosMode, Words};
 use super::reassembly::Reassembly;
 use super::{fields, has_sync, notes, parse_somehow, payload_bufs};
 
@@ -194,7 +194,7 @@ impl Trial {
             ..Fit::default()
         };
         for (_, b) in Trial::bufs(inp) {
-            let f = msgs::check(b, to_server, d, p);
+            let f = msg::check(b, to_server, d, p);
             fit.clean &= f.clean;
             fit.used_cpos |= f.used_cpos;
             fit.saw_sync |= f.saw_sync;
@@ -785,7 +785,7 @@ impl Flow {
         let (mut first_name, mut used_cpos) = (None, false);
         let how = (r.to_server, t.dialect, t.pos);
         for (o, b) in Trial::bufs(inp) {
-            let p = msgs::parse_with(b, o, how, detail, &mut words);
+            let p = msg::parse_with(b, o, how, detail, &mut words);
             children.extend(p.fields);
             for mut n in p.notes {
                 n.pos = n.pos.map(|ps| ps.in_source(inp.source));
@@ -806,8 +806,8 @@ impl Flow {
         if words.count == 0 {
             summary.push_str(" (no messages)");
         }
-        if words.count > msgs::SHOWN {
-            let _ = write!(summary, " (+{} more)", words.count - msgs::SHOWN);
+        if words.count > msg::SHOWN {
+            let _ = write!(summary, " (+{} more)", words.count - msg::SHOWN);
         }
         rec.summary = summary;
         rec.msg_type = Cow::Borrowed(match first_name {

@@ -1,7 +1,7 @@
 //! 3D GameStudio (Acknex) A5 and A6+ client/server protocol, raw over UDP or inside DirectPlay 8
 //! / DirectPlay 4 frames.
 //!
-//! Layers: [`dplay`] unwraps DirectPlay; [`msgs`] decodes the back-to-back Gamestudio messages.
+//! Layers: [`dplay`] unwraps DirectPlay; [`msg`] decodes the back-to-back Gamestudio messages.
 //! The flow decoder decides, from evidence it shows in every record, the transport (raw,
 //! DirectPlay 8, DirectPlay 4), the direction (refining the plumbing's guess), the dialect (A5 or
 //! A6+) and the CPosition encoding (packed or fixed). See docs/protocols/gamestudio.md.
@@ -9,7 +9,7 @@
 pub mod dplay;
 pub mod fields;
 mod flow;
-pub mod msgs;
+pub mod msg;
 pub mod notes;
 mod reassembly;
 
@@ -17,7 +17,7 @@ use crate::proto::{FlowDecoder, PrefDef, Prefs, Probe, ProbeInput, Protocol, Pro
 
 use dplay::{Dp4Command, Dp8Ext, EnumCommand};
 use flow::Flow;
-use msgs::{Dialect, PosMode};
+use msg::{Dialect, PosMode};
 
 pub struct Gamestudio;
 
@@ -74,7 +74,7 @@ fn reads_within(bufs: &[&[u8]], to_server: bool, budget: usize) -> bool {
     let reads = |d: Dialect, p: PosMode| {
         let mut left = budget;
         bufs.iter().all(|b| {
-            let ok = !b.is_empty() && msgs::parses_within(b, to_server, d, p, left) == Some(true);
+            let ok = !b.is_empty() && msg::parses_within(b, to_server, d, p, left) == Some(true);
             left = left.saturating_sub(b.len());
             ok
         })
@@ -119,7 +119,7 @@ fn role_of(clean: (bool, bool)) -> Option<Role> {
 }
 
 fn has_sync(b: &[u8]) -> bool {
-    b.len() >= 14 && b[0] == 0x07 && b[1..5] == msgs::SYNC.to_le_bytes()
+    b.len() >= 14 && b[0] == 0x07 && b[1..5] == msg::SYNC.to_le_bytes()
 }
 
 /// The sender of a DirectPlay 4 message, when its content shows it.

@@ -1,6 +1,6 @@
 use std::net::SocketAddr;
 
-use super::msgs::{self, Dialect, PosMode};
+use super::msg::{self, Dialect, PosMode};
 use super::*;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
@@ -19,7 +19,7 @@ fn f64_of(r: &Record, name: &str) -> f64 {
     }
 }
 
-fn rec_of(p: msgs::Parsed) -> Record {
+fn rec_of(p: msg::Parsed) -> Record {
     let mut r = Record::new("gamestudio");
     r.fields = p.fields;
     r.notes = p.notes;
@@ -52,7 +52,7 @@ fn dgram(payload: &[u8], dir: Direction, frame: u64) -> Datagram<'_> {
 
 #[test]
 fn worked_example_field_by_field() {
-    let p = msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed, true);
+    let p = msg::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     assert!(p.used_cpos);
     assert_eq!((p.first_name, p.messages), (Some("SVC_UPDATE2"), 1));
@@ -95,18 +95,18 @@ fn worked_example_field_by_field() {
     // The A5 manual's copy with its code 0x43 decodes the same under the A5 bit map.
     let mut a5 = SEED;
     a5[0] = 0x43;
-    let p = msgs::parse(&a5, 0, false, Dialect::A5, PosMode::Packed, true);
+    let p = msg::parse(&a5, 0, false, Dialect::A5, PosMode::Packed, true);
     assert!(p.clean);
     let r = rec_of(p);
     assert_eq!(f64_of(&r, "gamestudio.msg.pos.z"), 3.0);
     // Read with Fixed CPositions the example does not fit.
-    assert!(!msgs::parse(&SEED, 0, false, Dialect::A6, PosMode::Fixed, true).clean);
+    assert!(!msg::parse(&SEED, 0, false, Dialect::A6, PosMode::Fixed, true).clean);
 }
 
 #[test]
 fn primitives_byte_exact() {
     // Position: signed 24-bit LE / 128
-    let p = msgs::parse(
+    let p = msg::parse(
         &[
             0x81, 1, 0, 0xff, 0xff, 0xff, 0x00, 0x00, 0x80, 0x40, 0x00, 0x00,
         ],
@@ -121,7 +121,7 @@ fn primitives_byte_exact() {
     assert_eq!(f64_of(&r, "gamestudio.msg.pos.y"), -65536.0);
     assert_eq!(f64_of(&r, "gamestudio.msg.pos.z"), 0.5);
     // Fixed 22.10 LE / 1024
-    let r = rec_of(msgs::parse(
+    let r = rec_of(msg::parse(
         &[0x0e, 1, 0, 148, 0, 0x00, 0xfc, 0xff, 0xff],
         0,
         true,
@@ -135,7 +135,7 @@ fn primitives_byte_exact() {
         Value::Str("skill1".into())
     );
     // Angle raw u16 × 360 / 65535; Scale(x) byte × x / 255
-    let r = rec_of(msgs::parse(
+    let r = rec_of(msg::parse(
         &[
             0x96, 1, 0, 0xff, 0xff, 0x00, 0x80, 0x05, 0x00, 0xff, 0x03, 0x00,
         ],
@@ -157,7 +157,7 @@ fn primitives_byte_exact() {
     let mut b = vec![0x07, 0x18, 0x12, 0x19, 0x11, 5];
     b.extend_from_slice(&2.5f32.to_le_bytes());
     b.extend_from_slice(&0.25f32.to_le_bytes());
-    let p = msgs::parse(&b, 0, false, Dialect::A5, PosMode::Packed, true);
+    let p = msg::parse(&b, 0, false, Dialect::A5, PosMode::Packed, true);
     assert!(p.clean && p.saw_sync);
     let r = rec_of(p);
     assert_eq!(
@@ -167,27 +167,23 @@ fn primitives_byte_exact() {
     assert_eq!(f64_of(&r, "gamestudio.msg.server_time"), 2.5);
     assert_eq!(f64_of(&r, "gamestudio.msg.frame_time"), 0.25);
     // …and is not an A6+ SVC_INFO followed by valid messages
-    assert!(!msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed, true).clean);
+    assert!(!msg::parse(&b, 0, false, Dialect::A6, PosMode::Packed, true).clean);
 }
 
 #[test]
 fn entity_offsets() {
-    assert_eq!(msgs::entity_member(16).as_deref(), Some("x"));
-    assert_eq!(msgs::entity_member(28).as_deref(), Some("pan"));
-    assert_eq!(msgs::entity_member(144).as_deref(), Some("client_id"));
-    assert_eq!(msgs::entity_member(148).as_deref(), Some("skill1"));
-    assert_eq!(msgs::entity_member(544).as_deref(), Some("skill100"));
-    assert_eq!(msgs::entity_member(548).as_deref(), Some("pose"));
-    assert_eq!(msgs::entity_member(2), None);
-    assert_eq!(msgs::entity_member(-4), None);
-    assert_eq!(msgs::entity_member(4000), None);
+    assert_eq!(msg::entity_member(16).as_deref(), Some("x"));
+    assert_eq!(msg::entity_member(28).as_deref(), Some("pan"));
+    assert_eq!(msg::entity_member(144).as_deref(), Some("client_id"));
+    assert_eq!(msg::entity_member(148).as_deref(), Some("skill1"));
+    assert_eq!(msg::entity_member(544).as_deref(), Some("skill100"));
+    assert_eq!(msg::entity_member(548).as_deref(), Some("pose"));
+    assert_eq!(msg::entity_member(2), None);
+    assert_eq!(msg::entity_member(-4), None);
+    assert_eq!(msg::entity_member(4000), None);
     // The summary's shortcut knows the same offsets.
     for o in -8..700 {
-        assert_eq!(
-            msgs::names_member(o),
-            msgs::entity_member(o).is_some(),
-            "{o}"
-        );
+        assert_eq!(msg::names_member(o), msg::entity_member(o).is_some(), "{o}");
     }
 }
 
@@ -197,18 +193,11 @@ fn a6_group1_wire_order_is_the_table_order() {
     let mut b = vec![0x47, 2, 0];
     b.extend_from_slice(b"m.mdl\0");
     b.extend_from_slice(&[4, 0, 4, 0, 4, 0, 9]);
-    let r = rec_of(msgs::parse(
-        &b,
-        0,
-        false,
-        Dialect::A6,
-        PosMode::Packed,
-        true,
-    ));
+    let r = rec_of(msg::parse(&b, 0, false, Dialect::A6, PosMode::Packed, true));
     assert_eq!(r.find("gamestudio.msg.skin").unwrap().value, Value::UInt(9));
     assert_eq!(f64_of(&r, "gamestudio.msg.scale.x"), 1.0);
     // 0x5c: skin, ambient, albedo → ambient, albedo, skin on the wire
-    let r = rec_of(msgs::parse(
+    let r = rec_of(msg::parse(
         &[0x5c, 2, 0, 255, 0, 7],
         0,
         false,
@@ -224,7 +213,7 @@ fn a6_group1_wire_order_is_the_table_order() {
 #[test]
 fn client_and_server_tables_differ() {
     // 0x03 is CLS_CREATE towards the server and SVC_CREATE towards the client.
-    let p = msgs::parse(
+    let p = msg::parse(
         &[0x03, 7, 0, 9, 0],
         0,
         false,
@@ -233,7 +222,7 @@ fn client_and_server_tables_differ() {
         true,
     );
     assert_eq!((p.first_name, p.messages), (Some("SVC_CREATE"), 1));
-    let p = msgs::parse(
+    let p = msg::parse(
         &[0x03, 7, 0, 9, 0],
         0,
         true,
@@ -243,10 +232,10 @@ fn client_and_server_tables_differ() {
     );
     assert!(!p.clean);
     // A6 CLS_PING has no argument; A5 cls_ping carries a DPID.
-    assert!(msgs::parse(&[7], 0, true, Dialect::A6, PosMode::Packed, true).clean);
-    assert!(!msgs::parse(&[7], 0, true, Dialect::A5, PosMode::Packed, true).clean);
+    assert!(msg::parse(&[7], 0, true, Dialect::A6, PosMode::Packed, true).clean);
+    assert!(!msg::parse(&[7], 0, true, Dialect::A5, PosMode::Packed, true).clean);
     assert!(
-        msgs::parse(
+        msg::parse(
             &[7, 1, 2, 3, 4],
             0,
             true,
@@ -257,10 +246,10 @@ fn client_and_server_tables_differ() {
         .clean
     );
     // Fill bytes only in A5; SVC_LOCAL only in A6+.
-    assert!(msgs::parse(&[1, 1], 0, false, Dialect::A5, PosMode::Packed, true).clean);
-    assert!(!msgs::parse(&[1], 0, false, Dialect::A6, PosMode::Packed, true).clean);
+    assert!(msg::parse(&[1, 1], 0, false, Dialect::A5, PosMode::Packed, true).clean);
+    assert!(!msg::parse(&[1], 0, false, Dialect::A6, PosMode::Packed, true).clean);
     assert!(
-        !msgs::parse(
+        !msg::parse(
             &[0x12, 1, 0, 2, 0],
             0,
             false,
@@ -307,7 +296,7 @@ fn flow_reverses_a_wrong_direction_and_decides_dialect() {
 /// direction was locked the wrong way round for the rest of the capture.
 #[test]
 fn pc_new_short_cls_remove_does_not_reverse_direction() {
-    let p = msgs::parse(&[0x04, 5, 0], 0, true, Dialect::A6, PosMode::Packed, true);
+    let p = msg::parse(&[0x04, 5, 0], 0, true, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     assert_eq!(
         rec_of(p).find("gamestudio.msg.entity_index").unwrap().value,
@@ -315,7 +304,7 @@ fn pc_new_short_cls_remove_does_not_reverse_direction() {
     );
     // With a ping after it (PC-new), still a client datagram, and only that.
     assert!(
-        msgs::parse(
+        msg::parse(
             &[0x04, 5, 0, 0x07],
             0,
             true,
@@ -326,7 +315,7 @@ fn pc_new_short_cls_remove_does_not_reverse_direction() {
         .clean
     );
     assert!(
-        !msgs::parse(
+        !msg::parse(
             &[0x04, 5, 0, 0x07],
             0,
             false,
@@ -337,7 +326,7 @@ fn pc_new_short_cls_remove_does_not_reverse_direction() {
         .clean
     );
     // PC-old's Long is still read when four bytes are there.
-    let r = rec_of(msgs::parse(
+    let r = rec_of(msg::parse(
         &[0x04, 9, 0, 0, 0],
         0,
         true,
@@ -371,7 +360,7 @@ fn pc_new_long_action_cls_create() {
     b.extend_from_slice(&[0x00, 0x05, 0x00, 0x00, 0xf6, 0xff, 0x00, 0x20, 0x00]);
     b.extend_from_slice(&4i32.to_le_bytes());
     b.extend_from_slice(&77i16.to_le_bytes());
-    let p = msgs::parse(&b, 0, true, Dialect::A6, PosMode::Packed, true);
+    let p = msg::parse(&b, 0, true, Dialect::A6, PosMode::Packed, true);
     assert!(p.clean);
     let r = rec_of(p);
     assert_eq!(
@@ -386,7 +375,7 @@ fn pc_new_long_action_cls_create() {
     // PC-old (Short action) is unchanged, also when two pings follow.
     let mut old = b[..b.len() - 6].to_vec();
     old.extend_from_slice(&[4, 0, 77, 0, 0x07, 0x07]);
-    let r = rec_of(msgs::parse(
+    let r = rec_of(msg::parse(
         &old,
         0,
         true,
@@ -424,7 +413,7 @@ fn cposition_is_not_locked_while_the_dialect_is_open() {
         0x41, 0x81, 0x43, 0x41, 0x41, 0x00, 0x81, 0x43, 0x81, 0x10, 0x41, 0x05, 0x81, 0x00, 0x01,
         0x80, 0x01, 0x81,
     ];
-    let clean = |d, p| msgs::parse(&b, 0, false, d, p, true).clean;
+    let clean = |d, p| msg::parse(&b, 0, false, d, p, true).clean;
     assert!(clean(Dialect::A6, PosMode::Packed) && !clean(Dialect::A6, PosMode::Fixed));
     assert!(clean(Dialect::A5, PosMode::Fixed) && !clean(Dialect::A5, PosMode::Packed));
     let mut flow = PROTOCOL.new_flow(&Prefs::default());
@@ -458,8 +447,8 @@ fn cposition_is_not_locked_while_the_dialect_is_open() {
 #[test]
 fn dialect_is_not_locked_from_a_guessed_direction() {
     let b = [0x07, 0x03, 0x00, 0x00, 0x00, 0x01];
-    assert!(msgs::parse(&b, 0, true, Dialect::A5, PosMode::Packed, true).clean);
-    assert!(msgs::parse(&b, 0, false, Dialect::A6, PosMode::Packed, true).clean);
+    assert!(msg::parse(&b, 0, true, Dialect::A5, PosMode::Packed, true).clean);
+    assert!(msg::parse(&b, 0, false, Dialect::A6, PosMode::Packed, true).clean);
     let mut flow = PROTOCOL.new_flow(&Prefs::default());
     let mut out = Vec::new();
     flow.decode(&dgram(&b, Direction::ToClient, 1), &mut out);
@@ -683,7 +672,7 @@ fn property_no_panic_on_random_and_mutated_payloads() {
 
 #[test]
 fn join_with_session_name() {
-    let p = msgs::parse(
+    let p = msg::parse(
         b"\x02Ann\0lobby\0\x07",
         0,
         true,

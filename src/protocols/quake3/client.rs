@@ -3,10 +3,10 @@
 //! `SV_ExecuteClientMessage`, `SV_UserMove`, `SV_UserVoip`).
 
 use super::State;
+use super::bits::{BitDissector, BitReader, Loc};
 use super::connectionless::tokenize;
 use super::constants::{Clc, MAX_OPS, MAX_PACKET_USERCMDS};
 use super::fields::*;
-use super::msg::{BitDissector, BitReader, Loc};
 use super::notes;
 use super::server::{Summary, push_hex, push_int, push_uint};
 use super::ucmdkey::{ALL_BITS, UcmdObs};
@@ -576,7 +576,7 @@ impl State {
 
 #[cfg(test)]
 mod tests {
-    use super::super::msg::tests::hex;
+    use super::super::bits::tests::hex;
     use super::*;
 
     #[test]

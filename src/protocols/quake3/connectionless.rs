@@ -621,7 +621,7 @@ fn decode_server_list(p: &[u8], start: usize, t: &mut TreeBuilder) -> (usize, bo
 
 #[cfg(test)]
 mod tests {
-    use super::super::msg::tests::hex;
+    use super::super::bits::tests::hex;
     use super::*;
     use crate::tree::Record;
 

@@ -1,9 +1,9 @@
 //! Delta-coded entity and player states and their rendering (ioquake3 code/qcommon/msg.c
 //! `MSG_ReadDeltaEntity`, `MSG_ReadDeltaPlayerstate`; the same in id 1.32).
 
+use super::bits::{Bad, BitDissector};
 use super::constants::{FLOAT_INT_BIAS, FLOAT_INT_BITS};
 use super::fields::*;
-use super::msg::{Bad, BitDissector};
 use super::tables::{ENTITY_FIELDS, PLAYER_FIELDS, WireField};
 use crate::tree::{FieldDef, Pos, TreeBuilder, Value};
 use crate::wire::Step;
@@ -341,8 +341,8 @@ pub fn render_player(t: &mut TreeBuilder, ps: &PlayerState, ch: &Changes, source
 
 #[cfg(test)]
 mod tests {
-    use super::super::msg::Loc;
-    use super::super::msg::tests::BitWriter;
+    use super::super::bits::Loc;
+    use super::super::bits::tests::BitWriter;
     use super::*;
 
     fn dissector<'a, 't>(data: &'a [u8], t: &'t mut TreeBuilder) -> BitDissector<'a, 't> {

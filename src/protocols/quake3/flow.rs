@@ -9,13 +9,13 @@
 use std::borrow::Cow;
 
 use super::State;
+use super::bits::{self, Loc};
 use super::client;
 use super::connectionless;
 use super::delta::KnownEnt;
 use super::fields::*;
 use super::hold::{Held, Holds, Unheld, UsercmdKey};
 use super::legacykey::{self, Carried};
-use super::msg::{self, Loc};
 use super::netchan::{self, Flavour, FragResult, Header};
 use super::notes;
 use super::server::{Summary, push_uint};
@@ -744,7 +744,7 @@ impl Flow {
             let (sid, mack, rack) = acks?;
             (rack, (sid as u32 ^ mack) as u8)
         } else {
-            let ack = msg::BitReader::new(&msg.body).ulong().ok()?;
+            let ack = bits::BitReader::new(&msg.body).ulong().ok()?;
             (ack, s.h.sequence as u8)
         };
         // A move decoded again for its usercmd key was de-keyed when it first came: with the
@@ -850,7 +850,7 @@ impl Flow {
             t.add(&NC_KEY, Value::UInt(key as u64), Pos::bytes(0, s.h.len));
             return Keying::LegacyClient(key, key_candidates(st, rack, sid));
         }
-        let ack = msg::BitReader::new(msg.bytes()).ulong().ok();
+        let ack = bits::BitReader::new(msg.bytes()).ulong().ok();
         let Some(text) = ack.and_then(|a| st.client_cmds.get(a)) else {
             let why = format!(
                 "legacy XOR key string not captured (client command {} was not seen); only the reliable acknowledge is decoded",
@@ -990,7 +990,7 @@ impl Flow {
         let ack = if s.to_server {
             acks?.2
         } else {
-            msg::BitReader::new(&msg.body).ulong().ok()?
+            bits::BitReader::new(&msg.body).ulong().ok()?
         };
         let need = msg
             .body
@@ -1547,7 +1547,7 @@ fn unkeyed_prefix(
         }
     } else {
         t.open(&SVC, Value::None, loc.bits(0, 0));
-        let mut rd = msg::BitReader::new(message);
+        let mut rd = bits::BitReader::new(message);
         if let Ok(a) = rd.ulong() {
             t.add(
                 &SVC_RELIABLE_ACK,

@@ -23,9 +23,9 @@
 //! full parse of the message itself.
 
 use super::State;
+use super::bits::{self, Loc};
 use super::constants::{Clc, Svc};
 use super::huffman::static_table;
-use super::msg::{self, Loc};
 use super::notes;
 use super::server::Summary;
 use crate::tree::{Severity, TreeBuilder};
@@ -203,7 +203,7 @@ impl Pooled {
 
     /// The pad bytes the message gives if its plaintext starts with `plain` (its whole bytes
     /// only), keyed from byte `from`; `None` when the unkeyed bytes are not the ones written.
-    fn pad_given(&self, plain: &msg::BitWriter, from: usize) -> Option<Vec<u8>> {
+    fn pad_given(&self, plain: &bits::BitWriter, from: usize) -> Option<Vec<u8>> {
         let n = (plain.pos / 8).min(self.body.len());
         if n <= from || plain.data[..from] != self.body[..from] {
             return None;
@@ -1644,7 +1644,7 @@ mod tests {
     /// and the first time known dates the groups for the `respawn N` screen.
     #[test]
     fn a_trial_parse_leaves_the_server_time() {
-        let mut w = super::super::msg::tests::BitWriter::default();
+        let mut w = super::super::bits::tests::BitWriter::default();
         w.long(3); // serverId
         w.long(210); // messageAcknowledge
         w.long(2); // reliableAcknowledge
@@ -1677,7 +1677,7 @@ mod tests {
 
     /// A server message carrying server command `seq` (`text`), as the server writes it.
     pub(super) fn command_message(seq: i64, text: &[u8]) -> Vec<u8> {
-        let mut w = super::super::msg::tests::BitWriter::default();
+        let mut w = super::super::bits::tests::BitWriter::default();
         w.long(seq);
         w.byte(Svc::SERVER_COMMAND.0);
         w.long(seq);

@@ -2,11 +2,12 @@
 //!
 //! Layers: connectionless text commands ([`connectionless`]); the netchan header, fragments,
 //! checksum and legacy XOR keying ([`netchan`]); the Huffman bit stream ([`huffman`],
-//! [`msg`]); server messages ([`server`]) with delta-coded states ([`delta`]); client messages
+//! [`bits`]); server messages ([`server`]) with delta-coded states ([`delta`]); client messages
 //! with keyed usercmds ([`client`]); the per-flow decoder ([`flow`]). Upstream sources: GitHub
 //! ioquake/ioq3 (code/qcommon, code/server, code/client), id-Software/Quake-III-Arena (the
 //! 1.32 GPL release) and OpenArena/engine; docs/protocols/quake3.md records the decisions.
 
+pub mod bits;
 pub mod client;
 pub mod connectionless;
 pub mod constants;
@@ -17,7 +18,6 @@ pub mod flow;
 pub mod hold;
 pub mod huffman;
 pub mod legacykey;
-pub mod msg;
 pub mod netchan;
 pub mod notes;
 pub mod server;

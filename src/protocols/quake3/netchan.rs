@@ -155,7 +155,7 @@ pub fn xor(body: &mut [u8], start: usize, mut key: u8, string: &[u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::msg::tests::hex;
+    use super::super::bits::tests::hex;
     use super::*;
 
     /// `SV_Netchan_Decode`'s loop as ioquake3 writes it (index reset at the NUL or the end),

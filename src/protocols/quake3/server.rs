@@ -3,6 +3,7 @@
 //! `CL_ParseDownload`, `CL_ParseCommandString`, `CL_ParseVoip`).
 
 use super::State;
+use super::bits::{BitDissector, Loc};
 use super::connectionless::{InfoDefs, add_info, info_value, tokenize};
 use super::constants::{
     Cs, ENTITYNUM_NONE, EntBase, GENTITYNUM_BITS, MAX_AREA_BYTES, MAX_CONFIGSTRINGS, MAX_GENTITIES,
@@ -10,7 +11,6 @@ use super::constants::{
 };
 use super::delta::{self, ENT_ALL_KNOWN, EntDelta, EntState, KnownEnt, PlayerState};
 use super::fields::*;
-use super::msg::{BitDissector, Loc};
 use super::notes;
 use std::fmt::Write as _;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Flow-level tests: datagram vectors made with ioquake3's own routines (code/qcommon/msg.c,
 //! huffman.c, net_chan.c) through `decode`, and the property tests.
 
-use super::msg::tests::{BitWriter, hex};
+use super::bits::tests::{BitWriter, hex};
 use super::*;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};

@@ -7,7 +7,7 @@
 
 use crate::tree::{Detail, Record, Severity};
 
-use super::body::dissect;
+use super::msg::dissect;
 use super::state::State;
 use super::tables::{self, CANDIDATES, Pt, Release, VERSION_2_1, VERSION_2_2};
 

@@ -6,9 +6,9 @@ use std::borrow::Cow;
 use crate::proto::{Datagram, Direction, FlowDecoder, Prefs};
 use crate::tree::{Field, Note, Pos, Record, Severity, Value};
 
-use super::body::dissect;
 use super::detect::{Basis, Detector, OtherGame, sniff_other_game};
 use super::fields as f;
+use super::msg::dissect;
 use super::notes;
 use super::state::State;
 use super::tables::Release;

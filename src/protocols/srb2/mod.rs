@@ -15,11 +15,11 @@
 //! on its type to the bodies in `body`, `tics`, `files` and `resynch`; `xd` decodes net
 //! commands; `prim` holds the string encodings shared by bodies and commands.
 
-mod body;
 mod detect;
 pub mod fields;
 mod files;
 mod flow;
+mod msg;
 pub mod notes;
 mod prim;
 mod resynch;

@@ -28,7 +28,7 @@ use super::{
     keyed_from, spend, trial,
 };
 use crate::protocols::quake3::State;
-use crate::protocols::quake3::msg::{BitReader, BitWriter as Plain};
+use crate::protocols::quake3::bits::{BitReader, BitWriter as Plain};
 
 /// Known commands tried as the first one a message carries (the newest ones).
 pub const COMMANDS: usize = 6;

@@ -21,8 +21,8 @@
 
 use super::{GROUPS, Group, Pads, Pooled, TRIAL, dekeyed_pool, keyed_from, pad_of, spend};
 use crate::protocols::quake3::State;
+use crate::protocols::quake3::bits::BitWriter as Plain;
 use crate::protocols::quake3::constants::Svc;
-use crate::protocols::quake3::msg::BitWriter as Plain;
 use crate::protocols::quake3::userinfo;
 
 /// Server command numbers tried before and after the newest one the flow knows: the group is
@@ -596,7 +596,7 @@ mod tests {
 
     #[test]
     fn the_real_echo_gives_the_line_and_the_challenge_byte() {
-        let body = crate::protocols::quake3::msg::tests::hex(FRAME_2604);
+        let body = crate::protocols::quake3::bits::tests::hex(FRAME_2604);
         let m = Pooled {
             body,
             base: 1278u32 as u8,

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use super::{Event, Label};
 
 /// How events are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventFormat {
     Text,
     Json,

@@ -101,9 +101,18 @@ impl What {
     }
 }
 
+/// `diff`: the two inputs, what is compared and how the report is written.
+#[derive(Debug)]
+pub struct Diff {
+    pub golden: String,
+    pub new: String,
+    pub options: DiffOptions,
+    pub format: crate::output::ListFormat,
+}
+
 /// `gamedissect diff`: the report on standard output; exit 0 when equal, 1 when different, 2
 /// when an input cannot be read.
-pub fn command(d: &crate::cli::Diff) -> std::process::ExitCode {
+pub fn command(d: &crate::commands::diff::Diff) -> std::process::ExitCode {
     use std::process::ExitCode;
     if d.golden == "-" && d.new == "-" {
         eprintln!("gamedissect: diff: only one side can be standard input");
@@ -118,8 +127,8 @@ pub fn command(d: &crate::cli::Diff) -> std::process::ExitCode {
     };
     let out = io::BufWriter::new(io::stdout().lock());
     let written = match d.format {
-        crate::cli::ListFormat::Text => report::write_text(out, &tally),
-        crate::cli::ListFormat::Json => report::write_json(out, &tally),
+        crate::output::ListFormat::Text => report::write_text(out, &tally),
+        crate::output::ListFormat::Json => report::write_json(out, &tally),
     };
     match written {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {

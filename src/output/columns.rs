@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::RecordWriter;
-use crate::engine::Meta;
 use crate::filter::Column;
+use crate::proto::Meta;
 use crate::tree::Record;
 
 /// Which occurrences of a repeated field a column shows.

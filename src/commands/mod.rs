@@ -5,17 +5,87 @@ use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use super::live::{self, FlushWhenIdle, Flushing, SharedOut};
-use super::{Outcome, run_capture};
+pub mod demo;
+pub mod diff;
+pub mod events;
+pub mod reference;
+pub mod report;
+pub mod tracks;
+
 use crate::capture::{CaptureError, Input};
-use crate::cli::{Decode, Dissect, ListFormat, Settings};
 use crate::engine::{Config, Engine};
 use crate::filter::Column;
-use crate::output::OutputFormat;
-use crate::parallel::{self, Tuning};
+use crate::output::{ListFormat, OutputFormat, Rendering};
 use crate::protocols;
-use crate::reference;
+use crate::run::live::{self, FlushWhenIdle, Flushing, SharedOut};
+use crate::run::parallel::{self, Tuning};
+use crate::run::{Outcome, run_capture};
 use crate::tree::FieldMask;
+
+/// What the command line asks for, every argument checked: what [`run`] executes.
+#[derive(Debug)]
+pub enum Settings {
+    Dissect(Dissect),
+    Stats {
+        decode: Decode,
+        format: ListFormat,
+        /// `--interval` in nanoseconds.
+        interval: Option<u64>,
+    },
+    Events {
+        decode: Decode,
+        format: events::EventFormat,
+        /// `--kind` selectors, each a known kind.
+        kinds: Vec<String>,
+    },
+    Tracks {
+        decode: Decode,
+        format: tracks::TrackFormat,
+    },
+    Demo {
+        decode: Decode,
+        /// `None` with `--list`: nothing is written.
+        dir: Option<std::path::PathBuf>,
+        single: bool,
+    },
+    Protocols(ListFormat),
+    Fields {
+        /// Only this protocol's fields (a known name).
+        protocol: Option<String>,
+        markdown: bool,
+    },
+    Diff(diff::Diff),
+    Report {
+        decode: Decode,
+        /// A file name, or `-` for standard output.
+        output: String,
+    },
+}
+
+/// The input and the engine configuration, shared by every command that decodes.
+#[derive(Debug)]
+pub struct Decode {
+    /// A file name, or `-` for standard input.
+    pub input: String,
+    pub config: Config,
+    /// `--quiet`: no progress bar.
+    pub quiet: bool,
+    /// `-2`: a first pass over the file, whose learning the decoding starts from.
+    pub two_pass: bool,
+}
+
+#[derive(Debug)]
+pub struct Dissect {
+    pub decode: Decode,
+    /// The output format, with colour already decided for this terminal and environment.
+    pub rendering: Rendering,
+    /// `None`: the default for this machine.
+    pub threads: Option<usize>,
+    /// Flush after every record, whatever the input.
+    pub line_buffered: bool,
+    /// `-c`: stop after this many records are written.
+    pub count: Option<u64>,
+}
 
 /// Runs the command the settings describe and returns the process's exit code.
 pub fn run(settings: Settings) -> ExitCode {
@@ -41,7 +111,7 @@ fn run_second(settings: Settings) -> ExitCode {
         Settings::Tracks { decode, format } => tracks(decode, format),
         Settings::Protocols(format) => list_protocols(format),
         Settings::Fields { protocol, markdown } => list_fields(protocol.as_deref(), markdown),
-        Settings::Diff(d) => crate::diff::command(&d),
+        Settings::Diff(d) => crate::commands::diff::command(&d),
         Settings::Demo {
             decode,
             dir,
@@ -75,7 +145,7 @@ fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
         return Err(ExitCode::from(2));
     }
     // An input error is reported by the second pass, which meets it at the same place.
-    let (learned, _) = super::first_pass(input, &decode.config);
+    let (learned, _) = crate::run::first_pass(input, &decode.config);
     decode.config.hindsight = Some(std::sync::Arc::new(learned));
     Ok(settings)
 }
@@ -372,29 +442,41 @@ fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode 
     }
 }
 
-fn events(decode: Decode, format: crate::events::EventFormat, kinds: Vec<String>) -> ExitCode {
+fn events(
+    decode: Decode,
+    format: crate::commands::events::EventFormat,
+    kinds: Vec<String>,
+) -> ExitCode {
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    let out = io::stdout().lock();
+    let outcome = crate::commands::events::run::events(
+        input,
+        len,
+        decode.config,
+        kinds,
+        format,
+        out,
+        &mut warn,
+    );
+    finish_outcome(&decode.input, outcome)
+}
+
+fn tracks(decode: Decode, format: crate::commands::tracks::TrackFormat) -> ExitCode {
     let (input, len, mut warn) = match open_decode(&decode) {
         Ok(opened) => opened,
         Err(code) => return code,
     };
     let out = io::stdout().lock();
     let outcome =
-        crate::events::run::events(input, len, decode.config, kinds, format, out, &mut warn);
-    finish_outcome(&decode.input, outcome)
-}
-
-fn tracks(decode: Decode, format: crate::tracks::TrackFormat) -> ExitCode {
-    let (input, len, mut warn) = match open_decode(&decode) {
-        Ok(opened) => opened,
-        Err(code) => return code,
-    };
-    let out = io::stdout().lock();
-    let outcome = crate::tracks::tracks(input, len, decode.config, format, out, &mut warn);
+        crate::commands::tracks::tracks(input, len, decode.config, format, out, &mut warn);
     finish_outcome(&decode.input, outcome)
 }
 
 fn demo(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCode {
-    use crate::demo::Target;
+    use crate::commands::demo::Target;
     let (input, len, mut warn) = match open_decode(&decode) {
         Ok(opened) => opened,
         Err(code) => return code,
@@ -407,9 +489,9 @@ fn demo(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCo
     }
     let target = dir.clone().map_or(Target::List, Target::Dir);
     let (report, outcome) =
-        crate::demo::demos(input, len, decode.config, target, single, &mut warn);
+        crate::commands::demo::demos(input, len, decode.config, target, single, &mut warn);
     let mut out = io::stdout().lock();
-    let written = crate::demo::write_report(&mut out, &report, dir.as_deref());
+    let written = crate::commands::demo::write_report(&mut out, &report, dir.as_deref());
     match (outcome, written.and_then(|_| out.flush())) {
         (Outcome::Done, Err(e)) => finish_outcome(&decode.input, Outcome::Output(e)),
         (o, _) => finish_outcome(&decode.input, o),
@@ -421,7 +503,7 @@ fn report(decode: Decode, output: &str) -> ExitCode {
         Ok(opened) => opened,
         Err(code) => return code,
     };
-    let outcome = crate::report::command(input, len, &decode, output, &mut warn);
+    let outcome = crate::commands::report::command(input, len, &decode, output, &mut warn);
     finish_outcome(&decode.input, outcome)
 }
 

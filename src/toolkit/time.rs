@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::text::{push_padded, push_uint};
+use super::text::{push_padded, push_uint};
 
 /// Seconds and nanoseconds since the Unix epoch, plus how many fractional digits the capture
 /// really has (6 for µs pcap, 9 for ns, `if_tsresol` for pcapng).

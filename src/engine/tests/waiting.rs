@@ -115,20 +115,20 @@ fn records_behind_a_held_datagram_wait_and_it_is_replaced_when_decoded() {
 #[test]
 fn a_hold_the_capture_outlasts_is_given_up_with_a_note() {
     let mut packets = vec![(0, to_holder(b"HOLD"), None)];
-    let frames = HOLD_FRAMES + 2;
+    let frames = WAIT_FRAMES + 2;
     packets.extend((1..frames).map(|i| (i, to_echo(), None)));
     let (seen, _) = run(Config::default(), &packets);
     assert_eq!(seen[0].summary, "keyed 1");
     assert_eq!(seen[0].notes.len(), 1);
     assert_eq!(seen[0].notes[0].message, "held, never decoded");
-    // Given up at the first datagram more than HOLD_FRAMES frames later.
-    assert_eq!(seen[0].at, HOLD_FRAMES + 2);
+    // Given up at the first datagram more than WAIT_FRAMES frames later.
+    assert_eq!(seen[0].at, WAIT_FRAMES + 2);
     assert!(seen.windows(2).all(|w| w[0].frame < w[1].frame));
 }
 
 #[test]
 fn a_hold_is_given_up_after_its_capture_time_and_at_the_end() {
-    let late = (HOLD_SECS as u64 + 1) * 1000;
+    let late = (WAIT_SECS as u64 + 1) * 1000;
     let packets = [
         (0, to_holder(b"HOLD"), None),
         (late, to_echo(), None),
@@ -136,7 +136,7 @@ fn a_hold_is_given_up_after_its_capture_time_and_at_the_end() {
     ];
     let (seen, _) = run(Config::default(), &packets);
     let at: Vec<u64> = seen.iter().map(|s| s.at).collect();
-    // The first hold ends at the datagram HOLD_SECS later, the second at the end of input.
+    // The first hold ends at the datagram WAIT_SECS later, the second at the end of input.
     assert_eq!(at, [2, 2, 4]);
     assert_eq!(seen[2].summary, "keyed 3");
     assert_eq!(seen[2].notes[0].message, "held, never decoded");

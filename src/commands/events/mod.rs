@@ -18,7 +18,7 @@ mod write;
 use std::collections::HashMap;
 
 use crate::capture::Timestamp;
-use crate::engine::Meta;
+use crate::proto::Meta;
 use crate::tree::Record;
 
 pub use write::{EventFormat, EventWriter};

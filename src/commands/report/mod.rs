@@ -11,15 +11,17 @@ mod bins;
 mod chart;
 mod games;
 mod html;
+mod markup;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
 use crate::capture::Timestamp;
-use crate::cli::Decode;
-use crate::engine::{Config, Engine, Meta, Stats};
-use crate::events::{Event, Extractor};
+use crate::commands::Decode;
+use crate::commands::events::{Event, Extractor};
+use crate::engine::{Config, Engine, Stats};
+use crate::proto::Meta;
 use crate::protocols;
 use crate::run::{Outcome, run_capture};
 use crate::tree::{Record, Severity};

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::bins::{Bins, Merge};
-use crate::engine::Meta;
-use crate::events::fields::{child, child_int, children, int};
-use crate::events::{At, clean_quake3, quake3 as q3names};
+use crate::commands::events::fields::{child, child_int, children, int};
+use crate::commands::events::{At, clean_quake3, quake3 as q3names};
+use crate::proto::Meta;
 use crate::tree::{Field, Record, Value};
 
 /// Points a path keeps at least; it holds at most twice this.
@@ -171,7 +171,7 @@ impl Games {
     }
 
     fn flightgear(&mut self, meta: &Meta<'_>, rec: &Record) {
-        let Some((callsign, _, p)) = crate::tracks::point_of(meta, rec) else {
+        let Some((callsign, _, p)) = crate::commands::tracks::point_of(meta, rec) else {
             return;
         };
         let point = [p.rel, p.lon, p.lat, p.alt_ft];

@@ -73,7 +73,7 @@ fn render(draw: impl FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> 
     if let Err(e) = drawn {
         return format!(
             "<p class=\"muted\">chart not drawn: {}</p>",
-            super::html::escape(&e.to_string())
+            super::markup::escape(&e.to_string())
         );
     }
     svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")

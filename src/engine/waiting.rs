@@ -13,20 +13,20 @@
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 
-use super::Meta;
 use super::tally::DatagramTally;
 use crate::capture::Timestamp;
+use crate::proto::Meta;
 use crate::proto::{Direction, Release};
 use crate::tree::{Note, Record};
 
 /// Frames the capture may go on for past a held datagram before its hold is given up.
-pub const HOLD_FRAMES: u64 = 4096;
+pub const WAIT_FRAMES: u64 = 4096;
 /// Captured bytes read past a held datagram before its hold is given up (every record waiting
 /// behind it is kept in memory meanwhile).
-pub const HOLD_BYTES: u64 = 4 << 20;
+pub const WAIT_BYTES: u64 = 4 << 20;
 /// Capture time past a held datagram before its hold is given up, in seconds: a live capture
 /// shows every record at most this late.
-pub const HOLD_SECS: i64 = 30;
+pub const WAIT_SECS: i64 = 30;
 
 /// A datagram's delivery, waiting: its frame's facts, owned, and its records.
 pub(super) struct Waiting {
@@ -92,9 +92,9 @@ impl Waiting {
     /// Whether its hold has lasted past a bound, now that the capture is at `frame`, `time` and
     /// `bytes` captured.
     pub fn overdue(&self, frame: u64, time: Timestamp, bytes: u64) -> bool {
-        frame.saturating_sub(self.frame) > HOLD_FRAMES
-            || bytes.saturating_sub(self.at_bytes) > HOLD_BYTES
-            || time.secs.saturating_sub(self.time.secs) > HOLD_SECS
+        frame.saturating_sub(self.frame) > WAIT_FRAMES
+            || bytes.saturating_sub(self.at_bytes) > WAIT_BYTES
+            || time.secs.saturating_sub(self.time.secs) > WAIT_SECS
     }
 }
 

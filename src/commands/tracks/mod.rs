@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 
-use crate::engine::{Config, Engine, Meta};
+use crate::engine::{Config, Engine};
+use crate::proto::Meta;
 use crate::protocols;
 use crate::run::{Outcome, run_capture};
 use crate::tree::{Field, Record, Value};
@@ -19,7 +20,7 @@ mod xml;
 pub use quake3::CSV_COLUMNS as QUAKE3_CSV_COLUMNS;
 
 /// How tracks are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrackFormat {
     /// One row a position, streamed (FlightGear or Quake 3 columns)
     Csv,

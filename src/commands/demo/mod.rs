@@ -17,14 +17,15 @@ use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::engine::{Config, Engine, Meta};
+use crate::engine::{Config, Engine};
 use crate::proto::Direction;
+use crate::proto::Meta;
 use crate::protocols;
 use crate::protocols::quake3::demo::server_message;
 use crate::run::{Outcome, run_capture};
 use crate::tree::{Record, Value};
 
-pub use crate::capture::demo as file;
+pub use crate::capture::q3demo as file;
 
 /// Demos open at once (one per connection being written); a connection past it is skipped.
 pub const MAX_OPEN: usize = 256;

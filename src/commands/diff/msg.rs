@@ -8,9 +8,9 @@ use std::cell::OnceCell;
 use serde_json::{Map, Value};
 
 use crate::capture::Timestamp;
-use crate::engine::Meta;
 use crate::output::json::{fields_into, notes_into};
 use crate::proto::Direction;
+use crate::proto::Meta;
 use crate::tree::Record;
 
 /// One message.

@@ -4,28 +4,9 @@
 use std::io::{self, Write};
 
 use crate::proto::{Protocol, ProtocolInfo};
-use crate::protocols;
-use crate::tree::{FieldDef, NoteDef};
-
-/// Every field of every protocol, the plain-UDP record first.
-pub fn all_fields(
-    registry: &[&'static dyn Protocol],
-) -> Vec<(&'static str, &'static str, Vec<&'static FieldDef>)> {
-    let mut v = vec![(
-        "udp",
-        "Plain UDP (no decoder)",
-        protocols::udp::ALL.to_vec(),
-    )];
-    for p in registry {
-        let i = p.info();
-        v.push((
-            i.name,
-            i.title,
-            i.fields.iter().flat_map(|s| s.iter().copied()).collect(),
-        ));
-    }
-    v
-}
+use crate::toolkit::proto::all_fields;
+use crate::toolkit::udp;
+use crate::tree::NoteDef;
 
 /// docs/fields.md, generated from the field definitions.
 pub fn fields_markdown(registry: &[&'static dyn Protocol]) -> String {
@@ -95,7 +76,7 @@ pub fn fields_markdown_for(registry: &[&'static dyn Protocol], protocol: Option<
 fn notes_markdown(s: &mut String, protocol: &str, registry: &[&'static dyn Protocol]) {
     use std::fmt::Write as _;
     let notes: Vec<&NoteDef> = if protocol == "udp" {
-        protocols::udp::NOTES
+        udp::NOTES
             .iter()
             .chain(crate::wire::NOTES)
             .copied()

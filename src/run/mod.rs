@@ -1,25 +1,25 @@
 //! Running a capture through the engine: the read → decode → write loop shared by the commands
-//! and [`crate::parallel`], and in-memory rendering for tests, benches and fuzzing. The commands
+//! and [`crate::run::parallel`], and in-memory rendering for tests, benches and fuzzing. The commands
 //! themselves are in `run/commands.rs`; [`run`] is what `main` calls.
 //!
 //! Exit codes: 0 success (also when the reader of our output goes away, as with `| head`),
 //! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by [`crate::cli`]).
 
-mod commands;
 pub mod live;
+pub mod parallel;
 mod progress;
 
 use std::io::{self, BufRead};
 
 use crate::capture::{CaptureError, CaptureReader, Event};
 use crate::engine::hindsight::Hindsight;
-use crate::engine::{Config, Engine, FrameRange, Meta, Stats};
+use crate::engine::{Config, Engine, FrameRange, Stats};
 pub use crate::output::OutputFormat;
 use crate::output::Rendering;
+use crate::proto::Meta;
 use crate::protocols;
 use crate::tree::Record;
 
-pub use commands::run;
 pub(crate) use progress::Progress;
 
 /// How a decoding run ended.
@@ -214,7 +214,7 @@ pub fn interval_stats_of(
     bytes: &[u8],
     config: Config,
     width_ns: u64,
-    format: crate::cli::ListFormat,
+    format: crate::output::ListFormat,
 ) -> String {
     let config = Config {
         detail: config.filter.is_some(),

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use super::chart::{self, Axes, Series};
 use super::games::{self, FgPoint, Path};
+use super::markup::escape;
 use super::{Gathered, Io};
 use crate::tree::Severity;
 
@@ -35,23 +36,6 @@ svg.chart{width:100%;height:auto;max-width:620px;color:var(--fg)}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 .error{color:var(--error);font-weight:600}.warning{color:var(--warning);font-weight:600}
 ";
-
-/// Text for HTML and XML: the five special characters as entities, control characters dropped.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// Thousands separated by thin spaces.
 fn num(n: u64) -> String {
@@ -315,7 +299,7 @@ fn notes(h: &mut String, g: &Gathered) {
     h.push_str("</section>\n");
 }
 
-fn label(l: &Option<crate::events::Label>) -> String {
+fn label(l: &Option<crate::commands::events::Label>) -> String {
     l.as_ref().map(|l| escape(&l.clean)).unwrap_or_default()
 }
 

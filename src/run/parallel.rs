@@ -256,7 +256,7 @@ fn run_shard(
         ..config
     };
     let mut engine = Engine::new(protocols::all(), config);
-    let mut sink = |m: &crate::engine::Meta<'_>, r: &mut crate::tree::Record| {
+    let mut sink = |m: &crate::proto::Meta<'_>, r: &mut crate::tree::Record| {
         {
             let mut p = pending.borrow_mut();
             let new_frame = p.batch.ends.last().is_none_or(|&(f, _)| f != m.frame);
