@@ -470,11 +470,11 @@ pub fn config_from(
         cfg.max_state = m;
     }
     if let Some(v) = &args.srb2_version {
-        cfg.prefs.set("srb2.version", v.clone());
+        cfg.prefs.set(protocols::srb2::VERSION_PREF, v.clone());
     }
     if let Some(d) = args.gamestudio_dialect {
         cfg.prefs.set(
-            "gamestudio.dialect",
+            protocols::gamestudio::DIALECT_PREF,
             if d == GamestudioDialect::A5 {
                 "a5"
             } else {
@@ -484,7 +484,7 @@ pub fn config_from(
     }
     if let Some(p) = args.gamestudio_pos {
         cfg.prefs.set(
-            "gamestudio.pos",
+            protocols::gamestudio::POS_PREF,
             if p == GamestudioPos::Packed {
                 "packed"
             } else {
@@ -511,7 +511,7 @@ pub fn config_from(
 
 /// A release that is not tabulated would only be a warning on every SRB2 flow: say it once.
 fn checked_srb2_release(cfg: Config) -> Result<Config, UsageError> {
-    match cfg.prefs.get("srb2.version") {
+    match cfg.prefs.get(protocols::srb2::VERSION_PREF) {
         Some(v) if protocols::srb2::tables::Release::parse(v).is_none() => Err(UsageError(
             format!("SRB2 release {v:?} is not tabulated (2.1.25, 2.2.0 … 2.2.15)"),
         )),
@@ -844,23 +844,18 @@ mod tests {
 
     #[test]
     fn tree_view_options_are_checked() {
-        let args = [
-            "dissect",
-            "-f",
-            "tree",
-            "--expand",
-            "quake3.svc",
-            "--compact",
-            "x",
-        ];
+        // A group of a registered protocol, named as a user types it.
+        let group = protocols::quake3::fields::SVC.name;
+        let args = ["dissect", "-f", "tree", "--expand", group, "--compact", "x"];
         let Ok(Settings::Dissect(d)) = settings(&args) else {
             panic!("dissect settings expected");
         };
-        assert_eq!(d.rendering.view.expand, ["quake3.svc".to_string()]);
+        assert_eq!(d.rendering.view.expand, [group.to_string()]);
         assert!(d.rendering.view.compact);
         // A dotted prefix of fields is fine; half a name segment is not.
         assert!(settings(&["dissect", "-f", "tree", "--expand", "srb2", "x"]).is_ok());
-        assert!(settings(&["dissect", "-f", "tree", "--expand", "quake3.sv", "x"]).is_err());
+        let half = &group[..group.len() - 1];
+        assert!(settings(&["dissect", "-f", "tree", "--expand", half, "x"]).is_err());
         assert!(settings(&["dissect", "--expand", "quake3", "x"]).is_err());
         assert!(settings(&["dissect", "-f", "json", "--compact", "x"]).is_err());
         assert!(settings(&["dissect", "-f", "json", "--hex", "x"]).is_ok());
@@ -911,16 +906,17 @@ mod tests {
             Ok(Settings::Fields { .. })
         ));
         // An SRB2 release that is not tabulated, by either spelling.
+        let option = |release: &str| format!("{}={release}", protocols::srb2::VERSION_PREF);
         for args in [
             &["dissect", "--srb2-version", "9.9", "-"][..],
-            &["dissect", "-o", "srb2.version=2.3", "-"][..],
+            &["dissect", "-o", &option("2.3"), "-"][..],
         ] {
             let Err(UsageError(e)) = settings(args) else {
                 panic!("{args:?} is a usage error");
             };
             assert!(e.contains("not tabulated"), "{e}");
         }
-        assert!(settings(&["dissect", "-o", "srb2.version=2.2.13", "-"]).is_ok());
+        assert!(settings(&["dissect", "-o", &option("2.2.13"), "-"]).is_ok());
         // The markdown reference takes the protocol too, checked the same way.
         assert!(settings(&["fields", "doom", "--markdown"]).is_err());
         assert!(settings(&["fields", "srb2", "--markdown"]).is_ok());

@@ -1,15 +1,58 @@
 use super::*;
 use crate::capture::Timestamp;
-use crate::protocols;
-use crate::protocols::quake3::fields as q3;
+use crate::proto::{FlowDecoder, Prefs, Probe, ProbeInput, ProtocolInfo};
 use crate::tree::{Field, Pos, Value};
 
+/// The fields of a protocol of the tests' own: the filter knows no game, only the registry.
+mod game {
+    crate::field_defs! {
+        ROOT = group("game", "A test game");
+        COMMAND = group("game.command", "Command").repeated();
+        SEQUENCE = uint("game.command.sequence", "Sequence");
+        NAME = string("game.command.name", "Name");
+        MESSAGE = string("game.command.message", "Message");
+        SNAPSHOT = group("game.snapshot", "Snapshot");
+        SERVER_TIME = int("game.snapshot.server_time", "Server time").unit("ms");
+        OOB = group("game.oob", "Out-of-band packet");
+    }
+}
+
+static GAME_INFO: ProtocolInfo = ProtocolInfo {
+    name: "game",
+    title: "A test game",
+    ports: &[],
+    heuristic: "none",
+    prefs: &[],
+    fields: &[game::ALL],
+    notes: &[],
+};
+
+struct Game;
+
+impl Protocol for Game {
+    fn info(&self) -> &'static ProtocolInfo {
+        &GAME_INFO
+    }
+    fn probe(&self, _: &ProbeInput<'_>) -> Probe {
+        Probe::NO
+    }
+    fn new_flow(&self, _: &Prefs) -> Box<dyn FlowDecoder> {
+        unreachable!("the filter tests decode nothing")
+    }
+}
+
+static GAME: Game = Game;
+
+fn registry() -> Vec<&'static dyn Protocol> {
+    vec![&GAME]
+}
+
 fn filter(text: &str) -> Filter {
-    Filter::new(text, &protocols::all()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    Filter::new(text, &registry()).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 fn error(text: &str) -> String {
-    Filter::new(text, &protocols::all()).unwrap_err().0
+    Filter::new(text, &registry()).unwrap_err().0
 }
 
 fn meta() -> Meta<'static> {
@@ -27,25 +70,25 @@ fn meta() -> Meta<'static> {
     }
 }
 
-/// A Quake 3 record with two server commands, "print" and "chat", and a warning.
+/// A record with two commands, "print" and "chat", and a warning.
 fn record() -> Record {
-    let mut r = Record::new("quake3");
+    let mut r = Record::new("game");
     r.msg_type = "gamestate".into();
-    let mut root = Field::new(&q3::ROOT, Value::None, Pos::bytes(0, 40));
+    let mut root = Field::new(&game::ROOT, Value::None, Pos::bytes(0, 40));
     for (seq, name, text) in [(7u64, "print", "hello\n"), (8, "chat", "Sarge: gg")] {
-        let mut c = Field::new(&q3::SVC_COMMAND, Value::None, Pos::bytes(0, 10));
+        let mut c = Field::new(&game::COMMAND, Value::None, Pos::bytes(0, 10));
         c.children.push(Field::new(
-            &q3::SVC_CMD_SEQUENCE,
+            &game::SEQUENCE,
             Value::UInt(seq),
             Pos::bytes(0, 4),
         ));
         c.children.push(Field::new(
-            &q3::SVC_CMD_NAME,
+            &game::NAME,
             Value::Str(name.into()),
             Pos::bytes(4, 4),
         ));
         c.children.push(Field::new(
-            &q3::SVC_CMD_MESSAGE,
+            &game::MESSAGE,
             Value::Str(text.into()),
             Pos::bytes(4, 4),
         ));
@@ -67,27 +110,27 @@ fn any_occurrence_and_all_not_equal() {
     let (m, r) = (meta(), record());
     let yes = |t: &str| assert!(filter(t).matches(&m, &r), "{t} should match");
     let no = |t: &str| assert!(!filter(t).matches(&m, &r), "{t} should not match");
-    yes("quake3");
-    yes("quake3.svc.command.name == \"chat\"");
-    yes("quake3.svc.command.name == chat");
-    yes("quake3.svc.command.name eq print");
-    no("quake3.svc.command.name == cs");
+    yes("game");
+    yes("game.command.name == \"chat\"");
+    yes("game.command.name == chat");
+    yes("game.command.name eq print");
+    no("game.command.name == cs");
     // `!=` is "all not equal": one of the two commands is chat.
-    no("quake3.svc.command.name != chat");
-    yes("quake3.svc.command.name != cs");
-    yes("quake3.svc.command.sequence > 7 && quake3.svc.command.sequence <= 8");
-    no("quake3.svc.command.sequence > 8");
-    yes("quake3.svc.command.sequence in {1 2 8}");
-    yes("quake3.svc.command.sequence in {1, 5..7}");
-    no("quake3.svc.command.sequence in {9..12}");
-    yes("quake3.svc.command.message contains \"gg\"");
-    yes("quake3.svc.command.message matches \"^Sarge: g+$\"");
-    no("quake3.svc.command.message matches \"^gg\"");
+    no("game.command.name != chat");
+    yes("game.command.name != cs");
+    yes("game.command.sequence > 7 && game.command.sequence <= 8");
+    no("game.command.sequence > 8");
+    yes("game.command.sequence in {1 2 8}");
+    yes("game.command.sequence in {1, 5..7}");
+    no("game.command.sequence in {9..12}");
+    yes("game.command.message contains \"gg\"");
+    yes("game.command.message matches \"^Sarge: g+$\"");
+    no("game.command.message matches \"^gg\"");
     // An absent field: every comparison is false, `!=` included; `not` makes it true.
-    no("quake3.svc.snapshot.server_time == 5");
-    no("quake3.svc.snapshot.server_time != 5");
-    yes("not quake3.svc.snapshot.server_time");
-    yes("!(quake3.svc.snapshot or quake3.oob)");
+    no("game.snapshot.server_time == 5");
+    no("game.snapshot.server_time != 5");
+    yes("not game.snapshot.server_time");
+    yes("!(game.snapshot or game.oob)");
 }
 
 #[test]
@@ -105,7 +148,7 @@ fn record_level_fields() {
     yes("ip.addr == 192.0.2.7");
     yes("udp.port == 40000 and udp.srcport == 27960");
     no("udp.dstport == 27960");
-    yes("msg.type == gamestate and msg.protocol == quake3");
+    yes("msg.type == gamestate and msg.protocol == game");
     yes("flow.number == 4 and flow.direction == to_client");
     yes("expert.severity == warning");
     yes("expert.severity >= note");
@@ -117,28 +160,25 @@ fn record_level_fields() {
 
 #[test]
 fn usage_errors_name_the_problem() {
-    let e = error("quake3.svc.command.nam == chat");
-    assert!(
-        e.contains("unknown field \"quake3.svc.command.nam\""),
-        "{e}"
-    );
-    assert!(e.contains("\"quake3.svc.command.name\""), "{e}");
+    let e = error("game.command.nam == chat");
+    assert!(e.contains("unknown field \"game.command.nam\""), "{e}");
+    assert!(e.contains("\"game.command.name\""), "{e}");
     assert!(error("frame.nuber == 1").contains("\"frame.number\""));
-    assert!(error("quake3.svc.command.sequence == abc").contains("a uint field"));
+    assert!(error("game.command.sequence == abc").contains("a uint field"));
     assert!(error("ip.src == 300.1.1.1").contains("address"));
     assert!(error("expert.severity == fatal").contains("note, warning or error"));
-    assert!(error("quake3 = 1").contains("\"==\""));
-    assert!(error("(quake3").contains("expected \")\""));
-    assert!(error("quake3.svc.command.message matches \"(\"").contains("regular expression"));
+    assert!(error("game = 1").contains("\"==\""));
+    assert!(error("(game").contains("expected \")\""));
+    assert!(error("game.command.message matches \"(\"").contains("regular expression"));
     assert!(error("").contains("empty"));
-    assert!(error("quake3 quake3").contains("column 8"));
-    let deep = format!("{}quake3{}", "(".repeat(100), ")".repeat(100));
+    assert!(error("game game").contains("column 6"));
+    let deep = format!("{}game{}", "(".repeat(100), ")".repeat(100));
     assert!(error(&deep).contains("nested too deeply"));
 }
 
 #[test]
 fn only_tree_fields_need_trees() {
-    assert!(filter("quake3.svc.command").needs_tree());
+    assert!(filter("game.command").needs_tree());
     assert!(!filter("frame.number > 3 or expert.severity == error").needs_tree());
 }
 

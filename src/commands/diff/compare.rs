@@ -183,10 +183,10 @@ mod tests {
 
     #[test]
     fn globs_match_dotted_names() {
-        assert!(glob("quake3.*", "quake3.snapshot.server_time"));
-        assert!(glob("*.server_time", "quake3.snapshot.server_time"));
-        assert!(glob("q?ake3.snapshot.*time", "quake3.snapshot.server_time"));
-        assert!(!glob("quake3.usercmd.*", "quake3.snapshot.server_time"));
+        assert!(glob("game.*", "game.snapshot.server_time"));
+        assert!(glob("*.server_time", "game.snapshot.server_time"));
+        assert!(glob("g?me.snapshot.*time", "game.snapshot.server_time"));
+        assert!(!glob("game.usercmd.*", "game.snapshot.server_time"));
         assert!(glob("*", ""));
         assert!(!glob("a", "ab"));
     }

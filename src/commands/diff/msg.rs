@@ -388,7 +388,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 mod tests {
     use super::*;
 
-    const LINE: &str = r#"{"frame":2,"time":"2026-11-21T19:20:42.084642Z","src":"127.0.0.1:27960","dst":"127.0.0.1:55877","protocol":"quake3","summary":"infoResponse","fields":{"quake3":{"oob":{"marker":4294967295,"command":"infoResponse","info":{"pair":[{"key":"voip","value":"opus"},{"key":"clients","value":"2"}]}},"quake3.svc.snapshot.entity":[{"number":3}]},"flightgear":{"msg_id":{"value":7,"name":"POS_DATA"},"range_word":{"value":100,"range_nm":100}}},"notes":[{"severity":"error","message":"cut off","field":null}]}"#;
+    const LINE: &str = r#"{"frame":2,"time":"2026-11-21T19:20:42.084642Z","src":"127.0.0.1:27960","dst":"127.0.0.1:55877","protocol":"game","summary":"infoResponse","fields":{"game":{"oob":{"marker":4294967295,"command":"infoResponse","info":{"pair":[{"key":"voip","value":"opus"},{"key":"clients","value":"2"}]}},"game.svc.snapshot.entity":[{"number":3}]},"air":{"msg_id":{"value":7,"name":"POS_DATA"},"range_word":{"value":100,"range_nm":100}}},"notes":[{"severity":"error","message":"cut off","field":null}]}"#;
 
     #[test]
     fn fields_flatten_to_dotted_names_with_occurrences() {
@@ -399,17 +399,17 @@ mod tests {
                 .find(|(k, _)| k == n)
                 .map(|(_, v)| v.as_str())
         };
-        assert_eq!(get("quake3.oob.marker"), Some("4294967295"));
-        assert_eq!(get("quake3.oob.command"), Some("infoResponse"));
-        assert_eq!(get("quake3.oob.info.pair[1].key"), Some("clients"));
-        assert_eq!(get("quake3.oob.info.pair[1].value"), Some("2"));
-        assert_eq!(get("quake3.svc.snapshot.entity[0].number"), Some("3"));
-        assert_eq!(get("flightgear.msg_id"), Some("7 (POS_DATA)"));
-        assert_eq!(get("flightgear.range_word.value"), Some("100"));
-        assert_eq!(get("flightgear.range_word.range_nm"), Some("100"));
+        assert_eq!(get("game.oob.marker"), Some("4294967295"));
+        assert_eq!(get("game.oob.command"), Some("infoResponse"));
+        assert_eq!(get("game.oob.info.pair[1].key"), Some("clients"));
+        assert_eq!(get("game.oob.info.pair[1].value"), Some("2"));
+        assert_eq!(get("game.svc.snapshot.entity[0].number"), Some("3"));
+        assert_eq!(get("air.msg_id"), Some("7 (POS_DATA)"));
+        assert_eq!(get("air.range_word.value"), Some("100"));
+        assert_eq!(get("air.range_word.range_nm"), Some("100"));
         assert_eq!(get("expert[0]"), Some("error: cut off"));
         // No `type` key: the first field's layer (keys come sorted).
-        assert_eq!(m.kind, "flightgear.msg_id");
+        assert_eq!(m.kind, "air.msg_id");
         assert_eq!(m.frame, 2);
     }
 

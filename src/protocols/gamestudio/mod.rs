@@ -23,6 +23,11 @@ pub struct Gamestudio;
 
 pub static PROTOCOL: Gamestudio = Gamestudio;
 
+/// The option that forces the dialect (`--gamestudio-dialect` sets it).
+pub const DIALECT_PREF: &str = "gamestudio.dialect";
+/// The option that forces the CPosition encoding (`--gamestudio-pos` sets it).
+pub const POS_PREF: &str = "gamestudio.pos";
+
 static INFO: ProtocolInfo = ProtocolInfo {
     name: "gamestudio",
     title: "3D GameStudio (Acknex) A5 and A6+",
@@ -30,12 +35,12 @@ static INFO: ProtocolInfo = ProtocolInfo {
     heuristic: "the A5 svc_info sync constant, DirectPlay 4 size/token word (0xFAB) with 'play' signature or SOCKADDR_IN, DirectPlay 8 connect frames; on the game ports also messages that parse exactly",
     prefs: &[
         PrefDef {
-            key: "gamestudio.dialect",
+            key: DIALECT_PREF,
             values: "a5|a6",
             desc: "force the dialect instead of deciding it per flow (also --gamestudio-dialect)",
         },
         PrefDef {
-            key: "gamestudio.pos",
+            key: POS_PREF,
             values: "packed|fixed",
             desc: "force the CPosition encoding (pos_resolution is not on the wire; also --gamestudio-pos)",
         },
@@ -205,12 +210,12 @@ impl Protocol for Gamestudio {
     }
 
     fn new_flow(&self, prefs: &Prefs) -> Box<dyn FlowDecoder> {
-        let forced_dialect = match prefs.get("gamestudio.dialect") {
+        let forced_dialect = match prefs.get(DIALECT_PREF) {
             Some("a5") | Some("A5") => Some(Dialect::A5),
             Some("a6") | Some("A6") | Some("a6+") => Some(Dialect::A6),
             _ => None,
         };
-        let forced_pos = match prefs.get("gamestudio.pos") {
+        let forced_pos = match prefs.get(POS_PREF) {
             Some("packed") => Some(PosMode::Packed),
             Some("fixed") => Some(PosMode::Fixed),
             _ => None,

@@ -21,8 +21,8 @@ use std::net::SocketAddr;
 
 use super::constants::FRAGMENT_BIT;
 use super::notes;
-use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, Release, RoleSource};
+use crate::toolkit::time::Timestamp;
 use crate::tree::{Detail, Note};
 
 /// Messages a flow holds at most; past it, the oldest is released as first shown.

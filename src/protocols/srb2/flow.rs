@@ -27,7 +27,7 @@ pub(crate) struct Flow {
 
 impl Flow {
     pub fn new(prefs: &Prefs) -> Flow {
-        let raw = prefs.get("srb2.version");
+        let raw = prefs.get(super::VERSION_PREF);
         let forced = raw.and_then(Release::parse);
         Flow {
             detect: Detector::new(forced),

@@ -36,13 +36,16 @@ pub struct Srb2;
 
 pub static PROTOCOL: Srb2 = Srb2;
 
+/// The option that names the release to decode with (`--srb2-version` sets it).
+pub const VERSION_PREF: &str = "srb2.version";
+
 static INFO: ProtocolInfo = ProtocolInfo {
     name: "srb2",
     title: "Sonic Robo Blast 2",
     ports: &[(5029, 5029)],
     heuristic: "the 32-bit position-weighted header checksum (seed 0x01234567) matches the datagram",
     prefs: &[PrefDef {
-        key: "srb2.version",
+        key: VERSION_PREF,
         values: "2.1.25, 2.2.0 … 2.2.15",
         desc: "Decode with this release's tables instead of detecting the release per flow",
     }],
