@@ -373,11 +373,11 @@ fn resolve<'a>(
         .filter(|i| !modules[**i].path.is_empty())
 }
 
+/// For each file (by index), the files it imports and the paths that tie them.
+type Edges = BTreeMap<usize, BTreeMap<usize, BTreeSet<String>>>;
+
 /// Every library file with the files it imports, and the names that tie them.
-fn graph() -> (
-    Vec<Module>,
-    BTreeMap<usize, BTreeMap<usize, BTreeSet<String>>>,
-) {
+fn graph() -> (Vec<Module>, Edges) {
     let modules = load();
     let by_path: BTreeMap<Vec<String>, usize> = modules
         .iter()
@@ -386,7 +386,7 @@ fn graph() -> (
         .collect();
     let lib = &modules[by_path[&Vec::new()]];
     let aliases = aliases(lib);
-    let mut edges: BTreeMap<usize, BTreeMap<usize, BTreeSet<String>>> = BTreeMap::new();
+    let mut edges = Edges::new();
     for (i, m) in modules.iter().enumerate() {
         if m.test {
             continue;
@@ -405,9 +405,9 @@ fn graph() -> (
 }
 
 /// Strongly connected components of more than one file (Tarjan's algorithm).
-fn cycles(n: usize, edges: &BTreeMap<usize, BTreeMap<usize, BTreeSet<String>>>) -> Vec<Vec<usize>> {
+fn cycles(n: usize, edges: &Edges) -> Vec<Vec<usize>> {
     struct T<'a> {
-        edges: &'a BTreeMap<usize, BTreeMap<usize, BTreeSet<String>>>,
+        edges: &'a Edges,
         index: Vec<Option<usize>>,
         low: Vec<usize>,
         on: Vec<bool>,
