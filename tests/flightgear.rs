@@ -13,7 +13,7 @@ use std::fs;
 
 use gamedissect::engine::Config;
 use gamedissect::protocols::flightgear::msg::V2_PAD_MAGIC;
-use gamedissect::protocols::flightgear::props::lookup;
+use gamedissect::protocols::flightgear::tables::lookup;
 use gamedissect::run::{OutputFormat, render};
 use gamedissect::tree::Value;
 use serde_json::Value as J;

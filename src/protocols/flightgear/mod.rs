@@ -1,7 +1,7 @@
 //! FlightGear multiplayer protocol (fgfs ↔ fgms, UDP, default port 5000).
 //!
 //! Layers: [`msg`] decodes one datagram (header, legacy chat, dispatch), [`position`] the
-//! position block, [`property`] the property section in both encodings, [`props`] is the
+//! position block, [`property`] the property section in both encodings, [`tables`] is the
 //! 420-entry property table of FlightGear 2020.3, [`geo`] derives the geodetic position and
 //! attitude, [`notes`] registers the expert notes. Per-flow state ([`Flow`]) remembers the
 //! aircraft seen (callsign, model, last chat line) so that a chat line is shown once, when it
@@ -18,7 +18,7 @@ pub mod msg;
 pub mod notes;
 pub mod position;
 pub mod property;
-pub mod props;
+pub mod tables;
 
 use crate::proto::{Datagram, FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo};
 use crate::tree::Record;

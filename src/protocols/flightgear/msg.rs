@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::fields as f;
-use super::props::Tx;
+use super::tables::Tx;
 use super::{Flow, notes, position};
 use crate::text::{push_fixed, push_padded};
 use crate::tree::{Pos, Record, Severity, TreeBuilder, Value};

@@ -3,7 +3,7 @@
 //! position, flow state.
 
 use super::msg::{self, MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC, scale_short};
-use super::props::Tx;
+use super::tables::Tx;
 use super::*;
 use crate::proto::{Confidence, Role};
 use crate::tree::{Field, Record, Severity, Value};
@@ -56,7 +56,7 @@ fn encoding_of(form: char, id: &Field, value: &Field) -> String {
     let Value::Enum(n, _) = id.value else {
         panic!("{id:?}")
     };
-    let def = super::props::lookup(n as u32).unwrap();
+    let def = super::tables::lookup(n as u32).unwrap();
     assert_eq!(form == 'b', value.pos.bits, "{id:?}");
     assert_eq!(form == 's', id.pos.len == 2, "{id:?}");
     let name = match (def.ty.name_or(""), form) {
@@ -95,7 +95,7 @@ fn props_of(r: &Record) -> Vec<(u64, String, String, String, Value)> {
                 panic!()
             };
             let id = id as u64;
-            let ty = super::props::lookup(id as u32).map_or("", |d| d.ty.name_or(""));
+            let ty = super::tables::lookup(id as u32).map_or("", |d| d.ty.name_or(""));
             (
                 id,
                 path.to_string(),
