@@ -12,6 +12,7 @@
 //! and `simgear/math/SGQuat.hxx`; fgms (github.com/FlightGear/fgms) `src/server/fg_server.cxx`
 //! and `src/flightgear/MultiPlayer/mpmessages.hxx`.
 
+pub mod constants;
 pub mod fields;
 pub mod geo;
 pub mod msg;
@@ -46,11 +47,11 @@ pub fn probe_payload(p: &[u8]) -> Probe {
         p.get(o..o + 4)
             .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     };
-    if word(0).is_none_or(|m| msg::Magic(m).name().is_none()) {
+    if word(0).is_none_or(|m| constants::Magic(m).name().is_none()) {
         return Probe::NO;
     }
     match word(4) {
-        Some(msg::PROTO_VER) => Probe::certain(None),
+        Some(constants::PROTO_VER) => Probe::certain(None),
         _ => Probe::likely(None),
     }
 }
@@ -140,7 +141,7 @@ impl Aircraft {
         if self.chat.as_deref() == Some(c) {
             return None;
         }
-        let c: String = c.chars().take(msg::MAX_TEXT_SIZE as usize).collect();
+        let c: String = c.chars().take(constants::MAX_TEXT_SIZE as usize).collect();
         self.chat = Some(c.clone());
         (!c.is_empty()).then_some(c)
     }

@@ -7,8 +7,9 @@
 //! of an element's first word decides its form: non-zero is a protocol-2 short element (id and
 //! int16 in one word), zero a v1 element (32-bit id, then the value by the declared type).
 
+use super::constants::MAX_TEXT_SIZE;
 use super::fields as f;
-use super::msg::{Facts, MAX_TEXT_SIZE, scale_short};
+use super::msg::{Facts, scale_short};
 use super::notes;
 use super::tables::{self, PropDef, PropType, Tx};
 use crate::tree::{Pos, TreeBuilder, Value};

@@ -2,7 +2,8 @@
 //! `FillMsgHdr` writes it, elements as `SendMyPosition` encodes them), header words, derived
 //! position, flow state.
 
-use super::msg::{self, MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC, scale_short};
+use super::constants::{MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC};
+use super::msg::{self, scale_short};
 use super::tables::Tx;
 use super::*;
 use crate::proto::{Confidence, Role};
