@@ -18,6 +18,7 @@ pub mod geo;
 pub mod msg;
 pub mod notes;
 pub mod position;
+pub mod prim;
 pub mod property;
 pub mod tables;
 
@@ -115,7 +116,7 @@ impl Flow {
 impl Flow {
     /// Records what a message told about its sender; returns the chat line when it is new or
     /// changed for that callsign (every position packet repeats the current line).
-    fn observe(&mut self, callsign: &str, facts: &msg::Facts<'_>) -> Option<String> {
+    fn observe(&mut self, callsign: &str, facts: &prim::Facts<'_>) -> Option<String> {
         let new_chat = self.aircraft_mut(callsign)?.update(facts);
         if new_chat.is_some() {
             self.chat_lines += 1;
@@ -125,12 +126,12 @@ impl Flow {
 }
 
 impl Aircraft {
-    fn update(&mut self, facts: &msg::Facts<'_>) -> Option<String> {
+    fn update(&mut self, facts: &prim::Facts<'_>) -> Option<String> {
         self.messages += 1;
         if let Some(m) = &facts.model
-            && self.model != msg::model_short(m)
+            && self.model != prim::model_short(m)
         {
-            self.model = msg::model_short(m).chars().take(96).collect();
+            self.model = prim::model_short(m).chars().take(96).collect();
         }
         if let Some(p) = facts.protocol {
             self.protocol = Some(p);

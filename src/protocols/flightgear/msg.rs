@@ -14,27 +14,11 @@ use std::fmt::Write as _;
 
 use super::constants::{HEADER_LEN, MAX_PACKET_SIZE, Magic, MsgId, POSITION_LEN, PROTO_VER, field};
 use super::fields as f;
-use super::tables::Tx;
+use super::prim::{Facts, lossy, model_short, pos, quote};
 use super::{Flow, notes, position};
 use crate::text::{push_fixed, push_padded};
 use crate::tree::{Pos, Record, Severity, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector, Range};
-
-/// The position of a named range.
-pub(super) fn pos(r: Range) -> Pos {
-    Pos::bytes(r.start, r.len())
-}
-
-/// What the position block and properties told, for the summary and the flow state.
-#[derive(Debug, Default)]
-pub(super) struct Facts<'a> {
-    pub(super) model: Option<Cow<'a, str>>,
-    pub(super) geo: Option<(f64, f64, f64)>,
-    pub(super) heading: Option<f64>,
-    pub(super) chat: Option<Cow<'a, str>>,
-    pub(super) protocol: Option<u8>,
-    pub(super) props_cut: bool,
-}
 
 /// The header words the datagram holds (a datagram shorter than the header has only some).
 struct Header<'a> {
@@ -338,48 +322,6 @@ fn chat<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>) {
         );
     }
     facts.chat = Some(lossy(&text[..n]));
-}
-
-/// The value of a v2 short float element: `int16 / divisor`, as FlightGear computes it in double
-/// precision and stores it in a float.
-pub fn scale_short(raw: i16, tx: Tx) -> Option<f32> {
-    tx.short_float_divisor().map(|d| (raw as f64 / d) as f32)
-}
-
-/// The model's short name: the file name of the model path without `.xml`
-/// (`Aircraft/c172p/Models/c172p.xml` → `c172p`).
-pub fn model_short(path: &str) -> &str {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.strip_suffix(".xml").unwrap_or(file);
-    if stem.is_empty() { path } else { stem }
-}
-
-/// Text from wire bytes, invalid UTF-8 replaced: `String::from_utf8_lossy`, with the
-/// validation's fast path first (the callsign, model and chat line of every message are
-/// almost always ASCII, and the lossy decoder's per-chunk loop was 2% of a summary run).
-pub(super) fn lossy(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
-/// Quotes a chat line for the summary, shortened to 80 characters.
-pub(super) fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for (i, ch) in s.chars().enumerate() {
-        if i == 80 {
-            out.push('…');
-            break;
-        }
-        if ch.is_control() {
-            let _ = write!(out, "\\x{:02x}", ch as u32);
-        } else {
-            out.push(ch);
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The one-line summary; tells the flow what this message said about its aircraft.

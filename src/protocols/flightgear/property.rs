@@ -9,8 +9,8 @@
 
 use super::constants::MAX_TEXT_SIZE;
 use super::fields as f;
-use super::msg::{Facts, scale_short};
 use super::notes;
+use super::prim::{Facts, lossy, scale_short};
 use super::tables::{self, PropDef, PropType, Tx};
 use crate::tree::{Pos, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector, Step, Stop};
@@ -376,7 +376,7 @@ fn v2_string<'a>(
     }
     item.value_pos = Pos::bytes(e.at + 4, len);
     if e.id == ID_CHAT {
-        facts.chat = Some(super::msg::lossy(text));
+        facts.chat = Some(lossy(text));
     }
     Ok(())
 }

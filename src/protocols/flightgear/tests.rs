@@ -3,7 +3,8 @@
 //! position, flow state.
 
 use super::constants::{MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC};
-use super::msg::{self, scale_short};
+use super::msg;
+use super::prim::{model_short, scale_short};
 use super::tables::Tx;
 use super::*;
 use crate::proto::{Confidence, Role};
@@ -671,14 +672,14 @@ fn flow_shows_chat_once_and_lists_aircraft() {
 
 #[test]
 fn model_short_names() {
-    assert_eq!(msg::model_short("Aircraft/c172p/Models/c172p.xml"), "c172p");
+    assert_eq!(model_short("Aircraft/c172p/Models/c172p.xml"), "c172p");
     assert_eq!(
-        msg::model_short("Aircraft/777/Models/777-200ER.xml"),
+        model_short("Aircraft/777/Models/777-200ER.xml"),
         "777-200ER"
     );
-    assert_eq!(msg::model_short("ufo"), "ufo");
-    assert_eq!(msg::model_short("dir/"), "dir/");
-    assert_eq!(msg::model_short(""), "");
+    assert_eq!(model_short("ufo"), "ufo");
+    assert_eq!(model_short("dir/"), "dir/");
+    assert_eq!(model_short(""), "");
 }
 
 /// xorshift64*: deterministic pseudo-random numbers for the property test.
