@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use super::constants::{HEADER_LEN, MAX_PACKET_SIZE, Magic, MsgId, POSITION_LEN, PROTO_VER, field};
 use super::fields as f;
 use super::prim::{Facts, lossy, model_short, pos, quote};
-use super::{Flow, notes, position};
+use super::{notes, position};
 use crate::text::{push_fixed, push_padded};
 use crate::tree::{Pos, Record, Severity, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector, Range};
@@ -28,12 +28,14 @@ struct Header<'a> {
     callsign: Cow<'a, str>,
 }
 
-/// Decodes one datagram into a record, updating the flow's aircraft table.
-pub fn decode(
+/// Decodes one datagram into a record. `observe` is told what a message with a whole header
+/// said about its sender (callsign and [`Facts`]) and returns the chat line to show when it
+/// is new for that callsign (the flow's aircraft table, `flow.rs`).
+pub(super) fn decode(
     payload: &[u8],
     truncated: bool,
     detail: impl Into<crate::tree::Detail>,
-    flow: &mut Flow,
+    observe: impl FnOnce(&str, &Facts<'_>) -> Option<String>,
 ) -> Record {
     let mut rec = Record::new("flightgear");
     let mut d = Dissector::new(payload, detail);
@@ -62,7 +64,7 @@ pub fn decode(
             let rest = &payload[end..];
             d.add(&f::TRAILING, Value::Bytes(rest.into()), end, rest.len());
         }
-        let line = summary(flow, &hdr, id, end.saturating_sub(HEADER_LEN), &facts);
+        let line = summary(observe, &hdr, id, end.saturating_sub(HEADER_LEN), &facts);
         (msg_type, line)
     };
     d.tree.finish_into(payload.len(), &mut rec);
@@ -324,8 +326,14 @@ fn chat<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>) {
     facts.chat = Some(lossy(&text[..n]));
 }
 
-/// The one-line summary; tells the flow what this message said about its aircraft.
-fn summary(flow: &mut Flow, hdr: &Header<'_>, id: MsgId, body_len: usize, facts: &Facts) -> String {
+/// The one-line summary; tells `observe` what this message said about its aircraft.
+fn summary(
+    observe: impl FnOnce(&str, &Facts<'_>) -> Option<String>,
+    hdr: &Header<'_>,
+    id: MsgId,
+    body_len: usize,
+    facts: &Facts,
+) -> String {
     // Room for a position line with its coordinates (`GDPAIRA c172p 37.6189N 122.3750W 0 ft
     // hdg 280`): growing it piece by piece reallocated it three times a message.
     let mut s = String::with_capacity(96);
@@ -339,7 +347,7 @@ fn summary(flow: &mut Flow, hdr: &Header<'_>, id: MsgId, body_len: usize, facts:
     }
     let callsign = hdr.callsign.as_ref();
     s.push_str(if callsign.is_empty() { "?" } else { callsign });
-    let new_chat = flow.observe(callsign, facts);
+    let new_chat = observe(callsign, facts);
     match id {
         MsgId::CHAT => {
             let _ = write!(s, " chat {}", quote(facts.chat.as_deref().unwrap_or("")));

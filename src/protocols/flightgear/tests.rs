@@ -3,7 +3,6 @@
 //! position, flow state.
 
 use super::constants::{MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC};
-use super::msg;
 use super::prim::{model_short, scale_short};
 use super::tables::Tx;
 use super::*;
@@ -12,8 +11,7 @@ use crate::tree::{Field, Record, Severity, Value};
 use testkit::flightgear::{Packet, sample_v1, sample_v2};
 
 fn dec(p: &[u8]) -> Record {
-    let mut flow = Flow::default();
-    msg::decode(p, false, true, &mut flow)
+    Flow::default().message(p, false, true)
 }
 
 fn errors(r: &Record) -> Vec<&str> {
@@ -648,10 +646,10 @@ fn v1_sample_decodes_fully() {
 #[test]
 fn flow_shows_chat_once_and_lists_aircraft() {
     let mut flow = Flow::default();
-    let a1 = msg::decode(&sample_v2("N123", "hi"), false, true, &mut flow);
-    let a2 = msg::decode(&sample_v2("N123", "hi"), false, true, &mut flow);
-    let b1 = msg::decode(&sample_v1("D-EFGH", "hi"), false, true, &mut flow);
-    let a3 = msg::decode(&sample_v2("N123", "bye"), false, true, &mut flow);
+    let a1 = flow.message(&sample_v2("N123", "hi"), false, true);
+    let a2 = flow.message(&sample_v2("N123", "hi"), false, true);
+    let b1 = flow.message(&sample_v1("D-EFGH", "hi"), false, true);
+    let a3 = flow.message(&sample_v2("N123", "bye"), false, true);
     assert!(a1.summary.ends_with("chat \"hi\""));
     assert!(!a2.summary.contains("chat"));
     assert!(b1.summary.ends_with("chat \"hi\""), "{}", b1.summary);
@@ -822,20 +820,19 @@ fn property_no_panic_on_random_and_mutated_payloads() {
 fn snaplen_cut_is_not_malformed() {
     let full = sample_v2("N123", "hello");
     let mut flow = Flow::default();
-    let r = msg::decode(&full[..300], true, true, &mut flow);
+    let r = flow.message(&full[..300], true, true);
     assert!(!r.has_errors(), "{:?}", r.notes);
     assert!(r.notes.iter().any(|n| n.message.contains("snaplen")));
-    let r = msg::decode(&full[..300], false, true, &mut flow);
+    let r = flow.message(&full[..300], false, true);
     assert!(r.has_errors());
-    let r = msg::decode(&full[..20], true, true, &mut flow);
+    let r = flow.message(&full[..20], true, true);
     assert!(!r.has_errors(), "{:?}", r.notes);
 }
 
 #[test]
 fn chat_cleared_then_repeated_shows_again() {
     let mut flow = Flow::default();
-    let s =
-        |flow: &mut Flow, c: &str| msg::decode(&sample_v2("N123", c), false, true, flow).summary;
+    let s = |flow: &mut Flow, c: &str| flow.message(&sample_v2("N123", c), false, true).summary;
     assert!(s(&mut flow, "hi").ends_with("chat \"hi\""));
     assert!(!s(&mut flow, "").contains("chat"));
     assert!(s(&mut flow, "hi").ends_with("chat \"hi\""));
