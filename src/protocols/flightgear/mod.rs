@@ -1,7 +1,7 @@
 //! FlightGear multiplayer protocol (fgfs ↔ fgms, UDP, default port 5000).
 //!
 //! This file registers the protocol and holds its probe. Layers, each importing only those
-//! below it: `flow.rs` is the per-flow decoder ([`Flow`]), which remembers the aircraft seen
+//! below it: `flow.rs` is the per-flow decoder (`Flow`), which remembers the aircraft seen
 //! (callsign, model, last chat line) so that a chat line is shown once, when it changes, and
 //! `stats` can list the aircraft; [`msg`] decodes one datagram (header, legacy chat, dispatch),
 //! [`position`] the position block, [`property`] the property section in both encodings;

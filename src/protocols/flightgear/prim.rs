@@ -1,5 +1,5 @@
 //! The small pieces the datagram, position and property decoders share: the position of a
-//! named byte range, the [`Facts`] a message tells about its sender, text from wire bytes,
+//! named byte range, the `Facts` a message tells about its sender, text from wire bytes,
 //! the summary's quoting and model name, and the scaling of a short float.
 
 use std::borrow::Cow;
