@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use gamedissect::engine::Config;
-use gamedissect::protocols::flightgear::msg::V2_PAD_MAGIC;
-use gamedissect::protocols::flightgear::props::lookup;
+use gamedissect::protocols::flightgear::constants::V2_PAD_MAGIC;
+use gamedissect::protocols::flightgear::tables::lookup;
 use gamedissect::run::{OutputFormat, render};
 use gamedissect::tree::Value;
 use serde_json::Value as J;

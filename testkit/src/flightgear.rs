@@ -3,8 +3,8 @@
 //! FlightGear 2020.3 `src/MultiPlayer/` (`mpmessages.hxx`, `multiplaymgr.cxx`), named in its
 //! comment.
 
+use gamedissect::protocols::flightgear::constants::{MAGIC_FGFS, PROTO_VER, V2_PAD_MAGIC};
 use gamedissect::protocols::flightgear::geo;
-use gamedissect::protocols::flightgear::msg::{MAGIC_FGFS, PROTO_VER, V2_PAD_MAGIC};
 
 /// A datagram under construction.
 #[derive(Debug, Clone, Default)]

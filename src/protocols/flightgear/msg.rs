@@ -1,6 +1,7 @@
 //! One FlightGear MP datagram: the 32-byte header, the legacy chat body and the dispatch on
 //! `MsgId`; the position block is [`super::position`], the property section
-//! [`super::property`].
+//! [`super::property`], the header's magics, ids, sizes and byte ranges
+//! [`super::constants`].
 //!
 //! Layouts: FlightGear 2020.3 `src/MultiPlayer/mpmessages.hxx` (`T_MsgHdr`, `T_ChatMsg`,
 //! `T_PositionMsg`); receiver rules: `src/MultiPlayer/multiplaymgr.cxx`
@@ -11,98 +12,13 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use super::constants::{HEADER_LEN, MAX_PACKET_SIZE, Magic, MsgId, POSITION_LEN, PROTO_VER, field};
 use super::fields as f;
-use super::props::Tx;
-use super::{Flow, notes, position};
+use super::prim::{Facts, lossy, model_short, pos, quote};
+use super::{notes, position};
 use crate::text::{push_fixed, push_padded};
 use crate::tree::{Pos, Record, Severity, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector, Range};
-
-crate::open_enum! {
-    /// The header's `Magic`: FlightGear `src/MultiPlayer/mpmessages.hxx` `MSG_MAGIC`, fgms
-    /// `src/server/fg_server.hxx` `RELAY_MAGIC`.
-    pub struct Magic(u32) {
-        FGFS = 0x4647_4653 => "FGFS",
-        SFGF = 0x5346_4746 => "SFGF",
-    }
-}
-
-impl Magic {
-    /// Who sends it (fgms rewrites the magic of what it relays to other servers).
-    fn meaning(self) -> &'static str {
-        match self {
-            Magic::FGFS => "FlightGear client data",
-            Magic::SFGF => "fgms relay/crossfeed data",
-            _ => "not a FlightGear magic",
-        }
-    }
-}
-
-/// "FGFS" as a number, for packet builders.
-pub const MAGIC_FGFS: u32 = Magic::FGFS.0;
-/// "SFGF" as a number, for packet builders.
-pub const MAGIC_SFGF: u32 = Magic::SFGF.0;
-/// `PROTO_VER` 1.1 (mpmessages.hxx).
-pub const PROTO_VER: u32 = 0x0001_0001;
-/// `V2_PAD_MAGIC` (multiplaymgr.cxx, 2017.2+).
-pub const V2_PAD_MAGIC: u32 = 0x1FAC_E002;
-/// `sizeof(T_MsgHdr)`.
-pub const HEADER_LEN: usize = 32;
-/// `sizeof(T_PositionMsg)` with the pad word.
-pub const POSITION_LEN: usize = 200;
-/// `MAX_TEXT_SIZE` of FlightGear 2017.3+: a receiver caps v1 string lengths here.
-pub const MAX_TEXT_SIZE: u32 = 768;
-/// `MAX_PACKET_SIZE`: FlightGear's send and receive buffers.
-pub const MAX_PACKET_SIZE: usize = 1200;
-
-crate::open_enum! {
-    /// The header's `MsgId`: FlightGear `src/MultiPlayer/mpmessages.hxx` (`*_ID`), 9 and 10
-    /// from fgms `src/flightgear/MultiPlayer/mpmessages.hxx`.
-    pub struct MsgId(u32) {
-        CHAT = 1 => "CHAT_MSG",
-        UNUSABLE_POS_DATA = 2 => "UNUSABLE_POS_DATA",
-        OLD_OLD_POS_DATA = 3 => "OLD_OLD_POS_DATA",
-        OLD_POS_DATA = 4 => "OLD_POS_DATA",
-        OLD_PROP_MSG = 5 => "OLD_PROP_MSG",
-        RESET_DATA = 6 => "RESET_DATA",
-        POS_DATA = 7 => "POS_DATA",
-        MP_2017_DATA = 8 => "MP_2017_DATA",
-        PING = 9 => "PING",
-        PONG = 10 => "PONG",
-    }
-}
-
-/// Byte ranges of `T_MsgHdr` (mpmessages.hxx).
-pub mod field {
-    use crate::wire::Range;
-    pub const MAGIC: Range = 0..4;
-    pub const VERSION: Range = 4..8;
-    pub const MSG_ID: Range = 8..12;
-    pub const MSG_LEN: Range = 12..16;
-    /// `RequestedRangeNm` (FlightGear 2017.2+; `ReplyAddress` before, `RadarRange` in fgms).
-    pub const RANGE_WORD: Range = 16..20;
-    /// Its halves: the range is the low one; fgms 0.13+ moves it into the high one.
-    pub const RANGE_HIGH: Range = 16..18;
-    pub const RANGE_LOW: Range = 18..20;
-    pub const REPLY_PORT: Range = 20..24;
-    pub const CALLSIGN: Range = 24..32;
-}
-
-/// The position of a named range.
-pub(super) fn pos(r: Range) -> Pos {
-    Pos::bytes(r.start, r.len())
-}
-
-/// What the position block and properties told, for the summary and the flow state.
-#[derive(Debug, Default)]
-pub(super) struct Facts<'a> {
-    pub(super) model: Option<Cow<'a, str>>,
-    pub(super) geo: Option<(f64, f64, f64)>,
-    pub(super) heading: Option<f64>,
-    pub(super) chat: Option<Cow<'a, str>>,
-    pub(super) protocol: Option<u8>,
-    pub(super) props_cut: bool,
-}
 
 /// The header words the datagram holds (a datagram shorter than the header has only some).
 struct Header<'a> {
@@ -112,12 +28,14 @@ struct Header<'a> {
     callsign: Cow<'a, str>,
 }
 
-/// Decodes one datagram into a record, updating the flow's aircraft table.
-pub fn decode(
+/// Decodes one datagram into a record. `observe` is told what a message with a whole header
+/// said about its sender (callsign and [`Facts`]) and returns the chat line to show when it
+/// is new for that callsign (the flow's aircraft table, `flow.rs`).
+pub(super) fn decode(
     payload: &[u8],
     truncated: bool,
     detail: impl Into<crate::tree::Detail>,
-    flow: &mut Flow,
+    observe: impl FnOnce(&str, &Facts<'_>) -> Option<String>,
 ) -> Record {
     let mut rec = Record::new("flightgear");
     let mut d = Dissector::new(payload, detail);
@@ -146,7 +64,7 @@ pub fn decode(
             let rest = &payload[end..];
             d.add(&f::TRAILING, Value::Bytes(rest.into()), end, rest.len());
         }
-        let line = summary(flow, &hdr, id, end.saturating_sub(HEADER_LEN), &facts);
+        let line = summary(observe, &hdr, id, end.saturating_sub(HEADER_LEN), &facts);
         (msg_type, line)
     };
     d.tree.finish_into(payload.len(), &mut rec);
@@ -408,50 +326,14 @@ fn chat<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>) {
     facts.chat = Some(lossy(&text[..n]));
 }
 
-/// The value of a v2 short float element: `int16 / divisor`, as FlightGear computes it in double
-/// precision and stores it in a float.
-pub fn scale_short(raw: i16, tx: Tx) -> Option<f32> {
-    tx.short_float_divisor().map(|d| (raw as f64 / d) as f32)
-}
-
-/// The model's short name: the file name of the model path without `.xml`
-/// (`Aircraft/c172p/Models/c172p.xml` → `c172p`).
-pub fn model_short(path: &str) -> &str {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.strip_suffix(".xml").unwrap_or(file);
-    if stem.is_empty() { path } else { stem }
-}
-
-/// Text from wire bytes, invalid UTF-8 replaced: `String::from_utf8_lossy`, with the
-/// validation's fast path first (the callsign, model and chat line of every message are
-/// almost always ASCII, and the lossy decoder's per-chunk loop was 2% of a summary run).
-pub(super) fn lossy(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
-/// Quotes a chat line for the summary, shortened to 80 characters.
-pub(super) fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for (i, ch) in s.chars().enumerate() {
-        if i == 80 {
-            out.push('…');
-            break;
-        }
-        if ch.is_control() {
-            let _ = write!(out, "\\x{:02x}", ch as u32);
-        } else {
-            out.push(ch);
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// The one-line summary; tells the flow what this message said about its aircraft.
-fn summary(flow: &mut Flow, hdr: &Header<'_>, id: MsgId, body_len: usize, facts: &Facts) -> String {
+/// The one-line summary; tells `observe` what this message said about its aircraft.
+fn summary(
+    observe: impl FnOnce(&str, &Facts<'_>) -> Option<String>,
+    hdr: &Header<'_>,
+    id: MsgId,
+    body_len: usize,
+    facts: &Facts,
+) -> String {
     // Room for a position line with its coordinates (`GDPAIRA c172p 37.6189N 122.3750W 0 ft
     // hdg 280`): growing it piece by piece reallocated it three times a message.
     let mut s = String::with_capacity(96);
@@ -465,7 +347,7 @@ fn summary(flow: &mut Flow, hdr: &Header<'_>, id: MsgId, body_len: usize, facts:
     }
     let callsign = hdr.callsign.as_ref();
     s.push_str(if callsign.is_empty() { "?" } else { callsign });
-    let new_chat = flow.observe(callsign, facts);
+    let new_chat = observe(callsign, facts);
     match id {
         MsgId::CHAT => {
             let _ = write!(s, " chat {}", quote(facts.chat.as_deref().unwrap_or("")));

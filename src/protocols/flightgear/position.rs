@@ -3,8 +3,9 @@
 //! attitude derived from it, and where the property section starts (`ProcessPosMsg`,
 //! `verifyProperties` in `multiplaymgr.cxx`).
 
+use super::constants::{HEADER_LEN, POSITION_LEN, V2_PAD_MAGIC};
 use super::fields as f;
-use super::msg::{Facts, HEADER_LEN, POSITION_LEN, V2_PAD_MAGIC, pos};
+use super::prim::{Facts, lossy, pos};
 use super::{geo, notes, property};
 use crate::tree::{FieldDef, Pos, Value};
 use crate::wire::{Dissector, Range, Step};
@@ -171,7 +172,7 @@ fn model<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>) -> Step<()> {
             "model path fills all 96 bytes without a NUL",
         );
     }
-    facts.model = Some(super::msg::lossy(model));
+    facts.model = Some(lossy(model));
     Ok(())
 }
 

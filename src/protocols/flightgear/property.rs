@@ -1,16 +1,17 @@
 //! The property section of a position message, in both encodings: FlightGear 2020.3
 //! `src/MultiPlayer/multiplaymgr.cxx` `FGMultiplayMgr::ProcessPosMsg` (receiver) and
-//! `SendMyPosition` (sender), with the id table of [`super::props`].
+//! `SendMyPosition` (sender), with the id table of [`super::tables`].
 //!
 //! The section has no count and no element lengths: the size of an element is known only from
 //! its id, so the walk stops at an unknown id exactly as `ProcessPosMsg` does. The high half
 //! of an element's first word decides its form: non-zero is a protocol-2 short element (id and
 //! int16 in one word), zero a v1 element (32-bit id, then the value by the declared type).
 
+use super::constants::MAX_TEXT_SIZE;
 use super::fields as f;
-use super::msg::{Facts, MAX_TEXT_SIZE, scale_short};
 use super::notes;
-use super::props::{self, PropDef, PropType, Tx};
+use super::prim::{Facts, lossy, scale_short};
+use super::tables::{self, PropDef, PropType, Tx};
 use crate::tree::{Pos, TreeBuilder, Value};
 use crate::wire::{Cursor, Dissector, Step, Stop};
 
@@ -53,10 +54,10 @@ struct After {
     undecoded: Option<usize>,
     /// The wire form of each element (`flightgear.properties.forms`).
     forms: String,
-    /// The ids seen so far in this message, by [`props::slot`], and whether a repeat was
+    /// The ids seen so far in this message, by [`tables::slot`], and whether a repeat was
     /// noted: FlightGear never repeats one (`FGMultiplayMgr::SendMyPosition` writes each
     /// property once), and a repeat would be a repeated key in the JSON object.
-    seen: [u64; props::SLOTS.div_ceil(64)],
+    seen: [u64; tables::SLOTS.div_ceil(64)],
     repeat_noted: bool,
 }
 
@@ -66,7 +67,7 @@ impl Default for After {
             blocks: Vec::new(),
             undecoded: None,
             forms: String::new(),
-            seen: [0; props::SLOTS.div_ceil(64)],
+            seen: [0; tables::SLOTS.div_ceil(64)],
             repeat_noted: false,
         }
     }
@@ -75,7 +76,7 @@ impl Default for After {
 /// Marks `id` as seen in this message; its second appearance gets a warning (once a message).
 #[inline]
 fn mark_seen(d: &mut Dissector<'_>, after: &mut After, id: u32, pos: Pos) {
-    let Some(slot) = props::slot(id) else {
+    let Some(slot) = tables::slot(id) else {
         return;
     };
     let (word, bit) = (slot / 64, 1u64 << (slot % 64));
@@ -195,8 +196,8 @@ fn plain_size(data: &[u8], at: usize) -> Option<(u32, usize)> {
     let w = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
     let short = w >> 16 != 0;
     let id = if short { w >> 16 } else { w };
-    let def = props::lookup(id)?;
-    if props::is_later(def) {
+    let def = tables::lookup(id)?;
+    if tables::is_later(def) {
         return None;
     }
     let plain = match def.ty {
@@ -252,10 +253,10 @@ fn element<'a>(
     let w = d.cur.u32_be().map_err(|_| Stop)?;
     let short = w >> 16 != 0;
     let id = if short { w >> 16 } else { w };
-    let Some(def) = props::lookup(id) else {
+    let Some(def) = tables::lookup(id) else {
         return Err(unknown_id(d, at, id, after));
     };
-    if props::is_later(def) {
+    if tables::is_later(def) {
         d.tree.expert(
             &notes::LATER_ID,
             Some(&f::PROP_ID),
@@ -375,7 +376,7 @@ fn v2_string<'a>(
     }
     item.value_pos = Pos::bytes(e.at + 4, len);
     if e.id == ID_CHAT {
-        facts.chat = Some(super::msg::lossy(text));
+        facts.chat = Some(lossy(text));
     }
     Ok(())
 }
@@ -597,7 +598,7 @@ fn bool_block(d: &mut Dissector<'_>, e: Elem, after: &mut After) -> Step<usize> 
     }
     if !d.tree.detail() {
         // The bits are only tree items: counted (for the item bound), not built.
-        let known = (0..31u32).filter(|i| props::lookup(id + i).is_some());
+        let known = (0..31u32).filter(|i| tables::lookup(id + i).is_some());
         return Ok(known
             .inspect(|&i| {
                 let bit = Pos::bits((at + 4) * 8 + (31 - i as usize), 1);
@@ -607,7 +608,7 @@ fn bool_block(d: &mut Dissector<'_>, e: Elem, after: &mut After) -> Step<usize> 
     }
     let mut n = 0;
     for i in 0..31u32 {
-        let Some(def) = props::lookup(id + i) else {
+        let Some(def) = tables::lookup(id + i) else {
             continue;
         };
         let bit = Pos::bits((at + 4) * 8 + (31 - i as usize), 1);
@@ -660,7 +661,7 @@ pub fn verify_v1(body: &[u8], start: usize) -> bool {
 /// One element of the strict walk; `None` when it does not pass.
 fn verify_element(c: &mut Cursor<'_>) -> Option<()> {
     let id = c.u32_be().ok()?;
-    let def = props::lookup(id)?;
+    let def = tables::lookup(id)?;
     if id > 0xffff {
         return None;
     }

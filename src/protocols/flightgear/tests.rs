@@ -2,16 +2,16 @@
 //! `FillMsgHdr` writes it, elements as `SendMyPosition` encodes them), header words, derived
 //! position, flow state.
 
-use super::msg::{self, MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC, scale_short};
-use super::props::Tx;
+use super::constants::{MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC};
+use super::prim::{model_short, scale_short};
+use super::tables::Tx;
 use super::*;
 use crate::proto::{Confidence, Role};
 use crate::tree::{Field, Record, Severity, Value};
 use testkit::flightgear::{Packet, sample_v1, sample_v2};
 
 fn dec(p: &[u8]) -> Record {
-    let mut flow = Flow::default();
-    msg::decode(p, false, true, &mut flow)
+    Flow::default().message(p, false, true)
 }
 
 fn errors(r: &Record) -> Vec<&str> {
@@ -56,7 +56,7 @@ fn encoding_of(form: char, id: &Field, value: &Field) -> String {
     let Value::Enum(n, _) = id.value else {
         panic!("{id:?}")
     };
-    let def = super::props::lookup(n as u32).unwrap();
+    let def = super::tables::lookup(n as u32).unwrap();
     assert_eq!(form == 'b', value.pos.bits, "{id:?}");
     assert_eq!(form == 's', id.pos.len == 2, "{id:?}");
     let name = match (def.ty.name_or(""), form) {
@@ -95,7 +95,7 @@ fn props_of(r: &Record) -> Vec<(u64, String, String, String, Value)> {
                 panic!()
             };
             let id = id as u64;
-            let ty = super::props::lookup(id as u32).map_or("", |d| d.ty.name_or(""));
+            let ty = super::tables::lookup(id as u32).map_or("", |d| d.ty.name_or(""));
             (
                 id,
                 path.to_string(),
@@ -646,10 +646,10 @@ fn v1_sample_decodes_fully() {
 #[test]
 fn flow_shows_chat_once_and_lists_aircraft() {
     let mut flow = Flow::default();
-    let a1 = msg::decode(&sample_v2("N123", "hi"), false, true, &mut flow);
-    let a2 = msg::decode(&sample_v2("N123", "hi"), false, true, &mut flow);
-    let b1 = msg::decode(&sample_v1("D-EFGH", "hi"), false, true, &mut flow);
-    let a3 = msg::decode(&sample_v2("N123", "bye"), false, true, &mut flow);
+    let a1 = flow.message(&sample_v2("N123", "hi"), false, true);
+    let a2 = flow.message(&sample_v2("N123", "hi"), false, true);
+    let b1 = flow.message(&sample_v1("D-EFGH", "hi"), false, true);
+    let a3 = flow.message(&sample_v2("N123", "bye"), false, true);
     assert!(a1.summary.ends_with("chat \"hi\""));
     assert!(!a2.summary.contains("chat"));
     assert!(b1.summary.ends_with("chat \"hi\""), "{}", b1.summary);
@@ -670,14 +670,14 @@ fn flow_shows_chat_once_and_lists_aircraft() {
 
 #[test]
 fn model_short_names() {
-    assert_eq!(msg::model_short("Aircraft/c172p/Models/c172p.xml"), "c172p");
+    assert_eq!(model_short("Aircraft/c172p/Models/c172p.xml"), "c172p");
     assert_eq!(
-        msg::model_short("Aircraft/777/Models/777-200ER.xml"),
+        model_short("Aircraft/777/Models/777-200ER.xml"),
         "777-200ER"
     );
-    assert_eq!(msg::model_short("ufo"), "ufo");
-    assert_eq!(msg::model_short("dir/"), "dir/");
-    assert_eq!(msg::model_short(""), "");
+    assert_eq!(model_short("ufo"), "ufo");
+    assert_eq!(model_short("dir/"), "dir/");
+    assert_eq!(model_short(""), "");
 }
 
 /// xorshift64*: deterministic pseudo-random numbers for the property test.
@@ -820,20 +820,19 @@ fn property_no_panic_on_random_and_mutated_payloads() {
 fn snaplen_cut_is_not_malformed() {
     let full = sample_v2("N123", "hello");
     let mut flow = Flow::default();
-    let r = msg::decode(&full[..300], true, true, &mut flow);
+    let r = flow.message(&full[..300], true, true);
     assert!(!r.has_errors(), "{:?}", r.notes);
     assert!(r.notes.iter().any(|n| n.message.contains("snaplen")));
-    let r = msg::decode(&full[..300], false, true, &mut flow);
+    let r = flow.message(&full[..300], false, true);
     assert!(r.has_errors());
-    let r = msg::decode(&full[..20], true, true, &mut flow);
+    let r = flow.message(&full[..20], true, true);
     assert!(!r.has_errors(), "{:?}", r.notes);
 }
 
 #[test]
 fn chat_cleared_then_repeated_shows_again() {
     let mut flow = Flow::default();
-    let s =
-        |flow: &mut Flow, c: &str| msg::decode(&sample_v2("N123", c), false, true, flow).summary;
+    let s = |flow: &mut Flow, c: &str| flow.message(&sample_v2("N123", c), false, true).summary;
     assert!(s(&mut flow, "hi").ends_with("chat \"hi\""));
     assert!(!s(&mut flow, "").contains("chat"));
     assert!(s(&mut flow, "hi").ends_with("chat \"hi\""));

@@ -5,7 +5,7 @@
 
 use std::net::SocketAddr;
 
-use gamedissect::protocols::flightgear::msg::{MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC};
+use gamedissect::protocols::flightgear::constants::{MAGIC_FGFS, MAGIC_SFGF, V2_PAD_MAGIC};
 
 use crate::flightgear::Packet;
 use crate::synth::{PcapWriter, eth_udp, linktype};

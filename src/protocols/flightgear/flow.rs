@@ -1,0 +1,159 @@
+//! The per-flow decoder: the aircraft a flow has seen (callsign, model, property protocol,
+//! last chat line), so that a chat line is shown once, when it changes, and `stats` can list
+//! the aircraft. Each datagram is decoded by [`msg::decode`].
+
+use super::constants::MAX_TEXT_SIZE;
+use super::msg;
+use super::prim::{Facts, model_short};
+use crate::proto::{Datagram, FlowDecoder};
+use crate::tree::{Detail, Record};
+
+/// Most aircraft remembered per flow (a busy fgms forwards dozens; beyond this they are only
+/// counted).
+const MAX_AIRCRAFT: usize = 256;
+
+/// What the flow remembers about one callsign.
+#[derive(Debug, Clone, Default)]
+pub struct Aircraft {
+    pub callsign: String,
+    pub model: String,
+    /// The last chat line seen (property 10002 or MsgId 1).
+    pub chat: Option<String>,
+    /// Property protocol the sender uses (1 or 2), from the pad word and id 10.
+    pub protocol: Option<u8>,
+    pub messages: u64,
+}
+
+/// Per-flow state.
+#[derive(Debug, Default)]
+pub struct Flow {
+    pub aircraft: Vec<Aircraft>,
+    /// Callsigns not remembered because the table was full.
+    pub untracked: u64,
+    /// Chat lines shown (new or changed text).
+    pub chat_lines: u64,
+}
+
+impl Flow {
+    /// The entry of `callsign`, created when there is room.
+    pub fn aircraft_mut(&mut self, callsign: &str) -> Option<&mut Aircraft> {
+        if let Some(i) = self.aircraft.iter().position(|a| a.callsign == callsign) {
+            return self.aircraft.get_mut(i);
+        }
+        if self.aircraft.len() >= MAX_AIRCRAFT {
+            self.untracked += 1;
+            return None;
+        }
+        self.aircraft.push(Aircraft {
+            callsign: callsign.to_string(),
+            ..Aircraft::default()
+        });
+        self.aircraft.last_mut()
+    }
+}
+
+impl Flow {
+    /// Decodes one datagram ([`msg::decode`]) and tells the aircraft table what it said.
+    pub(super) fn message(
+        &mut self,
+        payload: &[u8],
+        truncated: bool,
+        detail: impl Into<Detail>,
+    ) -> Record {
+        msg::decode(payload, truncated, detail, |callsign, facts| {
+            self.observe(callsign, facts)
+        })
+    }
+
+    /// Records what a message told about its sender; returns the chat line when it is new or
+    /// changed for that callsign (every position packet repeats the current line).
+    fn observe(&mut self, callsign: &str, facts: &Facts<'_>) -> Option<String> {
+        let new_chat = self.aircraft_mut(callsign)?.update(facts);
+        if new_chat.is_some() {
+            self.chat_lines += 1;
+        }
+        new_chat
+    }
+}
+
+impl Aircraft {
+    fn update(&mut self, facts: &Facts<'_>) -> Option<String> {
+        self.messages += 1;
+        if let Some(m) = &facts.model
+            && self.model != model_short(m)
+        {
+            self.model = model_short(m).chars().take(96).collect();
+        }
+        if let Some(p) = facts.protocol {
+            self.protocol = Some(p);
+        }
+        // An empty value (FGData clears the line ~10 s after it was typed) is remembered, so
+        // the same line typed again shows again, but is not itself shown.
+        let c = facts.chat.as_deref()?;
+        if self.chat.as_deref() == Some(c) {
+            return None;
+        }
+        let c: String = c.chars().take(MAX_TEXT_SIZE as usize).collect();
+        self.chat = Some(c.clone());
+        (!c.is_empty()).then_some(c)
+    }
+}
+
+impl FlowDecoder for Flow {
+    fn decode(&mut self, d: &Datagram<'_>, out: &mut Vec<Record>) {
+        out.push(self.message(d.payload, d.truncated, d.detail));
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.aircraft
+            .iter()
+            .map(|a| {
+                std::mem::size_of::<Aircraft>()
+                    + a.callsign.capacity()
+                    + a.model.capacity()
+                    + a.chat.as_ref().map_or(0, |c| c.capacity())
+            })
+            .sum()
+    }
+
+    fn describe(&self) -> Vec<(String, String)> {
+        let mut facts = Vec::new();
+        if !self.aircraft.is_empty() {
+            let list: Vec<String> = self
+                .aircraft
+                .iter()
+                .map(|a| {
+                    let mut s = a.callsign.clone();
+                    let mut extra = Vec::new();
+                    if !a.model.is_empty() {
+                        extra.push(a.model.clone());
+                    }
+                    if let Some(p) = a.protocol {
+                        extra.push(format!("v{p}"));
+                    }
+                    extra.push(format!(
+                        "{} message{}",
+                        a.messages,
+                        if a.messages == 1 { "" } else { "s" }
+                    ));
+                    s.push_str(&format!(" ({})", extra.join(", ")));
+                    s
+                })
+                .collect();
+            facts.push(("aircraft".to_string(), list.join("; ")));
+        }
+        if self.untracked > 0 {
+            facts.push((
+                "aircraft not tracked".to_string(),
+                format!(
+                    "{} messages (more than {MAX_AIRCRAFT} callsigns)",
+                    self.untracked
+                ),
+            ));
+        }
+        if self.chat_lines > 0 {
+            facts.push(("chat lines".to_string(), self.chat_lines.to_string()));
+        }
+        facts
+    }
+}
