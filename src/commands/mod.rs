@@ -1,5 +1,9 @@
-//! The commands: `dissect`, `stats`, `protocols` and `fields`, from checked [`Settings`] to an
-//! exit code.
+//! The commands, one module each, run from checked [`Settings`] (made by [`crate::cli`], the
+//! only module that knows clap) to an exit code: `dissect` and `stats` here, and `events`,
+//! `tracks`, `report`, `demo`, `diff`, `fields` and `protocols` in their modules.
+//!
+//! Exit codes: 0 success (also when the reader of our output goes away, as with `| head`),
+//! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by `cli`).
 
 use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};

@@ -1,9 +1,6 @@
 //! Running a capture through the engine: the read → decode → write loop shared by the commands
-//! and [`crate::run::parallel`], and in-memory rendering for tests, benches and fuzzing. The commands
-//! themselves are in `run/commands.rs`; [`run`] is what `main` calls.
-//!
-//! Exit codes: 0 success (also when the reader of our output goes away, as with `| head`),
-//! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by [`crate::cli`]).
+//! ([`crate::commands`]) and [`parallel`], the first pass of `-2`, and in-memory rendering for
+//! tests, benches and fuzzing. It knows no command: the commands call it.
 
 pub mod live;
 pub mod parallel;
