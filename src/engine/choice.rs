@@ -8,7 +8,9 @@
 use std::net::SocketAddr;
 
 use super::config::Config;
-use crate::proto::{ChosenBy, Confidence, FlowDecoder, ProbeInput, Protocol, Role, RoleSource};
+use crate::proto::{
+    ChosenBy, Confidence, FlowDecoder, ProbeInput, Protocol, Release, Role, RoleSource,
+};
 use crate::toolkit::udp as udpf;
 use crate::tree::Note;
 
@@ -31,6 +33,36 @@ pub(super) struct Choice {
 pub(super) struct Decoder {
     pub protocol: usize,
     pub state: Box<dyn FlowDecoder>,
+}
+
+impl Decoder {
+    /// Whether it holds the datagram it just decoded; the final records of those it held
+    /// before and releases now go to `releases`. One call for a decoder that does not learn.
+    #[inline]
+    pub fn holds_last(&mut self, releases: &mut Vec<Release>) -> bool {
+        let Some(l) = self.state.learning() else {
+            return false;
+        };
+        let held = l.holds_last();
+        l.released(releases);
+        held
+    }
+
+    /// Ends its holds up to frame `through` (every one at `u64::MAX`), their releases to
+    /// `releases`; nothing for a decoder that does not learn.
+    pub fn give_up(&mut self, through: u64, releases: &mut Vec<Release>) {
+        if let Some(l) = self.state.learning() {
+            l.give_up(through);
+            l.released(releases);
+        }
+    }
+
+    /// What it learned over the flow, for a second pass (`-2`).
+    pub fn hindsight(&mut self) -> Vec<Vec<u8>> {
+        self.state
+            .learning()
+            .map_or_else(Vec::new, |l| l.hindsight())
+    }
 }
 
 /// A datagram's two ends, and the ports ordered (lower first) for port lookups.

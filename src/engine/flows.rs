@@ -79,10 +79,9 @@ impl Flow {
         releases: &mut Vec<Release>,
     ) {
         if let Some(d) = self.decoder.as_mut() {
-            d.state.give_up(u64::MAX);
-            d.state.released(releases);
+            d.give_up(u64::MAX, releases);
             if let Some(h) = learned.as_mut() {
-                h.add(a, b, d.state.hindsight());
+                h.add(a, b, d.hindsight());
             }
         }
         if let (Some(i), Some(d)) = (self.stats, &self.decoder) {
@@ -481,6 +480,16 @@ mod tests {
 
     impl crate::proto::FlowDecoder for Learner {
         fn decode(&mut self, _: &crate::proto::Datagram<'_>, _: &mut Vec<crate::tree::Record>) {}
+        fn learning(&mut self) -> Option<&mut dyn crate::proto::Learning> {
+            Some(self)
+        }
+    }
+
+    impl crate::proto::Learning for Learner {
+        fn holds_last(&self) -> bool {
+            false
+        }
+        fn released(&mut self, _: &mut Vec<Release>) {}
         fn give_up(&mut self, _through: u64) {
             self.1 = true;
         }
@@ -488,6 +497,7 @@ mod tests {
             let named = |i: u8| [vec![i; 62], self.0.to_be_bytes().to_vec()].concat();
             (0..7).chain(self.1.then_some(0xff)).map(named).collect()
         }
+        fn foresee(&mut self, _: &[Vec<u8>]) {}
     }
 
     /// `-2`'s first pass keeps what the flows that ended first learned, up to its bound, in
@@ -496,7 +506,7 @@ mod tests {
     #[test]
     fn a_first_pass_keeps_the_flows_that_ended_first_whatever_the_seed() {
         use super::super::hindsight::MAX_BYTES;
-        use crate::proto::FlowDecoder;
+        use crate::proto::Learning;
         let config = Config::default();
         let server: SocketAddr = "10.0.0.1:27960".parse().unwrap();
         let client = |n: u16| SocketAddr::from(([10, 0, 0, 2], n));

@@ -25,7 +25,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::capture::{Packet, Timestamp};
 use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
-use crate::proto::{Datagram, Direction, FlowDecoder, Meta, Protocol, RoleSource};
+use crate::proto::{Datagram, Direction, FlowDecoder, Meta, Overhearing, Protocol, RoleSource};
 use crate::toolkit::udp as udpf;
 use crate::tree::{Detail, Field, Note, NoteDef, Pos, Record, Value};
 
@@ -52,8 +52,8 @@ enum GiveUp {
 
 pub struct Engine {
     protocols: Vec<&'static dyn Protocol>,
-    /// The protocols that overhear (`Protocol::overhears`).
-    listeners: Vec<&'static dyn Protocol>,
+    /// The protocols that overhear (`Protocol::overhearing`), decided once.
+    listeners: Vec<&'static dyn Overhearing>,
     config: Config,
     /// The state of a fresh decoder of each protocol, which the state budget does not count.
     fresh_state: Vec<usize>,
@@ -210,8 +210,10 @@ fn new_state(
     b: SocketAddr,
 ) -> Box<dyn FlowDecoder> {
     let mut state = protocol.new_flow(&config.prefs);
-    if let Some(learned) = (config.hindsight.as_ref()).and_then(|h| h.get(a, b)) {
-        state.foresee(learned);
+    if let Some(learned) = (config.hindsight.as_ref()).and_then(|h| h.get(a, b))
+        && let Some(l) = state.learning()
+    {
+        l.foresee(learned);
     }
     state
 }
@@ -275,11 +277,7 @@ impl Engine {
             .collect();
         let mut flows = FlowTable::new();
         flows.learned = config.learn.then(Hindsight::default);
-        let listeners = protocols
-            .iter()
-            .copied()
-            .filter(|p| p.overhears())
-            .collect();
+        let listeners = protocols.iter().filter_map(|p| p.overhearing()).collect();
         Engine {
             protocols,
             listeners,
@@ -465,10 +463,7 @@ impl Engine {
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
         let measured = measure_state(f, &self.fresh_state);
-        let held = f.decoder.as_ref().is_some_and(|d| d.state.holds_last());
-        if let Some(d) = f.decoder.as_mut() {
-            d.state.released(&mut self.hold.releases);
-        }
+        let held = (f.decoder.as_mut()).is_some_and(|d| d.holds_last(&mut self.hold.releases));
         let state_dropped = std::mem::take(&mut f.state_dropped);
         let (src_text, dst_text) = f.ends_text(u.src, u.dst);
         let roles_known = f.decoder.is_some() && f.role_source != RoleSource::FirstSender;
@@ -545,8 +540,7 @@ impl Engine {
             if let Some(w) = due {
                 let (frame, key) = (w.frame, (w.src, w.dst));
                 if let Some(d) = self.flows.get_mut(key).and_then(|f| f.decoder.as_mut()) {
-                    d.state.give_up(frame);
-                    d.state.released(&mut self.hold.releases);
+                    d.give_up(frame, &mut self.hold.releases);
                 }
                 self.hold.apply_releases();
                 // A decoder that is gone (its flow forgotten) or that released nothing: the
@@ -595,11 +589,10 @@ impl Engine {
         t.state_dropped += self.flows.shed(budget, |f, (a, b), learned| {
             if let Some(d) = f.decoder.as_mut() {
                 // What it holds is released before its state goes (applied at the next datagram).
-                d.state.give_up(u64::MAX);
-                d.state.released(releases);
+                d.give_up(u64::MAX, releases);
                 // `-2`: what the dropped state learned is kept, and the new one starts from it.
                 if let Some(h) = learned {
-                    h.add(a, b, d.state.hindsight());
+                    h.add(a, b, d.hindsight());
                 }
                 d.state = new_state(protocols[d.protocol], config, a, b);
                 // The new state is told again what was overheard.

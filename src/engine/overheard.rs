@@ -1,9 +1,9 @@
 //! What one flow's datagrams say about an endpoint that other flows talk to: a Quake 3 server's
 //! `statusResponse` to a server browser lists the names of the players in the game, and a
 //! legacy game flow captured mid-game needs a player's name to read its chat lines' echoes
-//! (docs/protocols/quake3.md, "Overheard names"). Each protocol says what a datagram tells
-//! ([`crate::toolkit::proto::Protocol::overhear`]); the engine keeps it by the sender and hands
-//! it to every flow with that endpoint ([`crate::toolkit::proto::Datagram::overheard`]).
+//! (docs/protocols/quake3.md, "Overheard names"). A protocol that overhears says what a
+//! datagram tells ([`crate::toolkit::proto::Overhearing`]); the engine keeps it by the sender and
+//! hands it to every flow with that endpoint ([`crate::toolkit::proto::Datagram::overheard`]).
 //!
 //! Every shard looks at every datagram, its own flow's or not, so every shard holds the same
 //! facts at every frame and the output is the same on any thread count. Bounded whatever the

@@ -2,7 +2,7 @@
 //!
 //! A decoder may hold a datagram it cannot decode yet but may decode later (a Quake 3 legacy
 //! message whose XOR pad is being recovered from the messages that follow: see
-//! [`crate::proto::FlowDecoder::holds_last`]). Records stay in frame order, so every record
+//! [`crate::proto::Learning::holds_last`]). Records stay in frame order, so every record
 //! after a held one waits too, owned here, until the held datagram is released: decoded after
 //! all, or kept as first shown with a note.
 //!

@@ -4,6 +4,11 @@
 //! assigned to it, the plumbing asks it for a [`FlowDecoder`], which owns all per-flow state and
 //! turns each datagram into one or more [`Record`]s. The plumbing knows nothing else about any
 //! protocol.
+//!
+//! Decoders that learn over a flow what decodes it (Quake 3 only, today) add one optional
+//! capability: [`Learning`] on the decoder (holding datagrams, the two passes of `-2`), and
+//! [`Overhearing`] on the protocol (what its datagrams tell other flows). The others implement
+//! only `info`, `probe` and `new_flow`, and `decode` (with `state_bytes` and `describe`).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -129,7 +134,7 @@ pub struct Datagram<'a> {
     /// any thread count: a decoder may size per-flow work by it (the Quake 3 pad recovery's
     /// start credit).
     pub conversations: usize,
-    /// What other flows' datagrams said about this flow's endpoints ([`Protocol::overhear`],
+    /// What other flows' datagrams said about this flow's endpoints ([`Overhearing`],
     /// `engine::overheard`), given when anything was heard since the flow's previous datagram
     /// (empty otherwise), with a generation that changes when what is heard about them does:
     /// the same on any thread count. Candidates only: a decoder checks anything it builds from
@@ -234,18 +239,25 @@ pub trait Protocol: Sync {
     /// Must be cheap, must not panic, must not allocate much: it runs on unclaimed datagrams.
     fn probe(&self, input: &ProbeInput<'_>) -> Probe;
     fn new_flow(&self, prefs: &Prefs) -> Box<dyn FlowDecoder>;
-    /// What a datagram tells other flows about its sender (a Quake 3 server's status lists
-    /// its players' names): a few short strings, handed to every flow with that endpoint as
-    /// [`Datagram::overheard`]. It runs on every datagram on every shard: it must be cheap,
-    /// and most datagrams tell nothing. Only called when [`Protocol::overhears`].
-    fn overhear(&self, _payload: &[u8]) -> Vec<Vec<u8>> {
-        Vec::new()
+    /// Its [`Overhearing`], when its datagrams tell other flows anything. Asked once, when the
+    /// engine is made: only the protocols that answer are asked at each datagram (a call per
+    /// protocol at every datagram cost 5 % of a `stats` run).
+    fn overhearing(&self) -> Option<&dyn Overhearing> {
+        None
     }
-    /// Whether [`Protocol::overhear`] can tell anything: the engine asks only those that do (a
-    /// call per protocol at every datagram cost 5 % of a `stats` run).
-    fn overhears(&self) -> bool {
-        false
-    }
+}
+
+/// What a protocol's datagrams tell other flows: the protocol's side of [`Learning`]. A decoder
+/// that learns over its flow learns from the flow's datagrams, from a first pass (`-2`), and
+/// from what other flows' datagrams said about its endpoints, which the engine hands every
+/// decoder ([`Datagram::overheard`]); a protocol overhears so that its decoders may learn it.
+/// Quake 3 has both: a server's status to a server browser names the players whose names key
+/// the game flows' chat echoes.
+pub trait Overhearing: Sync {
+    /// What a datagram tells other flows about its sender: a few short strings, handed to every
+    /// flow with that endpoint as [`Datagram::overheard`]. It runs on every datagram on every
+    /// shard: it must be cheap, and most datagrams tell nothing.
+    fn overhear(&self, payload: &[u8]) -> Vec<Vec<u8>>;
 }
 
 /// Every field of every protocol, the plain-UDP record first.
@@ -280,27 +292,35 @@ pub trait FlowDecoder: Send {
     fn describe(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// Its [`Learning`], when it learns over the flow: what the engine holds, ends, keeps and
+    /// hands on for it. A decoder without it only decodes each datagram as it comes.
+    fn learning(&mut self) -> Option<&mut dyn Learning> {
+        None
+    }
+}
+
+/// A decoder that learns over its flow what decodes the flow's messages (a Quake 3 legacy
+/// flow's XOR pads and player names, its usercmd key), and so may hold a datagram until it
+/// knows more, and hand what it learned to a second pass (`-2`). What it learns from other
+/// flows comes in [`Datagram::overheard`], from the protocols with [`Overhearing`].
+pub trait Learning {
     /// Whether the datagram just decoded is held: its records show what is known now, and the
     /// decoder may decode it again once it knows more (a Quake 3 message whose XOR pad is being
     /// recovered). The engine holds back every later record too, so that records stay in frame
-    /// order, until [`FlowDecoder::released`] gives the held datagram's final records.
-    fn holds_last(&self) -> bool {
-        false
-    }
+    /// order, until [`Learning::released`] gives the held datagram's final records.
+    fn holds_last(&self) -> bool;
     /// The final records of datagrams held earlier, when there are any now.
-    fn released(&mut self, _out: &mut Vec<Release>) {}
+    fn released(&mut self, out: &mut Vec<Release>);
     /// Ends the holds of every datagram up to frame `through`: the engine can wait no longer
     /// (its bounds, or the end of the input). Each is released, decoded or kept.
-    fn give_up(&mut self, _through: u64) {}
+    fn give_up(&mut self, through: u64);
     /// What the decoder learned over the flow that could have helped it earlier (`-2`, the
     /// first pass): a few short byte strings, bounded by [`crate::engine::hindsight`]. A Quake 3
     /// flow gives the player names it saw and the usercmd keys it recovered.
-    fn hindsight(&self) -> Vec<Vec<u8>> {
-        Vec::new()
-    }
+    fn hindsight(&self) -> Vec<Vec<u8>>;
     /// Takes what the first pass learned over this flow (`-2`, before its first datagram):
     /// candidates only, each still checked against the bytes before anything is shown from it.
-    fn foresee(&mut self, _learned: &[Vec<u8>]) {}
+    fn foresee(&mut self, learned: &[Vec<u8>]);
 }
 
 /// The final records of a held datagram.

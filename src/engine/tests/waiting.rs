@@ -1,7 +1,7 @@
 //! Records held back behind a datagram its decoder holds: frame order, replacement, bounds.
 
 use super::*;
-use crate::proto::Release;
+use crate::proto::{Learning, Release};
 
 /// A test protocol on port 9999 whose decoder holds each `HOLD` datagram, releases every held
 /// one decoded at a `FREE` datagram, and keeps them as first shown when the engine gives up.
@@ -63,14 +63,20 @@ impl FlowDecoder for HolderFlow {
         }
         out.push(record(format!("plain {}", d.frame)));
     }
+    fn state_bytes(&self) -> usize {
+        self.held.len() * 1000
+    }
+    fn learning(&mut self) -> Option<&mut dyn Learning> {
+        Some(self)
+    }
+}
+
+impl Learning for HolderFlow {
     fn holds_last(&self) -> bool {
         self.last
     }
     fn released(&mut self, out: &mut Vec<Release>) {
         out.append(&mut self.out);
-    }
-    fn state_bytes(&self) -> usize {
-        self.held.len() * 1000
     }
     fn give_up(&mut self, through: u64) {
         let (done, rest) = self.held.iter().partition(|&&f| f <= through);
@@ -80,6 +86,10 @@ impl FlowDecoder for HolderFlow {
             self.out.push(Release::Kept { frame, note });
         }
     }
+    fn hindsight(&self) -> Vec<Vec<u8>> {
+        Vec::new()
+    }
+    fn foresee(&mut self, _: &[Vec<u8>]) {}
 }
 
 fn to_holder(payload: &[u8]) -> Vec<u8> {

@@ -20,7 +20,7 @@ use super::netchan::{self, Flavour, FragResult, Header};
 use super::notes;
 use super::server::{Summary, push_uint};
 use super::ucmdkey::{Recovered, UcmdObs};
-use crate::proto::{Datagram, Direction, FlowDecoder, Release};
+use crate::proto::{Datagram, Direction, FlowDecoder, Learning, Release};
 use crate::tree::{Detail, Field, NoteDef, Pos, Record, Severity, Source, TreeBuilder, Value};
 
 /// The flow-level state machine: everything is in [`State`], apart from the messages held
@@ -1613,46 +1613,8 @@ impl FlowDecoder for Flow {
         self.drain_held(None);
     }
 
-    fn holds_last(&self) -> bool {
-        self.hold.last
-    }
-
-    /// What a flow learned that keys its earlier messages (`Learned`): a legacy flow's player
-    /// names (its XOR keys wrap chat lines and user infos in them, so a name learned late keys
-    /// messages sent long before it shows), and the low 16 bits of checksumFeed the usercmd key
-    /// recovery found per serverId (the moves before it had enough values stayed keyed).
-    fn hindsight(&self) -> Vec<Vec<u8>> {
-        let names = match self.st.flavour {
-            Some((Flavour::Legacy, _)) => self.st.known_names(),
-            _ => Vec::new(),
-        };
-        let names = names.into_iter().map(|n| Learned::Name(n).to_bytes());
-        let feeds = (self.st.ucmd_keys.feeds().into_iter()).map(|f| Learned::Feed(f).to_bytes());
-        names.chain(feeds).collect()
-    }
-
-    fn foresee(&mut self, learned: &[Vec<u8>]) {
-        let (mut names, mut feeds) = (Vec::new(), Vec::new());
-        for l in learned.iter().filter_map(|b| Learned::from_bytes(b)) {
-            match l {
-                Learned::Name(n) if names.len() < super::userinfo::NAMES => names.push(n),
-                Learned::Name(_) => {}
-                Learned::Feed(f) => feeds.push(f),
-            }
-        }
-        self.st.hinted_names = names;
-        self.st.ucmd_keys.hint(&feeds);
-    }
-
-    fn released(&mut self, out: &mut Vec<Release>) {
-        self.hold.take_released(out);
-    }
-
-    fn give_up(&mut self, through: u64) {
-        while self.hold.front().is_some_and(|h| h.frame <= through) {
-            let Some(h) = self.hold.pop() else { break };
-            self.release_at_bound(h);
-        }
+    fn learning(&mut self) -> Option<&mut dyn Learning> {
+        Some(self)
     }
 
     fn state_bytes(&self) -> usize {
@@ -1767,6 +1729,50 @@ impl FlowDecoder for Flow {
             v.push(("players".into(), s.players.join(", ")));
         }
         v
+    }
+}
+
+impl Learning for Flow {
+    fn holds_last(&self) -> bool {
+        self.hold.last
+    }
+
+    fn released(&mut self, out: &mut Vec<Release>) {
+        self.hold.take_released(out);
+    }
+
+    fn give_up(&mut self, through: u64) {
+        while self.hold.front().is_some_and(|h| h.frame <= through) {
+            let Some(h) = self.hold.pop() else { break };
+            self.release_at_bound(h);
+        }
+    }
+
+    /// What a flow learned that keys its earlier messages (`Learned`): a legacy flow's player
+    /// names (its XOR keys wrap chat lines and user infos in them, so a name learned late keys
+    /// messages sent long before it shows), and the low 16 bits of checksumFeed the usercmd key
+    /// recovery found per serverId (the moves before it had enough values stayed keyed).
+    fn hindsight(&self) -> Vec<Vec<u8>> {
+        let names = match self.st.flavour {
+            Some((Flavour::Legacy, _)) => self.st.known_names(),
+            _ => Vec::new(),
+        };
+        let names = names.into_iter().map(|n| Learned::Name(n).to_bytes());
+        let feeds = (self.st.ucmd_keys.feeds().into_iter()).map(|f| Learned::Feed(f).to_bytes());
+        names.chain(feeds).collect()
+    }
+
+    fn foresee(&mut self, learned: &[Vec<u8>]) {
+        let (mut names, mut feeds) = (Vec::new(), Vec::new());
+        for l in learned.iter().filter_map(|b| Learned::from_bytes(b)) {
+            match l {
+                Learned::Name(n) if names.len() < super::userinfo::NAMES => names.push(n),
+                Learned::Name(_) => {}
+                Learned::Feed(f) => feeds.push(f),
+            }
+        }
+        self.st.hinted_names = names;
+        self.st.ucmd_keys.hint(&feeds);
     }
 }
 

@@ -4,7 +4,7 @@
 //! (`legacykey`), so the first messages of a group arrive before it is known. Such a message is
 //! shown keyed at once and held: when the pad (or its key string) becomes known, it is decoded
 //! again, in capture order, and its decoded records replace the keyed ones
-//! ([`crate::proto::FlowDecoder::released`]); the engine holds back every later record
+//! ([`crate::proto::Learning::released`]); the engine holds back every later record
 //! meanwhile. A held server message that cannot be decoded in order (a later one was decoded
 //! first), a held message whose group's search gave up, or one that reaches a bound, is
 //! released as first shown, with a note. A held client message waits whatever overtakes it: it

@@ -226,8 +226,9 @@ fn spend(credit: &mut u64, work: &mut u64, cost: u64) -> bool {
     true
 }
 
-/// The messages keyed with one (unknown) string, and the pad found so far.
-struct Group {
+/// A group: the messages pooled because one (unknown) key string keys them all (one direction
+/// and acknowledged command number), so they share one pad, and the pad found so far.
+struct PadPool {
     to_server: bool,
     ack: u32,
     msgs: Vec<Pooled>,
@@ -256,7 +257,7 @@ struct Group {
     server_sequence: Option<u32>,
 }
 
-impl Group {
+impl PadPool {
     /// The longest keyed part of a pooled message (at most [`MAX_PAD`]).
     fn longest(&self) -> usize {
         let start = keyed_from(self.to_server);
@@ -300,7 +301,7 @@ pub type Harvest = Vec<(bool, u32, Vec<u8>)>;
 /// The per-flow recovery state.
 #[derive(Default)]
 pub struct Pads {
-    groups: Vec<Group>,
+    groups: Vec<PadPool>,
     credit: u64,
     /// Keyed messages pooled, up to [`GRANT_AT`]: the start credit is granted at the last.
     offered: u8,
@@ -464,12 +465,12 @@ impl Pads {
     }
 
     /// The group of (`to_server`, `ack`), when there is one.
-    fn get(&self, to_server: bool, ack: u32) -> Option<&Group> {
+    fn get(&self, to_server: bool, ack: u32) -> Option<&PadPool> {
         (self.groups.iter()).find(|g| g.to_server == to_server && g.ack == ack)
     }
 
     /// [`Pads::get`], to change.
-    fn find(&mut self, to_server: bool, ack: u32) -> Option<&mut Group> {
+    fn find(&mut self, to_server: bool, ack: u32) -> Option<&mut PadPool> {
         group_mut(&mut self.groups, (to_server, ack))
     }
 
@@ -491,7 +492,7 @@ impl Pads {
             }
         }
         let given_up = self.given_up.contains(&(to_server, ack));
-        self.groups.push(Group {
+        self.groups.push(PadPool {
             to_server,
             ack,
             msgs: Vec::new(),
@@ -756,12 +757,12 @@ impl Pads {
         true
     }
 
-    /// Group `key` with what trying strings on it spends and yields: the searches' credit, the
-    /// work count and the harvest of de-keyed pooled messages.
+    /// The group `key` with what trying strings on it spends and yields: the searches' credit,
+    /// the work count and the harvest of de-keyed pooled messages.
     fn tried(
         &mut self,
         key: (bool, u32),
-    ) -> Option<(&mut Group, &mut u64, &mut u64, &mut Harvest)> {
+    ) -> Option<(&mut PadPool, &mut u64, &mut u64, &mut Harvest)> {
         let Pads {
             groups,
             credit,
@@ -916,7 +917,7 @@ impl Pads {
 
 /// The pooled messages of `g` its pad covers and de-keys into a clean parse, with their
 /// direction and sequence.
-fn dekeyed_pool(g: &Group) -> Harvest {
+fn dekeyed_pool(g: &PadPool) -> Harvest {
     let start = keyed_from(g.to_server);
     let mut probe = State::default();
     (g.msgs.iter())
@@ -1014,7 +1015,7 @@ fn filled_bytes(to_server: bool) -> [bool; 256] {
 /// the real captures 40 % of the client messages. So a byte passes when one in five of the
 /// enders (at least one) agree, and fewer than three enders filter nothing (all of them could
 /// end so). `None` where it does not filter.
-fn votes(g: &Group, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
+fn votes(g: &PadPool, start: usize, longest: usize) -> Vec<Option<[bool; 256]>> {
     let ok = ending_bytes(g.to_server);
     let enders = enders_at(&g.msgs, start, longest);
     // Counted only where a filter comes of it: a flow of many groups computes these often.
@@ -1188,7 +1189,7 @@ fn seeds(to_server: bool, challenge: Option<u8>, longest: usize) -> [Vec<Cand>; 
 /// first message end, from the command words ([`seeds`]). A pad that no longer fits the pooled
 /// messages is forgotten. Without a pad, nothing is seeded unless the messages can decide a
 /// byte ([`decidable`]): the search then found nothing.
-fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> (Cand, End) {
+fn extend(g: &mut PadPool, challenge: Option<u8>, credit: &mut u64, work: &mut u64) -> (Cand, End) {
     let start = keyed_from(g.to_server);
     g.msgs.sort_by_key(|m| m.body.len());
     let longest = g.longest();
@@ -1270,7 +1271,7 @@ fn extend(g: &mut Group, challenge: Option<u8>, credit: &mut u64, work: &mut u64
 /// it), and they decode the same with this test as without; random bodies of 8
 /// to 207 bytes seldom do (27 messages: about 6 %), so their groups are given up for the
 /// filters' cost alone.
-fn decidable(g: &Group, start: usize, cb: bool) -> bool {
+fn decidable(g: &PadPool, start: usize, cb: bool) -> bool {
     let need = if cb { 2 } else { FILTER_ENDERS };
     enders_at(&g.msgs, start, g.longest())
         .iter()
@@ -1293,7 +1294,7 @@ enum End {
 /// One group's search: its messages, where keying starts, the message ends' filters and a
 /// scratch state for trial parses.
 struct Search<'g> {
-    g: &'g Group,
+    g: &'g PadPool,
     start: usize,
     longest: usize,
     votes: Vec<Option<[bool; 256]>>,
@@ -1506,7 +1507,7 @@ fn merge(mut next: Vec<Cand>) -> Vec<Cand> {
 }
 
 /// The group of (`to_server`, `ack`) among `groups` (for a caller that holds the credit too).
-fn group_mut(groups: &mut [Group], (to_server, ack): (bool, u32)) -> Option<&mut Group> {
+fn group_mut(groups: &mut [PadPool], (to_server, ack): (bool, u32)) -> Option<&mut PadPool> {
     (groups.iter_mut()).find(|g| g.to_server == to_server && g.ack == ack)
 }
 

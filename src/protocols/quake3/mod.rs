@@ -25,7 +25,9 @@ pub mod tables;
 pub mod ucmdkey;
 pub mod userinfo;
 
-use crate::proto::{FlowDecoder, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role};
+use crate::proto::{
+    FlowDecoder, Overhearing, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role,
+};
 use constants::MAX_RELIABLE_COMMANDS;
 use delta::EntState;
 use netchan::{Flavour, Reassembly};
@@ -80,12 +82,15 @@ impl Protocol for Quake3 {
     fn new_flow(&self, _prefs: &Prefs) -> Box<dyn FlowDecoder> {
         Box::new(flow::Flow::default())
     }
-    /// A server's `statusResponse` lists its players' names (ioquake3 code/server/sv_main.c
-    /// `SVC_Status`: `%i %i "%s"\n` per client, score, ping and `cl->name`): a server browser's
-    /// query tells the game flows of that server the names their chat echoes show.
-    fn overhears(&self) -> bool {
-        true
+    fn overhearing(&self) -> Option<&dyn Overhearing> {
+        Some(self)
     }
+}
+
+/// A server's `statusResponse` lists its players' names (ioquake3 code/server/sv_main.c
+/// `SVC_Status`: `%i %i "%s"\n` per client, score, ping and `cl->name`): a server browser's
+/// query tells the game flows of that server the names their chat echoes show.
+impl Overhearing for Quake3 {
     fn overhear(&self, payload: &[u8]) -> Vec<Vec<u8>> {
         // Nearly every datagram is a game message: one byte tells.
         if payload.first() != Some(&0xff) {

@@ -89,7 +89,9 @@ pub const LOW_BYTE: u16 = 0xff;
 pub const LOW_15: u16 = 0x7fff;
 pub const ALL_BITS: u16 = 0xffff;
 
-struct Group {
+/// A group: the usercmd values sent in the messages that acknowledge one server command
+/// (`rack`), all keyed with one unknown U, and what is decided of U.
+struct AckObservations {
     rack: u32,
     found: Option<Recovered>,
     obs: Vec<UcmdObs>,
@@ -149,7 +151,7 @@ struct Level {
     server_id: Option<i32>,
     /// low16(checksumFeed) with the number of values it was recovered from.
     feed_low: Option<Recovered>,
-    groups: Vec<Group>,
+    groups: Vec<AckObservations>,
 }
 
 /// serverIds whose recovered low16(checksumFeed) are kept for a second pass.
@@ -582,7 +584,7 @@ impl UcmdKeys {
         if self.cur.groups.len() == MAX_GROUPS {
             self.cur.groups.remove(0);
         }
-        self.cur.groups.push(Group {
+        self.cur.groups.push(AckObservations {
             rack,
             found: None,
             obs: Vec::new(),
@@ -652,7 +654,7 @@ impl UcmdKeys {
     }
 }
 
-impl Group {
+impl AckObservations {
     /// Takes the bits `m` of U found by [`link`], unless they contradict what the search
     /// already decided (then neither is trusted more: nothing changes) or make the group's
     /// 8-bit values implausible ([`plausible_low`]): a link rests on two values, and one wrong
@@ -718,7 +720,8 @@ pub fn link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>) -> O
 /// bits) and one more value: where only one angle turned the other disagrees, and a turn
 /// disagrees with the weapon unless it left the angle's low byte as it was (a turn by a multiple
 /// of 256 units, 1.4°, one turn in 256 at random: the limit of this link). The key is then
-/// checked as every link is (`Group::merge`: the group's 8-bit values must stay plausible).
+/// checked as every link is (`AckObservations::merge`: the group's 8-bit values must stay
+/// plausible).
 pub fn still_link(obs: &[UcmdObs], anchors: &std::collections::VecDeque<UcmdObs>) -> Option<u16> {
     let (mut u, mut m, mut n) = (0u16, 0u16, 0u32);
     for o in obs.iter().filter(|o| o.first && o.known == 0) {

@@ -24,8 +24,8 @@
 
 use super::echo::key_chars;
 use super::{
-    CARRIED_SEARCH, Clc, Group, Pads, Pooled, Svc, TRIAL, Trial, apply, dekeyed_pool, heads_agree,
-    keyed_from, spend, trial,
+    CARRIED_SEARCH, Clc, PadPool, Pads, Pooled, Svc, TRIAL, Trial, apply, dekeyed_pool,
+    heads_agree, keyed_from, spend, trial,
 };
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::bits::{BitReader, BitWriter as Plain};
@@ -140,7 +140,7 @@ fn reads_on(m: &Pooled, pad: &[u8], probe: &mut State) -> bool {
 /// pad covers it, else, a server message, on past the pad's end ([`reads_on`]; a cut client
 /// message's usercmds, keyed apart, check nothing), the snapshot headers read agreeing
 /// (`heads_agree`), as in the search.
-fn parses_under(g: &Group, pad: &[u8]) -> bool {
+fn parses_under(g: &PadPool, pad: &[u8]) -> bool {
     let start = keyed_from(g.to_server);
     let (mut probe, mut scratch) = (State::default(), Vec::new());
     let mut heads = Vec::new();

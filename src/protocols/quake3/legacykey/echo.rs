@@ -19,7 +19,7 @@
 //! restarts. It is taken only when its pad de-keys every pooled message of the group into a
 //! clean parse, and only when exactly one line (and challenge byte) does.
 
-use super::{GROUPS, Group, Pads, Pooled, TRIAL, dekeyed_pool, keyed_from, pad_of, spend};
+use super::{GROUPS, PadPool, Pads, Pooled, TRIAL, dekeyed_pool, keyed_from, pad_of, spend};
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::bits::BitWriter as Plain;
 use crate::protocols::quake3::constants::Svc;
@@ -436,7 +436,7 @@ impl Pads {
 
 /// The candidate lines whose pad de-keys every pooled message of `g` into a clean parse.
 fn fits(
-    g: &Group,
+    g: &PadPool,
     found: &[(u8, Vec<u8>)],
     credit: &mut u64,
     work: &mut u64,

@@ -15,7 +15,7 @@
 //! exactly one must, or none is taken.
 
 use super::{
-    End, Group, LOOKS_PER_STEP, TRIAL, decidable, ending_bytes, filled_bytes, filtered_bytes,
+    End, LOOKS_PER_STEP, PadPool, TRIAL, decidable, ending_bytes, filled_bytes, filtered_bytes,
     keyed_from, pad_of, votes,
 };
 use crate::protocols::quake3::State;
@@ -171,7 +171,7 @@ pub(super) fn respawn_times(server_time: Option<(i32, i32)>) -> impl Iterator<It
 /// `window_only`, only the `respawn N` near the group's server time, whatever the screens
 /// before tried (the group was screened without a server time).
 pub(super) fn screen(
-    g: &Group,
+    g: &PadPool,
     challenge: Option<u8>,
     window_only: bool,
     credit: &mut u64,
@@ -262,7 +262,7 @@ pub(super) fn screen(
 /// Checked per message, the challenge bytes each one allows (about 19 in 256) narrowing the
 /// word's: random bodies leave none after two or three messages.
 fn screen_words(
-    g: &Group,
+    g: &PadPool,
     challenge: Option<u8>,
     credit: &mut u64,
     work: &mut u64,
@@ -340,7 +340,7 @@ fn with(values: &[u8], x: u8) -> [u64; 4] {
 /// Whether `text` under challenge byte `cb` de-keys every pooled message of `g` into a clean
 /// parse, reaching at least three characters into its repeat in the longest.
 fn dekeys_all(
-    g: &Group,
+    g: &PadPool,
     cb: u8,
     text: &[u8],
     credit: &mut u64,

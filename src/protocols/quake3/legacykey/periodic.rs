@@ -26,7 +26,7 @@
 //! their shortest.
 
 use super::{
-    CLIENT_WORDS, ENDERS, End, Group, LOOKS_PER_STEP, Pooled, SERVER_WORDS, TRIAL, Work,
+    CLIENT_WORDS, ENDERS, End, LOOKS_PER_STEP, PadPool, Pooled, SERVER_WORDS, TRIAL, Work,
     ending_bytes, filled_bytes, keyed_from, pad_of,
 };
 use crate::protocols::quake3::State;
@@ -105,7 +105,7 @@ struct Ender {
 }
 
 /// The message ends of `g`'s pooled messages.
-fn enders(g: &Group) -> Vec<Ender> {
+fn enders(g: &PadPool) -> Vec<Ender> {
     let start = keyed_from(g.to_server);
     // The plain last bytes that end a message: a pad value passes when it turns the keyed
     // last byte into one of them, so each message costs these few, not 256 tests.
@@ -279,7 +279,7 @@ fn text_chars() -> impl Iterator<Item = u8> + Clone {
 /// string's pad de-keys every pooled message into a clean parse. Spends `credit` (work steps,
 /// counted in `work`); `None` as well when it runs out.
 pub(super) fn solve(
-    g: &Group,
+    g: &PadPool,
     challenge: Option<u8>,
     credit: &mut u64,
     work: &mut u64,
@@ -508,7 +508,7 @@ impl Turn {
 /// candidates, each grown one must also let longer server messages, cut after its byte, read
 /// on without an error.
 fn grow(
-    g: &Group,
+    g: &PadPool,
     bytes: &[u8],
     filters: &Filters,
     credit: &mut u64,
@@ -647,7 +647,7 @@ struct Checks<'g> {
 }
 
 impl<'g> Checks<'g> {
-    fn new(g: &'g Group, len: usize, start: usize) -> Self {
+    fn new(g: &'g PadPool, len: usize, start: usize) -> Self {
         let at = |m: &&Pooled| m.keyed_len(start);
         let whole = (0..len)
             .map(|k| {
@@ -718,8 +718,8 @@ mod tests {
     use super::*;
 
     /// A server-message group keyed with `text` under challenge byte `cb`, pooling `msgs`.
-    fn group(cb: u8, text: &[u8], msgs: &[Vec<u8>]) -> Group {
-        let mut g = Group {
+    fn group(cb: u8, text: &[u8], msgs: &[Vec<u8>]) -> PadPool {
+        let mut g = PadPool {
             to_server: false,
             ack: 7,
             msgs: Vec::new(),
