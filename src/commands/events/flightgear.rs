@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_text, text};
 use super::{At, Event, KindDef, Label};
+use crate::toolkit::lookup::{child, child_text, text};
 use crate::tree::{Field, Record, Value};
 
 const P: &str = "flightgear";

@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_int, child_text};
 use super::{At, Event, KindDef, Label};
+use crate::toolkit::lookup::{child, child_int, child_text};
 use crate::tree::{Field, Record, Value};
 
 const P: &str = "gamestudio";

@@ -7,7 +7,6 @@
 //! packet); every table is bounded, so memory stays flat however long the capture. Events are
 //! written as they are found, in frame order. docs/events.md lists every kind and column.
 
-pub(crate) mod fields;
 mod flightgear;
 mod gamestudio;
 pub(crate) mod quake3;
@@ -17,58 +16,12 @@ mod write;
 
 use std::collections::HashMap;
 
-use crate::capture::Timestamp;
 use crate::proto::Meta;
 use crate::tree::Record;
 
+pub use crate::toolkit::facts::{At, Event, KindDef, Label};
+
 pub use write::{EventFormat, EventWriter};
-
-/// A name or a line of text as the game shows it (`raw`, with colour codes and control bytes)
-/// and as a person reads it (`clean`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Label {
-    pub clean: String,
-    pub raw: String,
-}
-
-impl Label {
-    /// A label whose raw and clean forms are the same.
-    pub fn plain(s: impl Into<String>) -> Label {
-        let s = s.into();
-        Label {
-            clean: s.clone(),
-            raw: s,
-        }
-    }
-}
-
-/// One game event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    pub frame: u64,
-    pub time: Timestamp,
-    /// The time of the capture's first frame (relative times are counted from it).
-    pub base: Timestamp,
-    pub flow: u64,
-    pub protocol: &'static str,
-    pub kind: &'static str,
-    /// Who did it (speaker, killer, the player who joined), when known.
-    pub who: Option<Label>,
-    /// Whom it was done to (victim, the new name of a renamed player), when there is one.
-    pub target: Option<Label>,
-    /// The message, means of death, map name, command…
-    pub text: Option<Label>,
-    /// Further facts, as named values.
-    pub details: Vec<(&'static str, String)>,
-}
-
-/// A kind of event, for `--kind` and the documentation.
-#[derive(Debug)]
-pub struct KindDef {
-    pub protocol: &'static str,
-    pub name: &'static str,
-    pub desc: &'static str,
-}
 
 /// Every kind of event, per protocol.
 pub fn kinds() -> impl Iterator<Item = &'static KindDef> {
@@ -93,42 +46,6 @@ fn selects(selector: &str, protocol: &str, kind: &str) -> bool {
 
 /// Where a found event goes.
 pub(crate) type Emit<'a> = dyn FnMut(Event) -> std::io::Result<()> + 'a;
-
-/// The facts of the record an event comes from.
-#[derive(Debug, Clone, Copy)]
-pub struct At {
-    frame: u64,
-    time: Timestamp,
-    base: Timestamp,
-    flow: u64,
-}
-
-impl At {
-    pub(crate) fn of(meta: &Meta<'_>) -> At {
-        At {
-            frame: meta.frame,
-            time: meta.time,
-            base: meta.base,
-            flow: meta.flow,
-        }
-    }
-
-    /// An event of this record with nothing but its kind filled in.
-    pub(crate) fn event(&self, protocol: &'static str, kind: &'static str) -> Event {
-        Event {
-            frame: self.frame,
-            time: self.time,
-            base: self.base,
-            flow: self.flow,
-            protocol,
-            kind,
-            who: None,
-            target: None,
-            text: None,
-            details: Vec::new(),
-        }
-    }
-}
 
 /// Flows whose state is kept at once; beyond, the least recently seen eighth is forgotten (the
 /// engine forgets flows the same way; a forgotten flow starts again as if mid-session).

@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_int, child_text, children, info_value, int, text};
 use super::{At, Event, KindDef, Label, clean_quake3};
+use crate::toolkit::lookup::{child, child_int, child_text, children, info_value, int, text};
 use crate::tree::{Field, Record};
 
 const P: &str = "quake3";

@@ -8,8 +8,8 @@
 //! server's XD_KICK with KICK_MSG_PLAYER_QUIT or KICK_MSG_TIMEOUT), `Got_NameAndColor`
 //! (`src/d_netcmd.c`) renames, `Got_Mapcmd` (`src/d_netcmd.c`) changes the map.
 
-use super::fields::{child, child_int, child_text, children, int, text};
 use super::{At, Event, KindDef, Label};
+use crate::toolkit::lookup::{child, child_int, child_text, children, int, text};
 use crate::tree::{Field, Record, Value};
 
 const P: &str = "srb2";

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::bins::{Bins, Merge};
-use crate::commands::events::fields::{child, child_int, children, int};
 use crate::commands::events::{At, clean_quake3, quake3 as q3names};
 use crate::proto::Meta;
+use crate::toolkit::lookup::{child, child_int, children, int};
 use crate::tree::{Field, Record, Value};
 
 /// Points a path keeps at least; it holds at most twice this.

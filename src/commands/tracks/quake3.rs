@@ -12,9 +12,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::io;
 
-use crate::commands::events::fields::{child, child_int, children};
 use crate::commands::events::{At, clean_quake3, quake3 as names};
 use crate::proto::Meta;
+use crate::toolkit::lookup::{child, child_int, children};
 use crate::tree::{Field, Record, Value};
 
 /// The CSV header of Quake 3 tracks.
