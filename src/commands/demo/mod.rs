@@ -5,7 +5,7 @@
 //! the message length as a little-endian int32, the message after netchan processing (header
 //! removed, de-keyed, fragments reassembled, still Huffman-coded); after the last one two int32
 //! -1 (`CL_StopRecord_f`). The decoder already reassembles and de-keys every server → client
-//! message; [`crate::protocols::quake3::demo::server_message`] hands over those bytes. A demo
+//! message; [`crate::protocols::quake3::facts::server_message`] hands over those bytes. A demo
 //! starts with a captured gamestate message, as `CL_Record_f` starts with a gamestate of its
 //! own making; messages the capture lost are left out, as the client missed them.
 //!
@@ -21,7 +21,7 @@ use crate::engine::{Config, Engine};
 use crate::proto::Direction;
 use crate::proto::Meta;
 use crate::protocols;
-use crate::protocols::quake3::demo::server_message;
+use crate::protocols::quake3::facts::server_message;
 use crate::run::{Outcome, run_capture};
 use crate::tree::{Record, Value};
 

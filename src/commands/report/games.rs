@@ -4,8 +4,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::bins::{Bins, Merge};
-use crate::commands::events::{At, clean_quake3, quake3 as q3names};
 use crate::proto::Meta;
+use crate::protocols::quake3::events as q3names;
+use crate::protocols::quake3::facts::clean_str as clean_quake3;
+use crate::toolkit::facts::{At, EventExtractor};
 use crate::toolkit::lookup::{child, child_int, children, int};
 use crate::tree::{Field, Record, Value};
 

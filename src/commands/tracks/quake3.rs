@@ -12,8 +12,10 @@
 use std::collections::{HashMap, VecDeque};
 use std::io;
 
-use crate::commands::events::{At, clean_quake3, quake3 as names};
 use crate::proto::Meta;
+use crate::protocols::quake3::events as names;
+use crate::protocols::quake3::facts::clean_str as clean_quake3;
+use crate::toolkit::facts::{At, EventExtractor};
 use crate::toolkit::lookup::{child, child_int, children};
 use crate::tree::{Field, Record, Value};
 

@@ -12,6 +12,8 @@
 //! and `simgear/math/SGQuat.hxx`; fgms (github.com/FlightGear/fgms) `src/server/fg_server.cxx`
 //! and `src/flightgear/MultiPlayer/mpmessages.hxx`.
 
+pub mod events;
+pub mod facts;
 pub mod fields;
 pub mod geo;
 pub mod msg;
@@ -58,6 +60,9 @@ pub fn probe_payload(p: &[u8]) -> Probe {
 impl Protocol for FlightGear {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
+    }
+    fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
+        Some(&events::EVENTS)
     }
     fn probe(&self, input: &ProbeInput<'_>) -> Probe {
         probe_payload(input.payload)
