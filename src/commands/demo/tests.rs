@@ -7,14 +7,6 @@ fn colour_codes_are_stripped() {
 }
 
 #[test]
-fn info_values_are_found() {
-    let info = "\\sv_hostname\\noname\\mapname\\oa_dm1\\g_gametype\\0";
-    assert_eq!(info_value(info, "mapname"), "oa_dm1");
-    assert_eq!(info_value(info, "g_gametype"), "0");
-    assert_eq!(info_value(info, "missing"), "");
-}
-
-#[test]
 fn file_parts_are_safe() {
     assert_eq!(file_part("127.0.0.1-27960"), "127.0.0.1-27960");
     assert_eq!(file_part("../etc/passwd"), "_etc_passwd");
@@ -79,7 +71,7 @@ mod collector {
     use super::*;
     use crate::capture::Timestamp;
     use crate::protocols::quake3::fields as f;
-    use crate::tree::{Field, Pos};
+    use crate::tree::{Field, Pos, Value};
 
     /// A decoded server → client record as the Quake 3 decoder makes it (the fields the demo
     /// reads), carrying `sequence`, a gamestate for `map` when given, and the server's

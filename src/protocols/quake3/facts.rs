@@ -402,8 +402,10 @@ impl<'a> PlayerState<'a> {
     }
 }
 
-/// The protocol a `connect` or `challengeResponse` names (the connection's, which names a
-/// demo's extension), found anywhere in the record.
+/// The protocol a `connect` or `challengeResponse` names, found anywhere in the record: the
+/// recording client's, which picks a demo's extension (ioquake3 code/client/cl_main.c
+/// `CL_Record_f`: `com_legacyprotocol` for a compat connection, else `com_protocol`, and
+/// `CL_CheckForResend` sends the same number in `connect`).
 pub fn handshake_protocol(record: &Record) -> Option<u32> {
     if !matches!(&*record.msg_type, "connect" | "challengeResponse") {
         return None;
