@@ -22,7 +22,7 @@ use crate::proto::Direction;
 use crate::proto::Meta;
 use crate::protocols;
 use crate::protocols::quake3::facts::{
-    disconnects, gamestate_player_and_map, handshake_protocol, server_message,
+    clean_str, disconnects, gamestate_player_and_map, handshake_protocol, server_message,
 };
 use crate::run::{Outcome, run_capture};
 use crate::tree::Record;
@@ -274,7 +274,7 @@ impl Collector {
             return Ok(());
         };
         let (player, map) = gamestate_player_and_map(r);
-        let player = strip_colours(&player);
+        let player = clean_str(&player);
         let ext = format!("dm_{protocol}");
         let stem = [&player, &conn.server.replace(':', "-"), &map]
             .map(|s| file_part(s))
@@ -378,20 +378,6 @@ fn frame_header(sequence: u32, len: usize) -> [u8; 8] {
     // A message is at most MAX_MSGLEN (16,384) bytes after reassembly.
     h[4..].copy_from_slice(&(len as u32).to_le_bytes());
     h
-}
-
-/// A name without its `^X` colour codes (ioquake3 code/qcommon/q_shared.c `Q_CleanStr`).
-fn strip_colours(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut it = s.chars().peekable();
-    while let Some(c) = it.next() {
-        if c == '^' && it.peek().is_some_and(|n| *n != '^') {
-            it.next();
-            continue;
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// One part of a file name: letters, digits, `.` and `-` kept, anything else `_`, bounded.

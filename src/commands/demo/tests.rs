@@ -1,9 +1,11 @@
 use super::*;
 
 #[test]
-fn colour_codes_are_stripped() {
-    // As Q_CleanStr: "^^" keeps the first caret, and the second starts a colour code.
-    assert_eq!(strip_colours("^1Gold^7en^^Player"), "Golden^layer");
+fn player_names_are_cleaned_then_made_safe() {
+    // Q_CleanStr: "^^" keeps the first caret, and the second starts a colour code; the caret
+    // left is no file name character.
+    assert_eq!(clean_str("^1Gold^7en^^Player"), "Golden^layer");
+    assert_eq!(file_part(&clean_str("^1Gold^7en^^Player")), "Golden_layer");
 }
 
 #[test]

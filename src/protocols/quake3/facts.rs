@@ -53,18 +53,30 @@ pub fn player_name(index: i64, value: &str) -> Option<&str> {
     info_value(value, "n")
 }
 
-/// Quake 3 colour codes (`^` and a letter or digit) and control bytes (the `\x19` that ends a
-/// chat speaker's name) removed, as ioquake3's `Q_CleanStr` does (code/qcommon/q_shared.c, with
-/// `Q_IsColorString`).
+/// Whether `p` starts with a colour code: `^` and an ASCII letter or digit (ioquake3
+/// code/qcommon/q_shared.c `Q_IsColorString`; id's 1.32 took `^` and anything but `^`).
+pub fn is_color_string(p: &[u8]) -> bool {
+    matches!(p, [b'^', c, ..] if c.is_ascii_alphanumeric())
+}
+
+/// A name or line as a person reads it, cleaned as ioquake3's `Q_CleanStr` cleans it
+/// (code/qcommon/q_shared.c): each colour code ([`is_color_string`]) removed, and of the other
+/// bytes only printable ASCII (0x20–0x7E) kept, so control bytes (the `\x19` that ends a chat
+/// speaker's name) go, and so does every byte of a character outside ASCII (a Latin-1 byte the
+/// decoder kept, read as U+FFFD, too).
 pub fn clean_str(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '^' && chars.peek().is_some_and(|n| n.is_ascii_alphanumeric()) {
-            chars.next();
-        } else if !c.is_control() {
-            out.push(c);
+    let bytes = raw.as_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if is_color_string(&bytes[i..]) {
+            i += 2;
+            continue;
         }
+        if (0x20..=0x7e).contains(&bytes[i]) {
+            out.push(char::from(bytes[i]));
+        }
+        i += 1;
     }
     out
 }
@@ -470,6 +482,13 @@ mod tests {
         assert_eq!(clean_str("GoldenPlayer^7\u{19}: ^2hi"), "GoldenPlayer: hi");
         assert_eq!(clean_str("^^1a^"), "^a^");
         assert_eq!(clean_str("x\ny"), "xy");
+        // "^^" keeps the first caret, and the second starts a colour code.
+        assert_eq!(clean_str("^1Gold^7en^^Player"), "Golden^layer");
+        // A caret before anything but a letter or digit is text; DEL and bytes past ASCII go.
+        assert_eq!(clean_str("^!a^ b^"), "^!a^ b^");
+        assert_eq!(clean_str("J\u{fc}rgen\u{7f}"), "Jrgen");
+        assert_eq!(clean_str("J\u{fffd}rgen ^\u{e9}"), "Jrgen ^");
+        assert!(is_color_string(b"^z") && !is_color_string(b"^") && !is_color_string(b"^\xc3"));
     }
 
     #[test]
