@@ -5,9 +5,11 @@
 //! the message length as a little-endian int32, the message after netchan processing (header
 //! removed, de-keyed, fragments reassembled, still Huffman-coded); after the last one two int32
 //! -1 (`CL_StopRecord_f`). The decoder already reassembles and de-keys every server → client
-//! message; [`crate::protocols::quake3::facts::server_message`] hands over those bytes. A demo
-//! starts with a captured gamestate message, as `CL_Record_f` starts with a gamestate of its
-//! own making; messages the capture lost are left out, as the client missed them.
+//! message; the Quake 3 facts'
+//! [`server_message`](crate::protocols::quake3::facts::server_message()) hands over those
+//! bytes. A demo starts with a captured gamestate message, as `CL_Record_f` starts with a
+//! gamestate of its own making; messages the capture lost are left out, as the client missed
+//! them.
 //!
 //! Memory stays bounded: each message is written out as it is decoded, at most [`MAX_OPEN`]
 //! demos are open at once, and at most [`MAX_DEMOS`] are made.

@@ -11,7 +11,7 @@ use crate::tree::Record;
 const P: &str = "flightgear";
 
 /// What `gamedissect events` finds in FlightGear ([`crate::proto::Protocol::events`]): one
-/// [`State`] for the capture, since a callsign is heard on every flow a relay forwards it to.
+/// `State` for the capture, since a callsign is heard on every flow a relay forwards it to.
 pub static EVENTS: Events = Events {
     kinds: KINDS,
     scope: Scope::Capture,

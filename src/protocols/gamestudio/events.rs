@@ -18,7 +18,7 @@ use crate::tree::Record;
 const P: &str = "gamestudio";
 
 /// What `gamedissect events` finds in GameStudio ([`crate::proto::Protocol::events`]): one
-/// [`State`] per flow.
+/// `State` per flow.
 pub static EVENTS: Events = Events {
     kinds: KINDS,
     scope: Scope::Flow,

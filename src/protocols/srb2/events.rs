@@ -15,7 +15,7 @@ use crate::tree::Record;
 
 const P: &str = "srb2";
 
-/// What `gamedissect events` finds in SRB2 ([`crate::proto::Protocol::events`]): one [`State`]
+/// What `gamedissect events` finds in SRB2 ([`crate::proto::Protocol::events`]): one `State`
 /// per flow.
 pub static EVENTS: Events = Events {
     kinds: KINDS,
