@@ -1087,11 +1087,12 @@ fn hostile_player_and_map_names_stay_inside_the_output_directory() {
     let (written, around) = (listing(&dir), listing(&root));
     std::fs::remove_dir_all(&root).unwrap();
     assert_eq!(around, ["names.pcap", "out"], "nothing written beside DIR");
-    // A byte that is not UTF-8 is one `_` like any other.
+    // A byte that is not UTF-8 is one `_` like any other; the player's name is cleaned first
+    // (Q_CleanStr: the `é` and the control byte go).
     assert_eq!(
         written,
         [
-            "__..__x_10.255.0.1-27960__etc_passwd_.dm_72",
+            "_.._x_10.255.0.1-27960__etc_passwd_.dm_72",
             "unknown_10.255.0.1-27960__.._.._tmp_evil.dm_72",
             &format!("unknown_10.255.0.1-27960_{}.dm_72", "m".repeat(48)),
         ]

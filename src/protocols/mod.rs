@@ -3,6 +3,9 @@
 //! - `mod.rs`: the [`Protocol`] registration (name, ports, probe, preferences) and the decoder's
 //!   entry point;
 //! - `fields.rs`: every field the protocol emits, declared with [`crate::field_defs!`];
+//! - `facts.rs` and `events.rs`, for a protocol the commands read games from: typed views of its
+//!   decoded records (no command spells a protocol's field names), and the game events it
+//!   offers through [`Protocol::events`];
 //! - further modules for the protocol's layers, each with its unit tests beside it.
 //!
 //! Adding a protocol: copy a folder's shape, then add it to [`all`].

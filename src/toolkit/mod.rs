@@ -8,10 +8,15 @@
 //!   that reads a value and adds its field in one call, returning `Step`.
 //! - [`enums`]: `open_enum!`, opcodes and constants with their names in one place; a value
 //!   without a name survives as its number.
+//! - [`facts`]: the vocabulary of game events (`Event`, `Label`, `At`, `KindDef`) that protocols
+//!   produce and `gamedissect events` writes; [`lookup`]: reading a decoded record's fields by
+//!   name.
 //!
 //! Crate-level aliases (`crate::tree`, `crate::wire`, `crate::proto`) point here.
 
 pub mod enums;
+pub mod facts;
+pub mod lookup;
 pub mod proto;
 pub mod text;
 pub mod time;

@@ -236,6 +236,12 @@ impl ProtocolInfo {
 /// A protocol decoder's registration.
 pub trait Protocol: Sync {
     fn info(&self) -> &'static ProtocolInfo;
+    /// The game events the protocol reports (`gamedissect events`), when it reports any: its
+    /// kinds and a fresh extractor, which reads them from the decoded records through the
+    /// protocol's facts (`protocols/<name>/facts.rs`).
+    fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
+        None
+    }
     /// Must be cheap, must not panic, must not allocate much: it runs on unclaimed datagrams.
     fn probe(&self, input: &ProbeInput<'_>) -> Probe;
     fn new_flow(&self, prefs: &Prefs) -> Box<dyn FlowDecoder>;

@@ -5,9 +5,11 @@
 //! the message length as a little-endian int32, the message after netchan processing (header
 //! removed, de-keyed, fragments reassembled, still Huffman-coded); after the last one two int32
 //! -1 (`CL_StopRecord_f`). The decoder already reassembles and de-keys every server → client
-//! message; [`crate::protocols::quake3::demo::server_message`] hands over those bytes. A demo
-//! starts with a captured gamestate message, as `CL_Record_f` starts with a gamestate of its
-//! own making; messages the capture lost are left out, as the client missed them.
+//! message; the Quake 3 facts'
+//! [`server_message`](crate::protocols::quake3::facts::server_message()) hands over those
+//! bytes. A demo starts with a captured gamestate message, as `CL_Record_f` starts with a
+//! gamestate of its own making; messages the capture lost are left out, as the client missed
+//! them.
 //!
 //! Memory stays bounded: each message is written out as it is decoded, at most [`MAX_OPEN`]
 //! demos are open at once, and at most [`MAX_DEMOS`] are made.
@@ -21,9 +23,11 @@ use crate::engine::{Config, Engine};
 use crate::proto::Direction;
 use crate::proto::Meta;
 use crate::protocols;
-use crate::protocols::quake3::demo::server_message;
+use crate::protocols::quake3::facts::{
+    clean_str, disconnects, gamestate_player_and_map, handshake_protocol, server_message,
+};
 use crate::run::{Outcome, run_capture};
-use crate::tree::{Record, Value};
+use crate::tree::Record;
 
 pub use crate::capture::q3demo as file;
 
@@ -196,7 +200,7 @@ impl Collector {
         if let Some(p) = protocol {
             conn.protocol = Some(p);
         }
-        if m.direction == Some(Direction::ToServer) && has_command(r, "quake3.clc.command.name") {
+        if m.direction == Some(Direction::ToServer) && disconnects(r, true) {
             // ioquake3 code/client/cl_main.c `CL_Disconnect` stops the recording before it sends
             // its disconnect: nothing after it was recorded.
             return self.close(m.flow);
@@ -235,7 +239,7 @@ impl Collector {
             demo.lost += u64::from(msg.sequence - last - 1);
         }
         conn.last_sequence = Some(msg.sequence);
-        if has_command(r, "quake3.svc.command.name") {
+        if disconnects(r, false) {
             // The message is recorded (`CL_PacketEvent` writes it after parsing it); executing
             // the command drops the connection (`CL_GetServerCommand`), which ends the recording.
             return self.close(m.flow);
@@ -271,7 +275,8 @@ impl Collector {
             conn.no_protocol = true;
             return Ok(());
         };
-        let (player, map) = names_of_gamestate(r);
+        let (player, map) = gamestate_player_and_map(r);
+        let player = clean_str(&player);
         let ext = format!("dm_{protocol}");
         let stem = [&player, &conn.server.replace(':', "-"), &map]
             .map(|s| file_part(s))
@@ -365,14 +370,6 @@ impl Collector {
     }
 }
 
-/// Whether the record carries a reliable command `disconnect` (field `name`: the client's or the
-/// server's command word).
-fn has_command(r: &Record, name: &str) -> bool {
-    r.find_all(name)
-        .iter()
-        .any(|f| matches!(&f.value, Value::Str(s) if &**s == "disconnect"))
-}
-
 /// The end of a demo (ioquake3 code/client/cl_main.c `CL_StopRecord_f`): two int32 -1.
 pub const END_MARKER: [u8; 8] = [0xff; 8];
 
@@ -383,80 +380,6 @@ fn frame_header(sequence: u32, len: usize) -> [u8; 8] {
     // A message is at most MAX_MSGLEN (16,384) bytes after reassembly.
     h[4..].copy_from_slice(&(len as u32).to_le_bytes());
     h
-}
-
-/// The protocol a `connect` or `challengeResponse` names: the recording client's, which picks the
-/// extension (`CL_Record_f`: `com_legacyprotocol` for a compat connection, else `com_protocol`,
-/// and `CL_CheckForResend` sends the same number in `connect`).
-fn handshake_protocol(r: &Record) -> Option<u32> {
-    if !matches!(&*r.msg_type, "connect" | "challengeResponse") {
-        return None;
-    }
-    match r.find("quake3.oob.protocol")?.value {
-        Value::UInt(p) => u32::try_from(p).ok(),
-        _ => None,
-    }
-}
-
-/// The recording player's name (configstring CS_PLAYERS + client number, key `n`) and the map
-/// (serverinfo `mapname`) of a gamestate record.
-fn names_of_gamestate(r: &Record) -> (String, String) {
-    let client = match r.find("quake3.svc.gamestate.client_num").map(|f| &f.value) {
-        Some(Value::UInt(n)) => Some(*n),
-        _ => None,
-    };
-    let mut player = String::new();
-    let mut map = String::new();
-    for cs in r.find_all("quake3.svc.gamestate.configstring") {
-        let index = match cs
-            .find("quake3.svc.gamestate.configstring.index")
-            .map(|f| &f.value)
-        {
-            Some(Value::UInt(i)) => *i,
-            _ => continue,
-        };
-        // Names from the game's 8-bit strings (a Latin-1 `Jürgen`) are kept as bytes by the
-        // decoder; for a file name their other bytes only need to stand out (U+FFFD, then `_`).
-        let text = match cs
-            .find("quake3.svc.gamestate.configstring.value")
-            .map(|f| &f.value)
-        {
-            Some(Value::Str(t)) => std::borrow::Cow::Borrowed(&**t),
-            Some(Value::Bytes(b)) => String::from_utf8_lossy(b),
-            _ => continue,
-        };
-        if index == 0 {
-            map = info_value(&text, "mapname").to_string();
-        } else if Some(index) == client.map(|c| c + 544) {
-            player = strip_colours(info_value(&text, "n"));
-        }
-    }
-    (player, map)
-}
-
-/// The value of `key` in an info string (`\key\value\…`), empty when absent.
-fn info_value<'a>(info: &'a str, key: &str) -> &'a str {
-    let mut parts = info.strip_prefix('\\').unwrap_or(info).split('\\');
-    while let (Some(k), Some(v)) = (parts.next(), parts.next()) {
-        if k == key {
-            return v;
-        }
-    }
-    ""
-}
-
-/// A name without its `^X` colour codes (ioquake3 code/qcommon/q_shared.c `Q_CleanStr`).
-fn strip_colours(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut it = s.chars().peekable();
-    while let Some(c) = it.next() {
-        if c == '^' && it.peek().is_some_and(|n| *n != '^') {
-            it.next();
-            continue;
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// One part of a file name: letters, digits, `.` and `-` kept, anything else `_`, bounded.

@@ -1,17 +1,11 @@
 use super::*;
 
 #[test]
-fn colour_codes_are_stripped() {
-    // As Q_CleanStr: "^^" keeps the first caret, and the second starts a colour code.
-    assert_eq!(strip_colours("^1Gold^7en^^Player"), "Golden^layer");
-}
-
-#[test]
-fn info_values_are_found() {
-    let info = "\\sv_hostname\\noname\\mapname\\oa_dm1\\g_gametype\\0";
-    assert_eq!(info_value(info, "mapname"), "oa_dm1");
-    assert_eq!(info_value(info, "g_gametype"), "0");
-    assert_eq!(info_value(info, "missing"), "");
+fn player_names_are_cleaned_then_made_safe() {
+    // Q_CleanStr: "^^" keeps the first caret, and the second starts a colour code; the caret
+    // left is no file name character.
+    assert_eq!(clean_str("^1Gold^7en^^Player"), "Golden^layer");
+    assert_eq!(file_part(&clean_str("^1Gold^7en^^Player")), "Golden_layer");
 }
 
 #[test]
@@ -79,7 +73,7 @@ mod collector {
     use super::*;
     use crate::capture::Timestamp;
     use crate::protocols::quake3::fields as f;
-    use crate::tree::{Field, Pos};
+    use crate::tree::{Field, Pos, Value};
 
     /// A decoded server → client record as the Quake 3 decoder makes it (the fields the demo
     /// reads), carrying `sequence`, a gamestate for `map` when given, and the server's

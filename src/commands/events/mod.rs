@@ -1,82 +1,32 @@
 //! `gamedissect events`: what happened in the game, one event per line, read from the decoded
-//! [`Record`]s that `dissect` prints (field lookups by registered name, nothing re-parsed).
+//! [`Record`]s that `dissect` prints (nothing re-parsed).
 //!
-//! Each protocol has a small extractor holding only what naming needs (a Quake 3 flow's player
+//! Each protocol that reports events says so in the registry
+//! ([`crate::proto::Protocol::events`]): its kinds, and a small extractor in its own folder
+//! (`protocols/<name>/events.rs`) holding only what naming needs (a Quake 3 flow's player
 //! table, the last reliable command sequence seen, an SRB2 flow's reported command buffers, a
-//! GameStudio flow's entity files, a FlightGear callsign's first and last
-//! packet); every table is bounded, so memory stays flat however long the capture. Events are
-//! written as they are found, in frame order. docs/events.md lists every kind and column.
+//! GameStudio flow's entity files, a FlightGear callsign's first and last packet); every table
+//! is bounded, so memory stays flat however long the capture. Events are written as they are
+//! found, in frame order. docs/events.md lists every kind and column.
 
-pub(crate) mod fields;
-mod flightgear;
-mod gamestudio;
-pub(crate) mod quake3;
 pub mod run;
-mod srb2;
 mod write;
 
 use std::collections::HashMap;
 
-use crate::capture::Timestamp;
-use crate::proto::Meta;
+use crate::proto::{Meta, Protocol};
+use crate::protocols;
+use crate::toolkit::facts::{At, Event, EventExtractor, Events, KindDef, Scope};
 use crate::tree::Record;
 
 pub use write::{EventFormat, EventWriter};
 
-/// A name or a line of text as the game shows it (`raw`, with colour codes and control bytes)
-/// and as a person reads it (`clean`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Label {
-    pub clean: String,
-    pub raw: String,
-}
-
-impl Label {
-    /// A label whose raw and clean forms are the same.
-    pub fn plain(s: impl Into<String>) -> Label {
-        let s = s.into();
-        Label {
-            clean: s.clone(),
-            raw: s,
-        }
-    }
-}
-
-/// One game event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Event {
-    pub frame: u64,
-    pub time: Timestamp,
-    /// The time of the capture's first frame (relative times are counted from it).
-    pub base: Timestamp,
-    pub flow: u64,
-    pub protocol: &'static str,
-    pub kind: &'static str,
-    /// Who did it (speaker, killer, the player who joined), when known.
-    pub who: Option<Label>,
-    /// Whom it was done to (victim, the new name of a renamed player), when there is one.
-    pub target: Option<Label>,
-    /// The message, means of death, map name, command…
-    pub text: Option<Label>,
-    /// Further facts, as named values.
-    pub details: Vec<(&'static str, String)>,
-}
-
-/// A kind of event, for `--kind` and the documentation.
-#[derive(Debug)]
-pub struct KindDef {
-    pub protocol: &'static str,
-    pub name: &'static str,
-    pub desc: &'static str,
-}
-
-/// Every kind of event, per protocol.
+/// Every kind of event, per protocol, in registry order.
 pub fn kinds() -> impl Iterator<Item = &'static KindDef> {
-    quake3::KINDS
-        .iter()
-        .chain(flightgear::KINDS)
-        .chain(srb2::KINDS)
-        .chain(gamestudio::KINDS)
+    protocols::all()
+        .into_iter()
+        .filter_map(|p| p.events())
+        .flat_map(|e| e.kinds)
 }
 
 /// Whether `--kind` names a known kind: `chat` (every protocol's) or `quake3.chat`.
@@ -94,96 +44,49 @@ fn selects(selector: &str, protocol: &str, kind: &str) -> bool {
 /// Where a found event goes.
 pub(crate) type Emit<'a> = dyn FnMut(Event) -> std::io::Result<()> + 'a;
 
-/// The facts of the record an event comes from.
-#[derive(Debug, Clone, Copy)]
-pub struct At {
-    frame: u64,
-    time: Timestamp,
-    base: Timestamp,
-    flow: u64,
-}
-
-impl At {
-    pub(crate) fn of(meta: &Meta<'_>) -> At {
-        At {
-            frame: meta.frame,
-            time: meta.time,
-            base: meta.base,
-            flow: meta.flow,
-        }
-    }
-
-    /// An event of this record with nothing but its kind filled in.
-    pub(crate) fn event(&self, protocol: &'static str, kind: &'static str) -> Event {
-        Event {
-            frame: self.frame,
-            time: self.time,
-            base: self.base,
-            flow: self.flow,
-            protocol,
-            kind,
-            who: None,
-            target: None,
-            text: None,
-            details: Vec::new(),
-        }
-    }
-}
-
 /// Flows whose state is kept at once; beyond, the least recently seen eighth is forgotten (the
 /// engine forgets flows the same way; a forgotten flow starts again as if mid-session).
 const MAX_FLOWS: usize = 65_536;
 
-/// The per-flow state of the protocols whose events depend on their flow's history.
-enum FlowState {
-    Quake3(Box<quake3::State>),
-    Srb2(Box<srb2::State>),
-    GameStudio(Box<gamestudio::State>),
-}
-
-impl FlowState {
-    /// A fresh state for `protocol`, if its events need one per flow.
-    fn new(protocol: &str) -> Option<FlowState> {
-        Some(match protocol {
-            "quake3" => FlowState::Quake3(Box::default()),
-            "srb2" => FlowState::Srb2(Box::default()),
-            "gamestudio" => FlowState::GameStudio(Box::default()),
-            _ => return None,
-        })
-    }
-
-    fn protocol(&self) -> &'static str {
-        match self {
-            FlowState::Quake3(_) => "quake3",
-            FlowState::Srb2(_) => "srb2",
-            FlowState::GameStudio(_) => "gamestudio",
-        }
-    }
-
-    fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
-        match self {
-            FlowState::Quake3(s) => s.record(at, record, out),
-            FlowState::Srb2(s) => s.record(at, record, out),
-            FlowState::GameStudio(s) => s.record(at, record, out),
-        }
-    }
+/// A protocol with events, and its extractor for the whole capture when it keeps one.
+struct Source {
+    name: &'static str,
+    events: &'static Events,
+    capture: Option<Box<dyn EventExtractor>>,
 }
 
 /// Turns records into events: owns every protocol's state.
 pub struct Extractor {
-    flows: HashMap<u64, (u64, FlowState)>,
-    flightgear: flightgear::State,
+    sources: Vec<Source>,
+    /// Per flow: the frame it was last seen, the source its extractor is of, the extractor.
+    flows: HashMap<u64, (u64, usize, Box<dyn EventExtractor>)>,
     kinds: Vec<String>,
     frames: crate::engine::FrameRange,
 }
 
 impl Extractor {
-    /// `kinds`: the `--kind` selectors (empty: every kind); `frames`: the frames whose events are
-    /// reported (every frame is still read, for names).
-    pub fn new(kinds: Vec<String>, frames: crate::engine::FrameRange) -> Extractor {
+    /// The extractor of the `registry`'s protocols that report events. `kinds`: the `--kind`
+    /// selectors (empty: every kind); `frames`: the frames whose events are reported (every
+    /// frame is still read, for names).
+    pub fn new(
+        registry: &[&'static dyn Protocol],
+        kinds: Vec<String>,
+        frames: crate::engine::FrameRange,
+    ) -> Extractor {
+        let sources = registry
+            .iter()
+            .filter_map(|p| {
+                let events = p.events()?;
+                Some(Source {
+                    name: p.info().name,
+                    events,
+                    capture: (events.scope == Scope::Capture).then(|| (events.extractor)()),
+                })
+            })
+            .collect();
         Extractor {
+            sources,
             flows: HashMap::new(),
-            flightgear: flightgear::State::default(),
             kinds,
             frames,
         }
@@ -204,12 +107,14 @@ impl Extractor {
     ) -> std::io::Result<()> {
         let at = At::of(meta);
         let mut found = Vec::new();
-        match record.protocol {
-            "flightgear" => self.flightgear.record(&at, record, &mut found),
-            protocol => {
-                if let Some(state) = self.flow_state(meta.flow, meta.frame, protocol) {
-                    state.record(&at, record, &mut found);
-                }
+        if let Some(source) = self.sources.iter().position(|s| s.name == record.protocol) {
+            let extractor = if self.sources[source].capture.is_some() {
+                self.sources[source].capture.as_mut()
+            } else {
+                self.flow_state(meta.flow, meta.frame, source)
+            };
+            if let Some(extractor) = extractor {
+                extractor.record(&at, record, &mut found);
             }
         }
         for e in found {
@@ -223,7 +128,9 @@ impl Extractor {
     /// The events only the end of the capture tells (a FlightGear callsign's last packet).
     pub fn finish(&mut self, emit: &mut Emit<'_>) -> std::io::Result<()> {
         let mut found = Vec::new();
-        self.flightgear.finish(&mut found);
+        for whole in self.sources.iter_mut().filter_map(|s| s.capture.as_mut()) {
+            whole.finish(&mut found);
+        }
         for e in found {
             if self.wanted(&e) {
                 emit(e)?;
@@ -232,61 +139,39 @@ impl Extractor {
         Ok(())
     }
 
-    /// The state of `flow`, made afresh when the flow has none or one of another protocol;
-    /// `None` when `protocol` keeps no per-flow state.
-    fn flow_state(&mut self, flow: u64, frame: u64, protocol: &str) -> Option<&mut FlowState> {
-        if let Some((seen, state)) = self.flows.get_mut(&flow)
-            && state.protocol() == protocol
+    /// The extractor of `flow`, made afresh when the flow has none or one of another source.
+    fn flow_state(
+        &mut self,
+        flow: u64,
+        frame: u64,
+        source: usize,
+    ) -> Option<&mut Box<dyn EventExtractor>> {
+        if let Some((seen, of, _)) = self.flows.get_mut(&flow)
+            && *of == source
         {
             *seen = frame;
-            return self.flows.get_mut(&flow).map(|(_, s)| s);
+            return self.flows.get_mut(&flow).map(|(_, _, s)| s);
         }
-        let fresh = FlowState::new(protocol)?;
+        let fresh = (self.sources[source].events.extractor)();
         if !self.flows.contains_key(&flow) && self.flows.len() >= MAX_FLOWS {
             self.evict();
         }
-        self.flows.insert(flow, (frame, fresh));
-        self.flows.get_mut(&flow).map(|(_, s)| s)
+        self.flows.insert(flow, (frame, source, fresh));
+        self.flows.get_mut(&flow).map(|(_, _, s)| s)
     }
 
     /// Forgets the least recently seen eighth of the flows.
     fn evict(&mut self) {
-        let mut seen: Vec<u64> = self.flows.values().map(|(f, _)| *f).collect();
+        let mut seen: Vec<u64> = self.flows.values().map(|(f, _, _)| *f).collect();
         seen.sort_unstable();
         let cut = seen[seen.len() / 8];
-        self.flows.retain(|_, (f, _)| *f > cut);
+        self.flows.retain(|_, (f, _, _)| *f > cut);
     }
-}
-
-/// Quake 3 colour codes (`^` and a letter or digit) and control bytes (the `\x19` that ends a
-/// chat speaker's name) removed, as ioquake3's `Q_CleanStr` does (code/qcommon/q_shared.c, with
-/// `Q_IsColorString`).
-pub fn clean_quake3(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '^' && chars.peek().is_some_and(|n| n.is_ascii_alphanumeric()) {
-            chars.next();
-        } else if !c.is_control() {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn colour_codes_and_control_bytes_go() {
-        assert_eq!(
-            clean_quake3("GoldenPlayer^7\u{19}: ^2hi"),
-            "GoldenPlayer: hi"
-        );
-        assert_eq!(clean_quake3("^^1a^"), "^a^");
-        assert_eq!(clean_quake3("x\ny"), "xy");
-    }
 
     #[test]
     fn selectors() {

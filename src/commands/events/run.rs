@@ -35,8 +35,9 @@ pub fn events<R: io::BufRead>(
         Ok(w) => w,
         Err(e) => return Outcome::Output(e),
     };
-    let mut extractor = Extractor::new(kinds, frames);
-    let mut engine = Engine::new(protocols::all(), config);
+    let registry = protocols::all();
+    let mut extractor = Extractor::new(&registry, kinds, frames);
+    let mut engine = Engine::new(registry, config);
     let mut outcome = run_capture(input, &mut engine, total_len, warn, &mut |m, r| {
         extractor.record(m, r, &mut |e| writer.event(&e))
     });

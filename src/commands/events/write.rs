@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{Event, Label};
+use crate::toolkit::facts::{Event, Label};
 
 /// How events are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,13 +1,16 @@
-//! What the report draws per game, read from field trees by registered name: FlightGear tracks,
-//! Quake 3 player paths and snapshot flow, SRB2 pings. Every table and path is bounded.
+//! What the report draws per game, read from field trees through each protocol's facts
+//! (`protocols::<name>::facts`): FlightGear tracks, Quake 3 player paths and snapshot flow,
+//! SRB2 pings. Every table and path is bounded.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::bins::{Bins, Merge};
-use crate::commands::events::fields::{child, child_int, children, int};
-use crate::commands::events::{At, clean_quake3, quake3 as q3names};
 use crate::proto::Meta;
-use crate::tree::{Field, Record, Value};
+use crate::protocols::quake3::events as q3names;
+use crate::protocols::quake3::facts::{ET_PLAYER, MAX_CLIENTS, Message, clean_str};
+use crate::protocols::srb2::facts::{MAX_PLAYERS, ping_table};
+use crate::toolkit::facts::{At, EventExtractor};
+use crate::tree::Record;
 
 /// Points a path keeps at least; it holds at most twice this.
 const PATH_POINTS: usize = 400;
@@ -17,8 +20,8 @@ pub const MAX_TRACKS: usize = 24;
 pub const MAX_MAPS: usize = 4;
 /// Quake 3 flows whose names are followed.
 const MAX_Q3_FLOWS: usize = 4096;
-/// SRB2 ping table slots (MAXPLAYERS, src/doomdef.h).
-pub const SRB2_SLOTS: usize = 32;
+/// SRB2 ping table slots.
+pub const SRB2_SLOTS: usize = MAX_PLAYERS;
 
 /// A path thinned as it grows: every `stride`-th point is kept, and when the path reaches twice
 /// [`PATH_POINTS`] every other kept point goes and the stride doubles, so it spans the whole
@@ -137,26 +140,9 @@ pub struct Games {
     pub srb2_names: [Option<String>; SRB2_SLOTS],
 }
 
-fn float(f: &Field, name: &str) -> Option<f64> {
-    match child(f, name).map(|c| &c.value) {
-        Some(Value::F32(x)) => Some(f64::from(*x)),
-        Some(Value::F64(x)) => Some(*x),
-        // The Quake 3 decoder leaves out fields that are zero after the delta.
-        _ => None,
-    }
-}
-
-/// The x and y of `f`'s vector `prefix`; a component not shown is zero, unless `f` is
-/// partial (some fields not known: the `partial` child): then the position is not known.
-fn xy(f: &Field, prefix: &str) -> Option<(f64, f64)> {
-    let partial = [
-        "quake3.svc.snapshot.ps.partial",
-        "quake3.svc.snapshot.entity.partial",
-    ]
-    .iter()
-    .any(|name| child(f, name).is_some());
-    let at = |i: u8| float(f, &format!("{prefix}_{i}")).or((!partial).then_some(0.0));
-    Some((at(0)?, at(1)?))
+/// The x and y of a position, when both are known (a partial state's may not be).
+fn xy([x, y, _]: [Option<f64>; 3]) -> Option<(f64, f64)> {
+    Some((x?, y?))
 }
 
 impl Games {
@@ -186,24 +172,23 @@ impl Games {
     }
 
     fn srb2(&mut self, rec: &Record, rel_ns: i128) {
-        let Some(table) = rec.find("srb2.ping") else {
+        let Some(table) = ping_table(rec) else {
             return;
         };
         self.srb2_seen = true;
         let bin = self.srb2.at(rel_ns);
         let mut players = 0;
-        let entries = children(table, "srb2.ping.entry").take(SRB2_SLOTS);
-        for (slot, e) in entries.enumerate() {
-            let Some(ms) = int(&e.value).and_then(|ms| u64::try_from(ms).ok()) else {
+        for (slot, e) in table.take(SRB2_SLOTS).enumerate() {
+            let Some(ms) = e.ms.and_then(|ms| u64::try_from(ms).ok()) else {
                 continue;
             };
             // The decoder names the slots of the players it knows of (their pings may be 0: the
             // host's own); a slot without a player reads 0 (SV_SendPingTable, src/d_clisrv.c,
             // fills only playeringame slots).
-            if e.meaning.is_none() && ms == 0 {
+            if e.player.is_none() && ms == 0 {
                 continue;
             }
-            if let Some(name) = &e.meaning {
+            if let Some(name) = e.player {
                 self.srb2_names[slot] = Some(name.to_string());
             }
             bin.sum[slot] += ms;
@@ -231,7 +216,7 @@ impl Games {
                 s.bytes += meta.payload.len() as u64;
             }
         }
-        let Some(root) = rec.fields.iter().find(|f| f.def.name == "quake3") else {
+        let Some(msg) = Message::of(rec) else {
             return;
         };
         if !self.q3_names.contains_key(&meta.flow) && self.q3_names.len() >= MAX_Q3_FLOWS {
@@ -239,30 +224,24 @@ impl Games {
         }
         let names = self.q3_names.entry(meta.flow).or_default();
         names.record(&At::of(meta), rec, &mut Vec::new());
-        let Some(snap) = child(root, "quake3.svc").and_then(|s| child(s, "quake3.svc.snapshot"))
-        else {
+        let Some(snap) = msg.snapshot() else {
             return;
         };
         let map = names.map().unwrap_or("(map unknown)").to_string();
         let mut seen = Vec::new();
-        if let Some(ps) = child(snap, "quake3.svc.snapshot.ps") {
+        if let Some(ps) = snap.player_state() {
             let who = names.client_num();
-            seen.extend(xy(ps, "quake3.svc.snapshot.ps.origin").map(|p| (who, p)));
+            seen.extend(xy(ps.origin()).map(|p| (who, p)));
         }
-        for e in children(snap, "quake3.svc.snapshot.entity") {
-            // A player entity is eType ET_PLAYER (1), numbered by its client (bg_public.h,
+        for e in snap.entities() {
+            // A player entity is eType ET_PLAYER, numbered by its client (bg_public.h,
             // BG_PlayerStateToEntityState in code/game/bg_misc.c); one whose position is not
             // known (a partial state, see `xy`) is left out.
-            let player = child_int(e, "quake3.svc.snapshot.entity.e_type") == Some(1);
-            let removed = matches!(
-                child(e, "quake3.svc.snapshot.entity.removed").map(|r| &r.value),
-                Some(Value::Bool(true))
-            );
-            let n = child_int(e, "quake3.svc.snapshot.entity.number");
-            if player
-                && !removed
-                && n.is_some_and(|n| (0..64).contains(&n))
-                && let Some(p) = xy(e, "quake3.svc.snapshot.entity.pos_tr_base")
+            let n = e.number();
+            if e.e_type() == Some(ET_PLAYER)
+                && !e.removed()
+                && n.is_some_and(|n| (0..MAX_CLIENTS).contains(&n))
+                && let Some(p) = xy(e.position())
             {
                 seen.push((n, p));
             }
@@ -275,7 +254,7 @@ impl Games {
             if let Some(raw) = n.and_then(|n| names.player_raw(n))
                 && self.q3_player_names.len() < MAX_Q3_FLOWS
             {
-                self.q3_player_names.insert((server, *n), clean_quake3(raw));
+                self.q3_player_names.insert((server, *n), clean_str(raw));
             }
         }
         let points = seen.into_iter().map(|(n, p)| ((server, n), p));

@@ -299,7 +299,7 @@ fn notes(h: &mut String, g: &Gathered) {
     h.push_str("</section>\n");
 }
 
-fn label(l: &Option<crate::commands::events::Label>) -> String {
+fn label(l: &Option<crate::toolkit::facts::Label>) -> String {
     l.as_ref().map(|l| escape(&l.clean)).unwrap_or_default()
 }
 

@@ -19,11 +19,12 @@ use std::io::{self, Write};
 
 use crate::capture::Timestamp;
 use crate::commands::Decode;
-use crate::commands::events::{Event, Extractor};
+use crate::commands::events::Extractor;
 use crate::engine::{Config, Engine, Stats};
 use crate::proto::Meta;
 use crate::protocols;
 use crate::run::{Outcome, run_capture};
+use crate::toolkit::facts::Event;
 use crate::tree::{Record, Severity};
 use bins::{Bins, Merge};
 
@@ -301,8 +302,9 @@ fn gather<R: io::BufRead>(
         message_stats: true,
         ..config
     };
-    let mut engine = Engine::new(protocols::all(), config);
-    let mut extractor = Extractor::new(Vec::new(), frames);
+    let registry = protocols::all();
+    let mut extractor = Extractor::new(&registry, Vec::new(), frames);
+    let mut engine = Engine::new(registry, config);
     let mut g = Gathered {
         file: if file == "-" {
             "<stdin>".into()

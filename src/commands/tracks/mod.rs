@@ -1,9 +1,10 @@
 //! `gamedissect tracks`: FlightGear movement over time, one track per callsign, as CSV (streamed,
 //! one row per position packet), GeoJSON (RFC 7946, one LineString feature per callsign), KML
 //! (a time-stamped `gx:Track` per callsign) or GPX 1.1 (one `trk` per callsign).
-//! Positions are the decoder's derived geodetic ones (`flightgear.position.geodetic.*`), read by
-//! field name; see docs/tracks.md. Quake 3 snapshots give per-snapshot rows of the recording
-//! client and every visible player (`quake3`), as CSV or NDJSON.
+//! Positions are the decoder's derived geodetic ones, read through the FlightGear facts
+//! (`protocols::flightgear::facts::position`); see docs/tracks.md. Quake 3 snapshots give
+//! per-snapshot rows of the recording client and every visible player (`quake3`), as CSV or
+//! NDJSON.
 
 use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
@@ -11,8 +12,9 @@ use std::io::{self, BufWriter, Write};
 use crate::engine::{Config, Engine};
 use crate::proto::Meta;
 use crate::protocols;
+use crate::protocols::flightgear::facts::position;
 use crate::run::{Outcome, run_capture};
-use crate::tree::{Field, Record, Value};
+use crate::tree::Record;
 
 mod quake3;
 mod xml;
@@ -59,49 +61,22 @@ pub struct Point {
     pub speed_kt: f64,
 }
 
-fn float(v: &Value) -> Option<f64> {
-    match *v {
-        Value::F32(x) => Some(f64::from(x)),
-        Value::F64(x) => Some(x),
-        _ => None,
-    }
-}
-
-fn find_f(f: &Field, name: &str) -> Option<f64> {
-    f.find(name).and_then(|c| float(&c.value))
-}
-
 /// The callsign, model and position of a FlightGear position record.
 pub fn point_of(meta: &Meta<'_>, record: &Record) -> Option<(String, String, Point)> {
-    if record.protocol != "flightgear" {
-        return None;
-    }
-    let root = record.fields.iter().find(|f| f.def.name == "flightgear")?;
-    let callsign = match &root.find("flightgear.callsign")?.value {
-        Value::Str(s) => s.to_string(),
-        _ => return None,
-    };
-    let pos = root.find("flightgear.position")?;
-    let model = match pos.find("flightgear.position.model").map(|m| &m.value) {
-        Some(Value::Str(s)) => s.to_string(),
-        _ => String::new(),
-    };
-    let p = "flightgear.position.";
-    let v = |axis: &str| find_f(pos, &format!("{p}linear_velocity.{axis}")).unwrap_or(0.0);
-    let speed = (v("x").powi(2) + v("y").powi(2) + v("z").powi(2)).sqrt() * KNOTS_PER_MPS;
+    let p = position(record)?;
     let point = Point {
         frame: meta.frame,
         time: meta.time,
         rel: meta.time.secs_since(&meta.base),
-        lat: find_f(pos, &format!("{p}geodetic.latitude"))?,
-        lon: find_f(pos, &format!("{p}geodetic.longitude"))?,
-        alt_ft: find_f(pos, &format!("{p}geodetic.altitude_ft"))?,
-        heading: find_f(pos, &format!("{p}attitude.heading"))?,
-        pitch: find_f(pos, &format!("{p}attitude.pitch"))?,
-        roll: find_f(pos, &format!("{p}attitude.roll"))?,
-        speed_kt: speed,
+        lat: p.latitude,
+        lon: p.longitude,
+        alt_ft: p.altitude_ft,
+        heading: p.heading,
+        pitch: p.pitch,
+        roll: p.roll,
+        speed_kt: p.speed * KNOTS_PER_MPS,
     };
-    Some((callsign, model, point))
+    Some((p.callsign, p.model, point))
 }
 
 fn csv_row(out: &mut impl Write, callsign: &str, model: &str, p: &Point) -> io::Result<()> {

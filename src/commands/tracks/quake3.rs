@@ -7,30 +7,23 @@
 //! builds each snapshot's set from its reference. A player entity is eType ET_PLAYER (1) with
 //! the client's number as entity number; its `pos.trBase` is the player's origin and its
 //! `apos.trBase` the view angles (code/game/bg_misc.c `BG_PlayerStateToEntityState`). Names,
-//! map and the client's own number come from the same per-flow state as `gamedissect events`.
+//! map and the client's own number come from the same per-flow state as `gamedissect events`;
+//! every value is read through the Quake 3 facts (`protocols::quake3::facts`).
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
 
-use crate::commands::events::fields::{child, child_int, children};
-use crate::commands::events::{At, clean_quake3, quake3 as names};
 use crate::proto::Meta;
-use crate::tree::{Field, Record, Value};
+use crate::protocols::quake3::constants::PACKET_BACKUP;
+use crate::protocols::quake3::events as names;
+use crate::protocols::quake3::facts::{ET_PLAYER, MAX_CLIENTS, Message, Snapshot, clean_str};
+use crate::toolkit::facts::{At, EventExtractor};
+use crate::tree::Record;
 
 /// The CSV header of Quake 3 tracks.
 pub const CSV_COLUMNS: &str =
     "frame,time,rel,flow,map,server_time,subject,client,name,name_raw,x,y,z,pitch,yaw,roll,health";
 
-/// PACKET_BACKUP: snapshots a client can delta from.
-const BACKUP: usize = 32;
-/// MAX_CLIENTS: player entities are numbered below it.
-const MAX_CLIENTS: u64 = 64;
-/// eType of a player entity (`entityType_t`, bg_public.h).
-const ET_PLAYER: i64 = 1;
-/// Set on an entity or player state some of whose fields are not known (the state its delta
-/// applied to was not captured): a field not shown is then unknown, not zero.
-const ENT_PARTIAL: &str = "quake3.svc.snapshot.entity.partial";
-const PS_PARTIAL: &str = "quake3.svc.snapshot.ps.partial";
 /// Flows followed at once; beyond, the least recently seen eighth is forgotten.
 const MAX_FLOWS: usize = 4096;
 
@@ -67,21 +60,6 @@ pub(super) struct Tracks {
     flows: HashMap<u64, Flow>,
 }
 
-/// The value of `f`'s field `name`; one not shown is zero (the decoder omits fields that are
-/// zero after the delta), unless `f` is `partial`: then it is not known.
-fn float(f: &Field, name: &str, partial: bool) -> Option<f64> {
-    match child(f, name).map(|c| &c.value) {
-        Some(Value::F32(x)) => Some(f64::from(*x)),
-        Some(Value::F64(x)) => Some(*x),
-        _ if partial => None,
-        _ => Some(0.0),
-    }
-}
-
-fn vec3(f: &Field, prefix: &str, partial: bool) -> [Option<f64>; 3] {
-    [0, 1, 2].map(|i| float(f, &format!("{prefix}_{i}"), partial))
-}
-
 impl Tracks {
     /// Writes the rows of one record (nothing unless it is a Quake 3 snapshot).
     pub(super) fn record(
@@ -94,34 +72,26 @@ impl Tracks {
         if record.protocol != "quake3" {
             return Ok(());
         }
-        let Some(root) = record.fields.iter().find(|f| f.def.name == "quake3") else {
+        let Some(msg) = Message::of(record) else {
             return Ok(());
         };
         let flow = self.flow(meta.flow, meta.frame);
         flow.names.record(&At::of(meta), record, &mut Vec::new());
-        let Some(snap) = child(root, "quake3.svc").and_then(|s| child(s, "quake3.svc.snapshot"))
-        else {
+        let Some(snap) = msg.snapshot() else {
             return Ok(());
         };
-        let seq =
-            child(root, "quake3.netchan").and_then(|n| child_int(n, "quake3.netchan.sequence"));
-        let seen = flow.visible(snap, seq);
-        let server_time = child_int(snap, "quake3.svc.snapshot.server_time");
+        let seen = flow.visible(snap, msg.sequence());
+        let server_time = snap.server_time();
         let mut rows = Vec::with_capacity(seen.len() + 1);
-        if let Some(ps) = child(snap, "quake3.svc.snapshot.ps") {
-            let partial = child(ps, PS_PARTIAL).is_some();
-            let health = children(ps, "quake3.svc.snapshot.ps.stat")
-                .find(|s| child_int(s, "quake3.svc.snapshot.ps.stat.index") == Some(0))
-                .and_then(|s| child_int(s, "quake3.svc.snapshot.ps.stat.value"))
-                .or((!partial).then_some(0));
+        if let Some(ps) = snap.player_state() {
             let client = flow.names.client_num();
             rows.push(Row {
                 subject: "client",
                 client,
                 name: client.and_then(|c| flow.names.player_raw(c)),
-                pos: vec3(ps, "quake3.svc.snapshot.ps.origin", partial),
-                angles: vec3(ps, "quake3.svc.snapshot.ps.viewangles", partial),
-                health,
+                pos: ps.origin(),
+                angles: ps.viewangles(),
+                health: ps.health(),
             });
         }
         for s in &seen {
@@ -157,54 +127,43 @@ impl Tracks {
 impl Flow {
     /// The players visible in `snap`: its reference snapshot's, changed by the entities it
     /// lists. When the reference was not captured, only the listed players are known.
-    fn visible(&mut self, snap: &Field, seq: Option<i64>) -> Vec<Seen> {
-        let delta = child_int(snap, "quake3.svc.snapshot.delta_num").unwrap_or(0);
+    fn visible(&mut self, snap: Snapshot<'_>, seq: Option<i64>) -> Vec<Seen> {
+        let delta = snap.delta_num().unwrap_or(0);
         let mut seen: Vec<Seen> = if delta == 0 {
             Vec::new()
         } else {
-            let from = child_int(snap, "quake3.svc.snapshot.delta_from");
+            let from = snap.delta_from();
             self.snapshots
                 .iter()
                 .find(|(s, _)| Some(*s) == from)
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default()
         };
-        for n in children(snap, "quake3.svc.snapshot.removed") {
-            if let Value::UInt(n) = n.value {
-                seen.retain(|s| u64::from(s.client) != n);
-            }
+        for n in snap.removed() {
+            seen.retain(|s| i64::from(s.client) != n);
         }
-        for e in children(snap, "quake3.svc.snapshot.entity") {
-            let Some(n) = child_int(e, "quake3.svc.snapshot.entity.number")
-                .and_then(|n| u16::try_from(n).ok())
-            else {
+        for e in snap.entities() {
+            let Some(n) = e.number().and_then(|n| u16::try_from(n).ok()) else {
                 continue;
             };
             seen.retain(|s| s.client != n);
-            let removed = matches!(
-                child(e, "quake3.svc.snapshot.entity.removed").map(|r| &r.value),
-                Some(Value::Bool(true))
-            );
-            let partial = child(e, ENT_PARTIAL).is_some();
-            let player = child_int(e, "quake3.svc.snapshot.entity.e_type") == Some(ET_PLAYER);
             // A player whose position is not known is left out (never guessed); unknown
             // angles are written empty.
-            let pos = vec3(e, "quake3.svc.snapshot.entity.pos_tr_base", partial);
-            if let [Some(x), Some(y), Some(z)] = pos
-                && !removed
-                && player
-                && u64::from(n) < MAX_CLIENTS
+            if let [Some(x), Some(y), Some(z)] = e.position()
+                && !e.removed()
+                && e.e_type() == Some(ET_PLAYER)
+                && i64::from(n) < MAX_CLIENTS
             {
                 seen.push(Seen {
                     client: n,
                     pos: [x, y, z],
-                    angles: vec3(e, "quake3.svc.snapshot.entity.apos_tr_base", partial),
+                    angles: e.angles(),
                 });
             }
         }
         seen.sort_unstable_by_key(|s| s.client);
         if let Some(seq) = seq {
-            if self.snapshots.len() >= BACKUP {
+            if self.snapshots.len() >= PACKET_BACKUP {
                 self.snapshots.pop_front();
             }
             self.snapshots.push_back((seq, seen.clone()));
@@ -229,7 +188,7 @@ fn format_row(
     json: bool,
 ) -> String {
     let rel = meta.time.secs_since(&meta.base);
-    let clean = row.name.map(clean_quake3);
+    let clean = row.name.map(clean_str);
     if json {
         let v = serde_json::json!({
             "frame": meta.frame,

@@ -15,6 +15,8 @@
 //! and `src/flightgear/MultiPlayer/mpmessages.hxx`.
 
 pub mod constants;
+pub mod events;
+pub mod facts;
 pub mod fields;
 mod flow;
 pub mod geo;
@@ -64,6 +66,9 @@ pub fn probe_payload(p: &[u8]) -> Probe {
 impl Protocol for FlightGear {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
+    }
+    fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
+        Some(&events::EVENTS)
     }
     fn probe(&self, input: &ProbeInput<'_>) -> Probe {
         probe_payload(input.payload)

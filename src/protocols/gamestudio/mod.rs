@@ -7,6 +7,8 @@
 //! A6+) and the CPosition encoding (packed or fixed). See docs/protocols/gamestudio.md.
 
 pub mod dplay;
+pub mod events;
+pub mod facts;
 pub mod fields;
 mod flow;
 pub mod msg;
@@ -155,6 +157,9 @@ fn dp4_sender(p: &[u8]) -> Option<Role> {
 impl Protocol for Gamestudio {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
+    }
+    fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
+        Some(&events::EVENTS)
     }
 
     fn probe(&self, input: &ProbeInput<'_>) -> Probe {

@@ -12,7 +12,8 @@ pub mod client;
 pub mod connectionless;
 pub mod constants;
 pub mod delta;
-pub mod demo;
+pub mod events;
+pub mod facts;
 pub mod fields;
 pub mod flow;
 pub mod hold;
@@ -54,6 +55,9 @@ fn is_q3_port(p: u16) -> bool {
 impl Protocol for Quake3 {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
+    }
+    fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
+        Some(&events::EVENTS)
     }
     fn probe(&self, input: &ProbeInput<'_>) -> Probe {
         let p = input.payload;

@@ -16,6 +16,8 @@
 //! commands; `prim` holds the string encodings shared by bodies and commands.
 
 mod detect;
+pub mod events;
+pub mod facts;
 pub mod fields;
 mod files;
 mod flow;
@@ -70,6 +72,9 @@ fn carried_checksum(p: &[u8]) -> Option<u32> {
 impl Protocol for Srb2 {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
+    }
+    fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
+        Some(&events::EVENTS)
     }
     fn probe(&self, input: &ProbeInput<'_>) -> Probe {
         let p = input.payload;

@@ -1,5 +1,6 @@
-//! SRB2 events, from the net commands the server relays in PT_SERVERTICS (what every player's
-//! game executes), the player lists, and the server's refusal and shutdown packets.
+//! SRB2 events (`gamedissect events`, docs/events.md), from the net commands the server relays
+//! in PT_SERVERTICS (what every player's game executes), the player lists, and the server's
+//! refusal and shutdown packets, read through [`super::facts`].
 //!
 //! Facts from SRB2 (github.com/STJr/SRB2): net commands are executed from the server's tic
 //! stream (`src/d_clisrv.c` `SV_SendTics`, `ExecuteTextCmd`); a client's PT_TEXTCMD is only a
@@ -8,13 +9,25 @@
 //! server's XD_KICK with KICK_MSG_PLAYER_QUIT or KICK_MSG_TIMEOUT), `Got_NameAndColor`
 //! (`src/d_netcmd.c`) renames, `Got_Mapcmd` (`src/d_netcmd.c`) changes the map.
 
-use super::fields::{child, child_int, child_text, children, int, text};
-use super::{At, Event, KindDef, Label};
-use crate::tree::{Field, Record, Value};
+use super::facts::{MAX_PLAYERS, NetCommand, Packet, ServerConfig, TextBuffer};
+use crate::toolkit::facts::{At, Event, EventExtractor, Events, KindDef, Label, Scope};
+use crate::tree::Record;
 
 const P: &str = "srb2";
 
-pub(super) static KINDS: &[KindDef] = &[
+/// What `gamedissect events` finds in SRB2 ([`crate::proto::Protocol::events`]): one `State`
+/// per flow.
+pub static EVENTS: Events = Events {
+    kinds: KINDS,
+    scope: Scope::Flow,
+    extractor,
+};
+
+fn extractor() -> Box<dyn EventExtractor> {
+    Box::<State>::default()
+}
+
+static KINDS: &[KindDef] = &[
     KindDef {
         protocol: P,
         name: "chat",
@@ -57,15 +70,13 @@ pub(super) static KINDS: &[KindDef] = &[
     },
 ];
 
-/// MAXPLAYERS (`src/doomdef.h`), the same in every release.
-const MAX_PLAYERS: usize = 32;
 /// Command buffers remembered for de-duplication: a server resends only the tics a client has
 /// not acknowledged, and few tics carry commands; small, as every flow has its own.
 const MAX_REPORTED: usize = 256;
 
 /// What naming and de-duplication need of one SRB2 flow: 32 names and two numbers.
 #[derive(Default)]
-pub(crate) struct State {
+struct State {
     names: [Option<String>; MAX_PLAYERS],
     /// The (tic, player) command buffers reported lately, oldest first: PT_SERVERTICS overlap,
     /// and a tic's commands are sent again until the client acknowledges the tic.
@@ -79,28 +90,15 @@ fn slot(player: i64) -> Option<usize> {
     usize::try_from(player).ok().filter(|&p| p < MAX_PLAYERS)
 }
 
-/// An enum's symbolic name (empty when the number is not tabulated).
-fn enum_name(f: &Field) -> &'static str {
-    match f.value {
-        Value::Enum(_, name) => name,
-        _ => "",
-    }
-}
-
-impl State {
-    pub(crate) fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
-        let Some(root) = record.fields.iter().find(|f| f.def.name == P) else {
+impl EventExtractor for State {
+    fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
+        let Some(packet) = Packet::of(record) else {
             return;
         };
-        let ptype = child(root, "srb2.header")
-            .and_then(|h| child(h, "srb2.header.type"))
-            .map_or("", enum_name);
-        match ptype {
+        match packet.packet_type() {
             "PT_SERVERREFUSE" => {
                 let mut e = at.event(P, "refuse");
-                e.text = child(root, "srb2.refuse")
-                    .and_then(|r| child_text(r, "srb2.refuse.reason"))
-                    .map(|t| Label::plain(t.as_ref()));
+                e.text = packet.refuse_reason().map(|t| Label::plain(t.as_ref()));
                 out.push(e);
             }
             "PT_SERVERSHUTDOWN" => out.push(at.event(P, "shutdown")),
@@ -115,32 +113,28 @@ impl State {
             }
             _ => {}
         }
-        if let Some(info) = child(root, "srb2.playerinfo") {
-            self.player_info(info);
+        // PT_PLAYERINFO (a server browser's view): names only, no events.
+        for (n, name) in packet.player_info() {
+            self.set_name(n, &name);
         }
-        if let Some(cfg) = child(root, "srb2.servercfg") {
+        if let Some(cfg) = packet.server_config() {
             self.server_config(at, cfg, out);
         }
-        if let Some(tics) = child(root, "srb2.tics") {
-            for section in children(tics, "srb2.tics.text") {
-                let Some(tic) = int(&section.value).and_then(|t| u64::try_from(t).ok()) else {
-                    continue;
-                };
-                for buf in children(section, "srb2.textbuf") {
-                    let key = (tic, child_int(buf, "srb2.textbuf.player").unwrap_or(-1));
-                    if self.reported.contains(&key) {
-                        continue;
-                    }
-                    if self.reported.len() >= MAX_REPORTED {
-                        self.reported.pop_front();
-                    }
-                    self.reported.push_back(key);
-                    self.text_buffer(at, buf, out);
-                }
+        for (tic, buf) in packet.tic_commands() {
+            let key = (tic, buf.player().unwrap_or(-1));
+            if self.reported.contains(&key) {
+                continue;
             }
+            if self.reported.len() >= MAX_REPORTED {
+                self.reported.pop_front();
+            }
+            self.reported.push_back(key);
+            self.text_buffer(at, buf, out);
         }
     }
+}
 
+impl State {
     fn name(&self, player: i64) -> Option<Label> {
         let name = self.names[slot(player)?].as_deref()?;
         Some(Label::plain(name))
@@ -152,22 +146,11 @@ impl State {
         }
     }
 
-    /// PT_PLAYERINFO (a server browser's view): names only, no events.
-    fn player_info(&mut self, info: &Field) {
-        for p in children(info, "srb2.playerinfo.player") {
-            if let (Some(n), Some(name)) =
-                (int(&p.value), child_text(p, "srb2.playerinfo.player.name"))
-            {
-                self.set_name(n, &name);
-            }
-        }
-    }
-
     /// PT_SERVERCFG: the client's node, and (up to 2.2.8) the players already in the game.
-    fn server_config(&mut self, at: &At, cfg: &Field, out: &mut Vec<Event>) {
-        self.client_node = child_int(cfg, "srb2.servercfg.clientnode");
-        for (n, f) in children(cfg, "srb2.servercfg.name").enumerate() {
-            let Some(name) = text(&f.value).filter(|t| !t.is_empty()) else {
+    fn server_config(&mut self, at: &At, cfg: ServerConfig<'_>, out: &mut Vec<Event>) {
+        self.client_node = cfg.client_node();
+        for (n, name) in cfg.names().enumerate() {
+            let Some(name) = name.filter(|t| !t.is_empty()) else {
                 continue;
             };
             let n = n as i64;
@@ -181,20 +164,19 @@ impl State {
     }
 
     /// The net commands one player issued in one tic.
-    fn text_buffer(&mut self, at: &At, buf: &Field, out: &mut Vec<Event>) {
-        let issuer = child_int(buf, "srb2.textbuf.player");
-        for xd in children(buf, "srb2.xd") {
-            match enum_name(xd) {
+    fn text_buffer(&mut self, at: &At, buf: TextBuffer<'_>, out: &mut Vec<Event>) {
+        let issuer = buf.player();
+        for xd in buf.commands() {
+            match xd.kind() {
                 "XD_SAY" => out.push(self.say(at, issuer, xd)),
                 "XD_ADDPLAYER" => out.push(self.add_player(at, xd)),
                 "XD_KICK" => out.push(self.kick(at, issuer, xd)),
                 "XD_NAMEANDCOLOR" => self.name_and_color(at, issuer, xd, out),
                 "XD_MAP" => {
                     let mut e = at.event(P, "map");
-                    e.text = child_text(xd, "srb2.xd.map").map(|m| Label::plain(m.as_ref()));
-                    if let Some(g) = child(xd, "srb2.xd.gametype") {
-                        let name = enum_name(g);
-                        let g = int(&g.value).unwrap_or_default().to_string();
+                    e.text = xd.map().map(|m| Label::plain(m.as_ref()));
+                    if let Some((name, g)) = xd.gametype() {
+                        let g = g.to_string();
                         e.details
                             .push(("gametype", if name.is_empty() { g } else { name.into() }));
                     }
@@ -205,15 +187,15 @@ impl State {
         }
     }
 
-    fn say(&self, at: &At, issuer: Option<i64>, xd: &Field) -> Event {
+    fn say(&self, at: &At, issuer: Option<i64>, xd: NetCommand<'_>) -> Event {
         let mut e = at.event(P, "chat");
         if let Some(p) = issuer {
             e.who = self.name(p);
             e.details.push(("player", p.to_string()));
         }
-        e.text = child_text(xd, "srb2.xd.message").map(|m| Label::plain(m.as_ref()));
+        e.text = xd.message().map(|m| Label::plain(m.as_ref()));
         // `Got_Saycmd`: 0 everyone, 1…32 privately to player n-1, negative the speaker's team.
-        let to = match child_int(xd, "srb2.xd.target") {
+        let to = match xd.say_target() {
             Some(0) | None => "everyone".to_string(),
             Some(t) if t < 0 => "team".to_string(),
             Some(t) => {
@@ -222,7 +204,7 @@ impl State {
             }
         };
         e.details.push(("to", to));
-        let flags = child_int(xd, "srb2.xd.flags").unwrap_or(0);
+        let flags = xd.say_flags().unwrap_or(0);
         let mut named = Vec::new();
         if flags & 1 != 0 {
             named.push("server");
@@ -236,13 +218,13 @@ impl State {
         e
     }
 
-    fn add_player(&mut self, at: &At, xd: &Field) -> Event {
+    fn add_player(&mut self, at: &At, xd: NetCommand<'_>) -> Event {
         let mut e = at.event(P, "join");
-        let node = child_int(xd, "srb2.xd.node");
-        let player = child_int(xd, "srb2.xd.playernum");
+        let node = xd.node();
+        let player = xd.player_num();
         if let Some(p) = player {
             // 2.2 carries the name; 2.1 names the player in a later XD_NAMEANDCOLOR.
-            if let Some(name) = child_text(xd, "srb2.xd.player_name") {
+            if let Some(name) = xd.player_name() {
                 self.set_name(p, &name);
             }
             e.who = self.name(p);
@@ -258,18 +240,19 @@ impl State {
         e
     }
 
-    fn kick(&mut self, at: &At, issuer: Option<i64>, xd: &Field) -> Event {
-        let msg = child(xd, "srb2.xd.kick_msg").map_or("", enum_name);
+    fn kick(&mut self, at: &At, issuer: Option<i64>, xd: NetCommand<'_>) -> Event {
+        let msg = xd.kick_msg();
         let quit = matches!(msg, "KICK_MSG_PLAYER_QUIT" | "KICK_MSG_TIMEOUT");
         let mut e = at.event(P, if quit { "leave" } else { "kick" });
-        let player = child_int(xd, "srb2.xd.player");
+        let player = xd.kicked();
         let kicked = player.and_then(|p| self.name(p));
         if quit {
             e.who = kicked;
         } else {
             e.who = issuer.and_then(|p| self.name(p));
             e.target = kicked;
-            e.text = child_text(xd, "srb2.xd.reason")
+            e.text = xd
+                .kick_reason()
                 .filter(|r| !r.is_empty())
                 .map(|r| Label::plain(r.as_ref()))
                 .or_else(|| (!msg.is_empty()).then(|| Label::plain(msg)));
@@ -284,8 +267,14 @@ impl State {
         e
     }
 
-    fn name_and_color(&mut self, at: &At, issuer: Option<i64>, xd: &Field, out: &mut Vec<Event>) {
-        let (Some(p), Some(new)) = (issuer, child_text(xd, "srb2.xd.player_name")) else {
+    fn name_and_color(
+        &mut self,
+        at: &At,
+        issuer: Option<i64>,
+        xd: NetCommand<'_>,
+        out: &mut Vec<Event>,
+    ) {
+        let (Some(p), Some(new)) = (issuer, xd.player_name()) else {
             return;
         };
         let old = self.name(p);

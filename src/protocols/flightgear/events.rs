@@ -1,18 +1,28 @@
-//! FlightGear events: chat, and each callsign's first packet (appears, with its model), model
-//! changes and last packet (leaves, reported at the end of the capture).
-//!
-//! Facts from FlightGear: the chat property `sim/multiplay/chat` has id 10002
-//! (src/MultiPlayer/multiplaymgr.cxx, `sIdPropertyList`).
+//! FlightGear events (`gamedissect events`, docs/events.md): chat, and each callsign's first
+//! packet (appears, with its model), model changes and last packet (leaves, reported at the end
+//! of the capture), read through [`super::facts`].
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_text, text};
-use super::{At, Event, KindDef, Label};
-use crate::tree::{Field, Record, Value};
+use super::facts::Packet;
+use crate::toolkit::facts::{At, Event, EventExtractor, Events, KindDef, Label, Scope};
+use crate::tree::Record;
 
 const P: &str = "flightgear";
 
-pub(super) static KINDS: &[KindDef] = &[
+/// What `gamedissect events` finds in FlightGear ([`crate::proto::Protocol::events`]): one
+/// `State` for the capture, since a callsign is heard on every flow a relay forwards it to.
+pub static EVENTS: Events = Events {
+    kinds: KINDS,
+    scope: Scope::Capture,
+    extractor,
+};
+
+fn extractor() -> Box<dyn EventExtractor> {
+    Box::<State>::default()
+}
+
+static KINDS: &[KindDef] = &[
     KindDef {
         protocol: P,
         name: "chat",
@@ -35,8 +45,6 @@ pub(super) static KINDS: &[KindDef] = &[
     },
 ];
 
-/// The chat property's id.
-const CHAT_ID: i64 = 10002;
 /// Callsigns followed at once; later ones get no events (a hostile capture cannot grow this).
 const MAX_CALLSIGNS: usize = 65_536;
 
@@ -48,22 +56,20 @@ struct Callsign {
 }
 
 #[derive(Default)]
-pub(crate) struct State {
+struct State {
     callsigns: HashMap<String, Callsign>,
 }
 
-impl State {
-    pub(crate) fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
-        let Some(root) = record.fields.iter().find(|f| f.def.name == P) else {
+impl EventExtractor for State {
+    fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
+        let Some(packet) = Packet::of(record) else {
             return;
         };
-        let Some(callsign) = child_text(root, "flightgear.callsign") else {
+        let Some(callsign) = packet.callsign() else {
             return;
         };
-        let model = child(root, "flightgear.position")
-            .and_then(|p| child_text(p, "flightgear.position.model"))
-            .unwrap_or_default();
-        let chat = chat_of(root);
+        let model = packet.model();
+        let chat = packet.chat();
         let who = Label::plain(callsign.as_ref());
         if !self.callsigns.contains_key(callsign.as_ref()) {
             if self.callsigns.len() >= MAX_CALLSIGNS {
@@ -108,7 +114,7 @@ impl State {
     }
 
     /// Every callsign's last packet, in time order.
-    pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
+    fn finish(&mut self, out: &mut Vec<Event>) {
         let mut all: Vec<(String, Callsign)> = self.callsigns.drain().collect();
         all.sort_by(|a, b| (a.1.last.frame, &a.0).cmp(&(b.1.last.frame, &b.0)));
         for (callsign, c) in all {
@@ -118,21 +124,4 @@ impl State {
             out.push(e);
         }
     }
-}
-
-/// The chat text of a packet: the v1 chat field, or the chat property of v2.
-fn chat_of(root: &Field) -> Option<String> {
-    if let Some(c) = child_text(root, "flightgear.chat") {
-        return Some(c.into_owned());
-    }
-    let props = child(root, "flightgear.properties")?;
-    // The properties are pairs of an id and its value, side by side.
-    let pairs = &child(props, "flightgear.properties.property")?.children;
-    pairs.windows(2).find_map(|w| {
-        (w[0].def.name == "flightgear.properties.property.id"
-            && matches!(w[0].value, Value::Enum(id, _) if id == CHAT_ID)
-            && w[1].def.name == "flightgear.properties.property.value")
-            .then(|| text(&w[1].value).map(|t| t.into_owned()))
-            .flatten()
-    })
 }

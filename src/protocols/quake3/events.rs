@@ -1,5 +1,6 @@
-//! Quake 3 events, from the decoded server commands, gamestates, snapshot entities and
-//! connectionless packets of one flow.
+//! Quake 3 events (`gamedissect events`, docs/events.md), from the decoded server commands,
+//! gamestates, snapshot entities and connectionless packets of one flow, read through
+//! [`super::facts`].
 //!
 //! Facts from ioquake3: configstring indices and `meansOfDeath_t` (code/game/bg_public.h), the
 //! obituary temp entity (`G_TempEntity(…, EV_OBITUARY)` in code/game/g_combat.c `player_die`;
@@ -8,13 +9,29 @@
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_int, child_text, children, info_value, int, text};
-use super::{At, Event, KindDef, Label, clean_quake3};
-use crate::tree::{Field, Record};
+use super::constants::MAX_GENTITIES;
+use super::facts::{
+    CS_PLAYERS, CS_SERVERINFO, CS_VOTE_STRING, ClientCommand, Connectionless, ET_OBITUARY, Entity,
+    Gamestate, MAX_CLIENTS, Message, ServerCommand, Snapshot, clean_str, info_value, player_name,
+};
+use crate::toolkit::facts::{At, Event, EventExtractor, Events, KindDef, Label, Scope};
+use crate::tree::Record;
 
 const P: &str = "quake3";
 
-pub(super) static KINDS: &[KindDef] = &[
+/// What `gamedissect events` finds in Quake 3 ([`crate::proto::Protocol::events`]): one
+/// [`State`] per flow.
+pub static EVENTS: Events = Events {
+    kinds: KINDS,
+    scope: Scope::Flow,
+    extractor,
+};
+
+fn extractor() -> Box<dyn EventExtractor> {
+    Box::<State>::default()
+}
+
+static KINDS: &[KindDef] = &[
     KindDef {
         protocol: P,
         name: "chat",
@@ -77,20 +94,6 @@ pub(super) static KINDS: &[KindDef] = &[
     },
 ];
 
-/// CS_PLAYERS and MAX_CLIENTS (bg_public.h, q_shared.h).
-const CS_PLAYERS: i64 = 544;
-const MAX_CLIENTS: i64 = 64;
-/// CS_VOTE_STRING (bg_public.h).
-const CS_VOTE_STRING: i64 = 9;
-/// ET_EVENTS + EV_OBITUARY: a temp entity's eType is the event number plus ET_EVENTS (13);
-/// EV_OBITUARY is 60 in `entity_event_t`.
-const ET_OBITUARY: i64 = 13 + 60;
-/// An entity number past the last one: entities are 10-bit (GENTITYNUM_BITS).
-const MAX_GENTITIES: usize = 1024;
-/// Set on an entity some of whose fields are not known (the state its delta applied to was not
-/// captured, and they were not sent since): an absent field is then unknown, not zero.
-const ENT_PARTIAL: &str = "quake3.svc.snapshot.entity.partial";
-
 /// `meansOfDeath_t` with the MISSIONPACK entries (23–27), which OpenArena's and Team Arena's
 /// game code include; without them (baseq3) 23 is MOD_GRAPPLE.
 const MODS: [&str; 29] = [
@@ -136,9 +139,10 @@ pub(crate) fn mod_name(n: i64, missionpack: Option<bool>) -> Option<&'static str
     }
 }
 
-/// One flow's state: what naming and de-duplication need.
+/// One flow's state: what naming and de-duplication need. `tracks` and `report` keep one per
+/// flow too, for the names, map and client number it knows.
 #[derive(Default)]
-pub(crate) struct State {
+pub struct State {
     /// Player names by client number (CS_PLAYERS + n), raw.
     players: HashMap<i64, String>,
     /// The last reliable server command handled (resent commands repeat lower numbers).
@@ -160,44 +164,42 @@ pub(crate) struct State {
     gamestate: Option<(Option<i64>, Option<String>)>,
 }
 
-impl State {
-    pub(crate) fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
-        let Some(root) = record.fields.iter().find(|f| f.def.name == P) else {
+impl EventExtractor for State {
+    fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
+        let Some(msg) = Message::of(record) else {
             return;
         };
-        if let Some(oob) = child(root, "quake3.oob") {
+        if let Some(oob) = msg.connectionless() {
             self.oob(at, oob, out);
         }
-        if let Some(svc) = child(root, "quake3.svc") {
-            if let Some(gs) = child(svc, "quake3.svc.gamestate") {
-                self.gamestate(at, gs, out);
-            }
-            for cmd in children(svc, "quake3.svc.command") {
-                self.server_command(at, cmd, out);
-            }
-            if let Some(snap) = child(svc, "quake3.svc.snapshot") {
-                self.snapshot(at, snap, out);
-            }
+        if let Some(gs) = msg.gamestate() {
+            self.gamestate(at, gs, out);
         }
-        if let Some(clc) = child(root, "quake3.clc") {
-            for cmd in children(clc, "quake3.clc.command") {
-                self.client_command(at, cmd, out);
-            }
+        for cmd in msg.server_commands() {
+            self.server_command(at, cmd, out);
+        }
+        if let Some(snap) = msg.snapshot() {
+            self.snapshot(at, snap, out);
+        }
+        for cmd in msg.client_commands() {
+            self.client_command(at, cmd, out);
         }
     }
+}
 
+impl State {
     /// A player's name as the game sent it (colour codes kept), when known.
-    pub(crate) fn player_raw(&self, client: i64) -> Option<&str> {
+    pub fn player_raw(&self, client: i64) -> Option<&str> {
         self.players.get(&client).map(String::as_str)
     }
 
     /// This connection's client number, from the last gamestate.
-    pub(crate) fn client_num(&self) -> Option<i64> {
+    pub fn client_num(&self) -> Option<i64> {
         self.client_num
     }
 
     /// The map of the last gamestate.
-    pub(crate) fn map(&self) -> Option<&str> {
+    pub fn map(&self) -> Option<&str> {
         self.map.as_deref()
     }
 
@@ -213,23 +215,21 @@ impl State {
         self.players.get(&client).map(|raw| label(raw))
     }
 
-    fn oob(&mut self, at: &At, oob: &Field, out: &mut Vec<Event>) {
-        let Some(command) = child_text(oob, "quake3.oob.command") else {
+    fn oob(&mut self, at: &At, oob: Connectionless<'_>, out: &mut Vec<Event>) {
+        let Some(command) = oob.command() else {
             return;
         };
         match &*command {
             "rcon" => {
                 let mut e = self.event(at, "rcon");
-                e.text = child_text(oob, "quake3.oob.rcon_command").map(Label::plain);
+                e.text = oob.rcon_command().map(Label::plain);
                 out.push(e);
             }
             "connect" => {
                 let mut e = self.event(at, "connect");
-                if let Some(ui) = child(oob, "quake3.oob.userinfo") {
-                    e.who = info_value(ui, "name").map(|n| label(&n));
-                    if let Some(p) = info_value(ui, "protocol") {
-                        e.details.push(("protocol", p.into_owned()));
-                    }
+                e.who = oob.userinfo("name").map(|n| label(&n));
+                if let Some(p) = oob.userinfo("protocol") {
+                    e.details.push(("protocol", p.into_owned()));
                 }
                 e.text = Some(Label::plain("connect"));
                 out.push(e);
@@ -243,9 +243,9 @@ impl State {
         }
     }
 
-    fn gamestate(&mut self, at: &At, gs: &Field, out: &mut Vec<Event>) {
-        let seq = child_int(gs, "quake3.svc.gamestate.command_sequence");
-        let identity = (seq, server_id(gs));
+    fn gamestate(&mut self, at: &At, gs: Gamestate<'_>, out: &mut Vec<Event>) {
+        let seq = gs.command_sequence();
+        let identity = (seq, gs.server_id());
         if self.gamestate.as_ref() == Some(&identity) {
             return; // the same gamestate sent again
         }
@@ -253,26 +253,20 @@ impl State {
         if seq > self.server_seq {
             self.server_seq = seq;
         }
-        self.client_num = child_int(gs, "quake3.svc.gamestate.client_num");
+        self.client_num = gs.client_num();
         self.obituaries.clear();
         let mut map = None;
         let mut now: HashMap<i64, String> = HashMap::new();
-        for cs in children(gs, "quake3.svc.gamestate.configstring") {
-            let (Some(index), Some(value)) = (
-                child_int(cs, "quake3.svc.gamestate.configstring.index"),
-                child_text(cs, "quake3.svc.gamestate.configstring.value"),
-            ) else {
-                continue;
-            };
-            if index == 0 {
-                map = info_of(&value, "mapname");
-                self.missionpack = info_of(&value, "gamename").and_then(|g| match g.as_str() {
+        for (index, value) in gs.configstrings() {
+            if index == CS_SERVERINFO {
+                map = info_value(&value, "mapname").map(str::to_string);
+                self.missionpack = info_value(&value, "gamename").and_then(|g| match g {
                     "baseq3" => Some(false),
                     "baseoa" | "missionpack" => Some(true),
                     _ => None,
                 });
             } else if let Some(name) = player_name(index, &value) {
-                now.insert(index - CS_PLAYERS, name);
+                now.insert(index - CS_PLAYERS, name.to_string());
             }
         }
         self.map.clone_from(&map);
@@ -329,16 +323,16 @@ impl State {
         };
     }
 
-    fn server_command(&mut self, at: &At, cmd: &Field, out: &mut Vec<Event>) {
-        let seq = child_int(cmd, "quake3.svc.command.sequence");
+    fn server_command(&mut self, at: &At, cmd: ServerCommand<'_>, out: &mut Vec<Event>) {
+        let seq = cmd.sequence();
         if seq.is_some() && seq <= self.server_seq {
             return; // resent: handled when it first came
         }
         if seq.is_some() {
             self.server_seq = seq;
         }
-        let name = child_text(cmd, "quake3.svc.command.name").unwrap_or_default();
-        let message = child_text(cmd, "quake3.svc.command.message");
+        let name = cmd.name().unwrap_or_default();
+        let message = cmd.message();
         match &*name {
             "chat" | "tchat" => {
                 if let Some(m) = message {
@@ -371,15 +365,12 @@ impl State {
         }
     }
 
-    fn configstring(&mut self, at: &At, cmd: &Field, out: &mut Vec<Event>) {
-        let (Some(index), Some(value)) = (
-            child_int(cmd, "quake3.svc.command.cs_index"),
-            child_text(cmd, "quake3.svc.command.cs_value"),
-        ) else {
+    fn configstring(&mut self, at: &At, cmd: ServerCommand<'_>, out: &mut Vec<Event>) {
+        let Some((index, value)) = cmd.configstring() else {
             return;
         };
         if (CS_PLAYERS..CS_PLAYERS + MAX_CLIENTS).contains(&index) {
-            let name = player_name(index, &value);
+            let name = player_name(index, &value).map(str::to_string);
             self.player(at, index - CS_PLAYERS, name, "update", out);
         } else if index == CS_VOTE_STRING {
             let value = value.into_owned();
@@ -421,20 +412,19 @@ impl State {
         e
     }
 
-    fn snapshot(&mut self, at: &At, snap: &Field, out: &mut Vec<Event>) {
-        for n in children(snap, "quake3.svc.snapshot.removed").filter_map(|f| int(&f.value)) {
+    fn snapshot(&mut self, at: &At, snap: Snapshot<'_>, out: &mut Vec<Event>) {
+        for n in snap.removed() {
             self.obituaries.remove(&(n as u16));
         }
-        for ent in children(snap, "quake3.svc.snapshot.entity") {
-            let Some(number) = child_int(ent, "quake3.svc.snapshot.entity.number")
+        for ent in snap.entities() {
+            let Some(number) = ent
+                .number()
                 .filter(|n| (0..MAX_GENTITIES as i64).contains(n))
             else {
                 continue;
             };
             let number = number as u16;
-            let removed = child(ent, "quake3.svc.snapshot.entity.removed")
-                .is_some_and(|f| f.value == crate::tree::Value::Bool(true));
-            if removed || child_int(ent, "quake3.svc.snapshot.entity.e_type") != Some(ET_OBITUARY) {
+            if ent.removed() || ent.e_type() != Some(ET_OBITUARY) {
                 self.obituaries.remove(&number);
                 continue;
             }
@@ -446,27 +436,10 @@ impl State {
 
     /// An obituary entity, once per entity (it stays in snapshots for a while and may be sent
     /// again against an older snapshot).
-    fn obituary(&mut self, at: &At, ent: &Field, number: u16) -> Option<Event> {
-        // A field not shown is zero, unless the state is partial (then it is not known).
-        let base_known = child(ent, ENT_PARTIAL).is_none();
-        let value = |name: &str, label: &str| -> Option<i64> {
-            let sent = children(ent, "quake3.svc.snapshot.entity.changed")
-                .any(|c| text(&c.value).is_some_and(|t| t == label));
-            match child_int(ent, name) {
-                Some(v) => Some(v),
-                None if base_known || sent => Some(0),
-                None => None,
-            }
-        };
-        let victim = value(
-            "quake3.svc.snapshot.entity.other_entity_num",
-            "otherEntityNum",
-        );
-        let killer = value(
-            "quake3.svc.snapshot.entity.other_entity_num2",
-            "otherEntityNum2",
-        );
-        let mod_ = value("quake3.svc.snapshot.entity.event_parm", "eventParm");
+    fn obituary(&mut self, at: &At, ent: Entity<'_>, number: u16) -> Option<Event> {
+        let victim = ent.other_entity_num();
+        let killer = ent.other_entity_num2();
+        let mod_ = ent.event_parm();
         let key = (
             victim.unwrap_or(-1),
             killer.unwrap_or(-1),
@@ -490,20 +463,20 @@ impl State {
         Some(e)
     }
 
-    fn client_command(&mut self, at: &At, cmd: &Field, out: &mut Vec<Event>) {
-        let seq = child_int(cmd, "quake3.clc.command.sequence");
+    fn client_command(&mut self, at: &At, cmd: ClientCommand<'_>, out: &mut Vec<Event>) {
+        let seq = cmd.sequence();
         if seq.is_some() && seq <= self.client_seq {
             return;
         }
         if seq.is_some() {
             self.client_seq = seq;
         }
-        let name = child_text(cmd, "quake3.clc.command.name").unwrap_or_default();
+        let name = cmd.name().unwrap_or_default();
         let me = self.client_num.and_then(|c| self.name_of(c));
         let mut e = match &*name {
             "callvote" | "vote" => {
                 let mut e = self.event(at, "vote");
-                let text = child_text(cmd, "quake3.clc.command.text").unwrap_or_default();
+                let text = cmd.text().unwrap_or_default();
                 e.text = Some(label(text.trim_end()));
                 e.details.push(("by", "client".into()));
                 e
@@ -520,39 +493,12 @@ impl State {
     }
 }
 
+/// A name or line as sent, and as a person reads it (`Q_CleanStr`).
 fn label(raw: &str) -> Label {
     Label {
-        clean: clean_quake3(raw),
+        clean: clean_str(raw),
         raw: raw.to_string(),
     }
-}
-
-/// The value of `key` in a `\key\value…` info string (q_shared.c `Info_ValueForKey`).
-fn info_of(info: &str, key: &str) -> Option<String> {
-    let mut parts = info.strip_prefix('\\').unwrap_or(info).split('\\');
-    while let (Some(k), Some(v)) = (parts.next(), parts.next()) {
-        if k == key {
-            return Some(v.to_string());
-        }
-    }
-    None
-}
-
-/// `sv_serverid` of a gamestate's CS_SYSTEMINFO (configstring 1): new at every map load
-/// (ioquake3 code/server/sv_init.c `SV_SpawnServer` sets it from the level's start time).
-fn server_id(gs: &Field) -> Option<String> {
-    children(gs, "quake3.svc.gamestate.configstring")
-        .filter(|cs| child_int(cs, "quake3.svc.gamestate.configstring.index") == Some(1))
-        .find_map(|cs| child_text(cs, "quake3.svc.gamestate.configstring.value"))
-        .and_then(|v| info_of(&v, "sv_serverid"))
-}
-
-/// The name in a player configstring (`n\Name\t\0…`), `None` for an empty slot.
-fn player_name(index: i64, value: &str) -> Option<String> {
-    if !(CS_PLAYERS..CS_PLAYERS + MAX_CLIENTS).contains(&index) || value.is_empty() {
-        return None;
-    }
-    info_of(value, "n")
 }
 
 #[cfg(test)]
@@ -568,17 +514,6 @@ mod tests {
         assert_eq!(mod_name(28, Some(true)), Some("MOD_GRAPPLE"));
         assert_eq!(mod_name(23, None), None);
         assert_eq!(mod_name(-1, Some(true)), None);
-    }
-
-    #[test]
-    fn info_strings() {
-        assert_eq!(info_of("n\\Sarge\\t\\0", "n").as_deref(), Some("Sarge"));
-        assert_eq!(
-            info_of("\\mapname\\oa_dm1", "mapname").as_deref(),
-            Some("oa_dm1")
-        );
-        assert_eq!(player_name(546, ""), None);
-        assert_eq!(player_name(10, "n\\x"), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! 3D GameStudio (Acknex) events: joins, level loads, script strings, entity creation and
-//! removal, from the decoded messages of one flow.
+//! 3D GameStudio (Acknex) events (`gamedissect events`, docs/events.md): joins, level loads,
+//! script strings, entity creation and removal, from the decoded messages of one flow, read
+//! through [`super::facts`].
 //!
 //! Facts from Conitec's manuals (the A5 SDK Programmer's Manual, July 2002, "The A5
 //! Client/Server Protocol", and the later manual page "The Client/Server Protocol"): a client
@@ -10,13 +11,25 @@
 
 use std::collections::HashMap;
 
-use super::fields::{child, child_int, child_text};
-use super::{At, Event, KindDef, Label};
-use crate::tree::{Field, Record, Value};
+use super::facts::{Message, messages};
+use crate::toolkit::facts::{At, Event, EventExtractor, Events, KindDef, Label, Scope};
+use crate::tree::Record;
 
 const P: &str = "gamestudio";
 
-pub(super) static KINDS: &[KindDef] = &[
+/// What `gamedissect events` finds in GameStudio ([`crate::proto::Protocol::events`]): one
+/// `State` per flow.
+pub static EVENTS: Events = Events {
+    kinds: KINDS,
+    scope: Scope::Flow,
+    extractor,
+};
+
+fn extractor() -> Box<dyn EventExtractor> {
+    Box::<State>::default()
+}
+
+static KINDS: &[KindDef] = &[
     KindDef {
         protocol: P,
         name: "join",
@@ -49,16 +62,9 @@ const MAX_ENTITIES: usize = 1024;
 
 /// What naming needs of one flow: which file each creation asked for, and each entity's file.
 #[derive(Default)]
-pub(crate) struct State {
+struct State {
     requested: HashMap<i64, String>,
     entities: HashMap<i64, String>,
-}
-
-fn cmd_name(msg: &Field) -> &'static str {
-    match child(msg, "gamestudio.msg.cmd").map(|c| &c.value) {
-        Some(Value::Enum(_, name)) => name,
-        _ => "",
-    }
 }
 
 fn remember(map: &mut HashMap<i64, String>, key: i64, file: &str) {
@@ -67,45 +73,37 @@ fn remember(map: &mut HashMap<i64, String>, key: i64, file: &str) {
     }
 }
 
-impl State {
-    pub(crate) fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
-        let Some(root) = record.fields.iter().find(|f| f.def.name == P) else {
-            return;
-        };
-        // Each message kind is its own group (`gamestudio.cls_join`, `gamestudio.svc_update2`…);
-        // every one carries its command.
-        for msg in root
-            .children
-            .iter()
-            .filter(|m| child(m, "gamestudio.msg.cmd").is_some())
-        {
+impl EventExtractor for State {
+    fn record(&mut self, at: &At, record: &Record, out: &mut Vec<Event>) {
+        for msg in messages(record) {
             self.message(at, msg, out);
         }
     }
+}
 
-    fn message(&mut self, at: &At, msg: &Field, out: &mut Vec<Event>) {
-        let text = |name: &str| child_text(msg, name).map(|t| t.into_owned());
-        match cmd_name(msg) {
+impl State {
+    fn message(&mut self, at: &At, msg: Message<'_>, out: &mut Vec<Event>) {
+        match msg.command() {
             "CLS_JOIN" => {
                 let mut e = at.event(P, "join");
-                e.who = text("gamestudio.msg.player_name").map(Label::plain);
-                if let Some(s) = text("gamestudio.msg.session_name") {
-                    e.details.push(("session", s));
+                e.who = msg.player_name().map(Label::plain);
+                if let Some(s) = msg.session_name() {
+                    e.details.push(("session", s.into_owned()));
                 }
-                if let Some(d) = child_int(msg, "gamestudio.msg.player_dpid") {
+                if let Some(d) = msg.player_dpid() {
                     e.details.push(("dpid", format!("{d:#x}")));
                 }
                 out.push(e);
             }
             "CLS_LEVEL" => {
                 let mut e = at.event(P, "level");
-                e.text = text("gamestudio.msg.level_name").map(Label::plain);
+                e.text = msg.level_name().map(Label::plain);
                 out.push(e);
             }
             c @ ("CLS_STRING" | "SVC_STRING") => {
                 let mut e = at.event(P, "string");
-                e.text = text("gamestudio.msg.text").map(Label::plain);
-                if let Some(i) = child_int(msg, "gamestudio.msg.string_index") {
+                e.text = msg.string().map(Label::plain);
+                if let Some(i) = msg.string_index() {
                     e.details.push(("index", i.to_string()));
                 }
                 let by = if c.starts_with("CLS") {
@@ -117,17 +115,14 @@ impl State {
                 out.push(e);
             }
             "CLS_CREATE" => {
-                if let (Some(id), Some(file)) = (
-                    child_int(msg, "gamestudio.msg.identifier"),
-                    text("gamestudio.msg.file_name"),
-                ) {
+                if let (Some(id), Some(file)) = (msg.identifier(), msg.file_name()) {
                     remember(&mut self.requested, id, &file);
                 }
             }
             "SVC_CREATE" => out.push(self.create(at, msg)),
             "SVC_REMOVE" => {
                 let mut e = at.event(P, "remove");
-                if let Some(ent) = child_int(msg, "gamestudio.msg.entity_index") {
+                if let Some(ent) = msg.entity_index() {
                     e.text = self.entities.remove(&ent).map(Label::plain);
                     e.details.push(("entity", ent.to_string()));
                 }
@@ -137,10 +132,10 @@ impl State {
         }
     }
 
-    fn create(&mut self, at: &At, msg: &Field) -> Event {
+    fn create(&mut self, at: &At, msg: Message<'_>) -> Event {
         let mut e = at.event(P, "create");
-        let ent = child_int(msg, "gamestudio.msg.entity_index");
-        let id = child_int(msg, "gamestudio.msg.identifier");
+        let ent = msg.entity_index();
+        let id = msg.identifier();
         let file = id.and_then(|i| self.requested.get(&i).cloned());
         if let (Some(ent), Some(file)) = (ent, &file) {
             remember(&mut self.entities, ent, file);

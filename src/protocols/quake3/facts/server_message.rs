@@ -8,8 +8,8 @@
 //! still Huffman-coded. The decoder keeps exactly those bytes: the de-keyed or reassembled copy as
 //! a data source of the record, or, when neither applied, the payload after the header.
 
-use super::fields::{GAMESTATE, NC_SEQUENCE, NETCHAN, SVC};
-use super::notes;
+use crate::protocols::quake3::fields::{GAMESTATE, NC_SEQUENCE, NETCHAN, SVC};
+use crate::protocols::quake3::notes;
 use crate::tree::{Record, Value};
 
 /// A server → client message as the client's parser received it.
