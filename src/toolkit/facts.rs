@@ -6,7 +6,7 @@
 //! It sits in the toolkit because the protocols produce it and the commands consume it: a
 //! protocol folder must not import a command.
 
-use crate::proto::Meta;
+use crate::toolkit::meta::Meta;
 use crate::toolkit::time::Timestamp;
 use crate::tree::Record;
 

@@ -17,6 +17,7 @@
 pub mod enums;
 pub mod facts;
 pub mod lookup;
+pub mod meta;
 pub mod proto;
 pub mod text;
 pub mod time;

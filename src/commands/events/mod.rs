@@ -175,9 +175,14 @@ mod tests {
 
     #[test]
     fn selectors() {
-        assert!(selects("chat", "quake3", "chat"));
-        assert!(selects("quake3.chat", "quake3", "chat"));
-        assert!(!selects("flightgear.chat", "quake3", "chat"));
-        assert!(kind_known("kill") && kind_known("flightgear.chat") && !kind_known("dance"));
+        // `PROTO.KIND` or `KIND`; the protocols are the registered ones, named as a user types.
+        let (q3, fg) = (
+            crate::protocols::quake3::PROTOCOL.info().name,
+            crate::protocols::flightgear::PROTOCOL.info().name,
+        );
+        assert!(selects("chat", q3, "chat"));
+        assert!(selects(&format!("{q3}.chat"), q3, "chat"));
+        assert!(!selects(&format!("{fg}.chat"), q3, "chat"));
+        assert!(kind_known("kill") && kind_known(&format!("{fg}.chat")) && !kind_known("dance"));
     }
 }
