@@ -1,6 +1,12 @@
 //! The reference generated from the registered definitions: the field and expert-note tables
 //! (`gamedissect fields`, `docs/fields.md`) and the protocol listing (`gamedissect protocols`).
 
+use std::io::BufWriter;
+use std::process::ExitCode;
+
+use super::finish_listing;
+use crate::output::ListFormat;
+use crate::protocols;
 use std::io::{self, Write};
 
 use crate::proto::{Protocol, ProtocolInfo};
@@ -177,4 +183,28 @@ pub fn protocols_text(out: &mut impl Write, registry: &[&'static dyn Protocol]) 
         }
     }
     writeln!(out, "udp: datagrams no decoder claims (always last)")
+}
+
+/// `gamedissect protocols`.
+pub(super) fn protocols(format: ListFormat) -> ExitCode {
+    let registry = protocols::all();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = match format {
+        ListFormat::Json => protocols_json(&mut out, &registry),
+        ListFormat::Text => protocols_text(&mut out, &registry),
+    };
+    finish_listing(written, &mut out)
+}
+
+/// `fields`: the markdown reference, or one line per field (of one protocol, already checked to
+/// exist).
+pub(super) fn fields(protocol: Option<&str>, markdown: bool) -> ExitCode {
+    let registry = protocols::all();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = if markdown {
+        out.write_all(fields_markdown_for(&registry, protocol).as_bytes())
+    } else {
+        fields_text(&mut out, &registry, protocol)
+    };
+    finish_listing(written, &mut out)
 }

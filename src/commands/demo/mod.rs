@@ -14,6 +14,9 @@
 //! Memory stays bounded: each message is written out as it is decoded, at most [`MAX_OPEN`]
 //! demos are open at once, and at most [`MAX_DEMOS`] are made.
 
+use std::process::ExitCode;
+
+use super::{Decode, finish_outcome, open_decode};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Write};
@@ -470,6 +473,30 @@ pub fn write_report(out: &mut impl Write, report: &Report, dir: Option<&Path>) -
         )?;
     }
     Ok(())
+}
+
+/// `gamedissect demo`.
+pub(super) fn command(decode: Decode, dir: Option<std::path::PathBuf>, single: bool) -> ExitCode {
+    use crate::commands::demo::Target;
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    if let Some(d) = &dir
+        && let Err(e) = std::fs::create_dir_all(d)
+    {
+        eprintln!("gamedissect: {}: cannot create: {e}", d.display());
+        return ExitCode::from(1);
+    }
+    let target = dir.clone().map_or(Target::List, Target::Dir);
+    let (report, outcome) =
+        crate::commands::demo::demos(input, len, decode.config, target, single, &mut warn);
+    let mut out = io::stdout().lock();
+    let written = crate::commands::demo::write_report(&mut out, &report, dir.as_deref());
+    match (outcome, written.and_then(|_| out.flush())) {
+        (Outcome::Done, Err(e)) => finish_outcome(&decode.input, Outcome::Output(e)),
+        (o, _) => finish_outcome(&decode.input, o),
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,10 @@
 pub mod run;
 mod write;
 
+use std::io;
+use std::process::ExitCode;
+
+use super::{Decode, finish_outcome, open_decode};
 use std::collections::HashMap;
 
 use crate::proto::{Meta, Protocol};
@@ -167,6 +171,29 @@ impl Extractor {
         let cut = seen[seen.len() / 8];
         self.flows.retain(|_, (f, _, _)| *f > cut);
     }
+}
+
+/// `gamedissect events`.
+pub(super) fn command(
+    decode: Decode,
+    format: crate::commands::events::EventFormat,
+    kinds: Vec<String>,
+) -> ExitCode {
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    let out = io::stdout().lock();
+    let outcome = crate::commands::events::run::events(
+        input,
+        len,
+        decode.config,
+        kinds,
+        format,
+        out,
+        &mut warn,
+    );
+    finish_outcome(&decode.input, outcome)
 }
 
 #[cfg(test)]

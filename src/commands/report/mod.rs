@@ -13,6 +13,9 @@ mod games;
 mod html;
 mod markup;
 
+use std::process::ExitCode;
+
+use super::{finish_outcome, open_decode};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -330,4 +333,14 @@ fn gather<R: io::BufRead>(
 pub fn report_of(bytes: &[u8], config: Config) -> String {
     let (g, outcome) = gather(bytes, None, config, "capture.pcap", &mut |_| {});
     html::page(&g, input_error_text(&outcome))
+}
+
+/// `gamedissect report`.
+pub(super) fn run(decode: Decode, output: &str) -> ExitCode {
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    let outcome = crate::commands::report::command(input, len, &decode, output, &mut warn);
+    finish_outcome(&decode.input, outcome)
 }

@@ -6,6 +6,9 @@
 //! per-snapshot rows of the recording client and every visible player (`quake3`), as CSV or
 //! NDJSON.
 
+use std::process::ExitCode;
+
+use super::{Decode, finish_outcome, open_decode};
 use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 
@@ -328,4 +331,16 @@ pub fn tracks_of(bytes: &[u8], config: Config, format: TrackFormat) -> String {
     let mut out = Vec::new();
     let _ = tracks(bytes, None, config, format, &mut out, &mut |_| {});
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `gamedissect tracks`.
+pub(super) fn command(decode: Decode, format: crate::commands::tracks::TrackFormat) -> ExitCode {
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    let out = io::stdout().lock();
+    let outcome =
+        crate::commands::tracks::tracks(input, len, decode.config, format, out, &mut warn);
+    finish_outcome(&decode.input, outcome)
 }

@@ -1,0 +1,246 @@
+//! `dissect` and `stats`: every message of a capture written in one of the output formats, on
+//! one thread or several, and the counts of a whole capture or per interval.
+
+use std::cell::RefCell;
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use super::{Decode, finish_outcome, open_or_exit, progress_total, warn_skipped};
+use crate::capture::{CaptureError, Input};
+use crate::engine::{Config, Engine};
+use crate::filter::Column;
+use crate::output::{ListFormat, OutputFormat, Rendering};
+use crate::protocols;
+use crate::run::live::{self, FlushWhenIdle, Flushing, SharedOut};
+use crate::run::parallel::{self, Tuning};
+use crate::run::{Outcome, run_capture};
+use crate::tree::FieldMask;
+
+#[derive(Debug)]
+pub struct Dissect {
+    pub decode: Decode,
+    /// The output format, with colour already decided for this terminal and environment.
+    pub rendering: Rendering,
+    /// `None`: the default for this machine.
+    pub threads: Option<usize>,
+    /// Flush after every record, whatever the input.
+    pub line_buffered: bool,
+    /// `-c`: stop after this many records are written.
+    pub count: Option<u64>,
+}
+
+/// Ends the read loop once `-c` records are written (not an error: mapped back to success).
+#[derive(Debug)]
+struct CountReached;
+
+impl std::fmt::Display for CountReached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("record count reached")
+    }
+}
+
+impl std::error::Error for CountReached {}
+
+/// Whether the display filter reads decoded fields, which are then built even where the output
+/// does not show them.
+fn needs_tree(config: &Config) -> bool {
+    config.filter.as_ref().is_some_and(|f| f.needs_tree())
+}
+
+/// For output that shows no tree, the trees a filter and `-e` columns read: only their fields
+/// (see [`crate::filter::field_mask`]). Leaked as the fields spec is: one small mask per run.
+fn field_mask(config: &Config, columns: &[Column]) -> Option<&'static FieldMask> {
+    let mut names = config
+        .filter
+        .as_ref()
+        .map(|f| f.field_names())
+        .unwrap_or_default();
+    names.extend(columns.iter().filter_map(Column::field_name));
+    if names.is_empty() {
+        return None;
+    }
+    let mask = crate::filter::field_mask(&names, &protocols::all());
+    Some(Box::leak(Box::new(mask)))
+}
+
+pub(super) fn dissect(args: Dissect) -> ExitCode {
+    let Decode {
+        input: file,
+        config,
+        quiet,
+        ..
+    } = args.decode;
+    let field_mask = match args.rendering.format {
+        _ if args.rendering.hex => None,
+        OutputFormat::Summary => field_mask(&config, &[]),
+        OutputFormat::Fields => field_mask(
+            &config,
+            args.rendering.fields.map_or(&[], |s| s.columns.as_slice()),
+        ),
+        OutputFormat::Tree | OutputFormat::Json => None,
+    };
+    let config = Config {
+        field_mask,
+        flow_stats: false,
+        message_stats: false,
+        // The summary's hex dumps show the decoders' extra buffers, which come with the trees.
+        detail: needs_tree(&config)
+            || args.rendering.hex
+            || match args.rendering.format {
+                OutputFormat::Summary => false,
+                OutputFormat::Fields => args
+                    .rendering
+                    .fields
+                    .is_some_and(|s| s.columns.iter().any(Column::needs_tree)),
+                OutputFormat::Tree | OutputFormat::Json => true,
+            },
+        ..config
+    };
+    let mut input = match open_or_exit(&file) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    input.report_quiet(live::HOLD_QUIET);
+    let len = progress_total(&input, quiet);
+    let flushing = Flushing::choose(args.line_buffered, input.is_live());
+    let warn = warn_skipped(&file);
+    let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // The header goes first, whoever writes the records (every decoding thread has a writer).
+    if let Some(spec) = args.rendering.fields.filter(|s| s.header)
+        && let Err(e) = out.write_all(spec.header_line().as_bytes())
+    {
+        return finish_outcome(&file, Outcome::Output(e));
+    }
+    // `-c` stops at a record count: one thread, which knows when it has written them.
+    let threads = match args.count {
+        Some(_) => 1,
+        None => args.threads.unwrap_or_else(parallel::default_shards),
+    };
+    if threads > 1 {
+        let tuning = Tuning::for_format(args.rendering.format);
+        let outcome = parallel::dissect_sharded(
+            Box::new(input),
+            len,
+            config,
+            threads,
+            args.rendering,
+            &mut out,
+            warn,
+            tuning,
+            flushing,
+        );
+        return finish_outcome(&file, outcome);
+    }
+    let how = OneThread {
+        rendering: args.rendering,
+        count: args.count,
+        flushing,
+    };
+    let outcome = dissect_one_thread(input, len, config, how, out, warn);
+    finish_outcome(&file, outcome)
+}
+
+/// How `dissect` writes on the calling thread.
+struct OneThread {
+    rendering: crate::output::Rendering,
+    /// `-c`: stop after this many records.
+    count: Option<u64>,
+    flushing: Flushing,
+}
+
+/// `dissect` on the calling thread: flushed as `flushing` says, stopped after `-c` records.
+fn dissect_one_thread(
+    input: Input,
+    len: Option<u64>,
+    config: Config,
+    how: OneThread,
+    out: BufWriter<io::StdoutLock<'static>>,
+    mut warn: impl FnMut(&CaptureError),
+) -> Outcome {
+    let OneThread {
+        rendering,
+        count,
+        flushing,
+    } = how;
+    let out = RefCell::new(out);
+    let mut writer = rendering.writer(SharedOut(&out));
+    let input = FlushWhenIdle {
+        input,
+        out: &out,
+        flush: flushing != Flushing::AtEnd,
+    };
+    let each = flushing == Flushing::EachRecord;
+    let mut engine = Engine::new(protocols::all(), config);
+    let (mut written, limit) = (0u64, count.unwrap_or(u64::MAX));
+    let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+        writer.record(m, r)?;
+        if each {
+            out.borrow_mut().flush()?;
+        }
+        written += 1;
+        if written >= limit {
+            return Err(io::Error::other(CountReached));
+        }
+        Ok(())
+    });
+    if let Outcome::Output(e) = &outcome
+        && e.get_ref().is_some_and(|e| e.is::<CountReached>())
+    {
+        outcome = Outcome::Done;
+    }
+    if let Err(e) = writer.finish()
+        && !matches!(outcome, Outcome::InputError(_))
+    {
+        outcome = Outcome::Output(e);
+    }
+    outcome
+}
+
+/// `stats`, or with `--interval` the counts per interval (the sink counts each printed record).
+pub(super) fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode {
+    let Decode {
+        input: file,
+        config,
+        quiet,
+        ..
+    } = decode;
+    let config = Config {
+        detail: needs_tree(&config),
+        field_mask: field_mask(&config, &[]),
+        ..config
+    };
+    let input = match open_or_exit(&file) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let len = progress_total(&input, quiet);
+    let mut engine = Engine::new(protocols::all(), config);
+    let mut warn = warn_skipped(&file);
+    let out = BufWriter::new(io::stdout().lock());
+    if let Some(width_ns) = interval {
+        let mut counts = crate::output::interval::IntervalStats::new(width_ns, format, out);
+        let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+            counts.record(m, r)
+        });
+        return match (outcome, counts.finish()) {
+            (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
+            (o, _) => finish_outcome(&file, o),
+        };
+    }
+    let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |_, _| Ok(()));
+    // A file that could not be read at all has no statistics: an all-zero report would read as
+    // an empty capture.
+    let nothing_read = engine.stats().frames == 0 && engine.stats().bad_records == 0;
+    if nothing_read && matches!(outcome, Outcome::InputError(_)) {
+        return finish_outcome(&file, outcome);
+    }
+    let selected = crate::output::stats::frames_selected(engine.config(), engine.stats().frames);
+    let written = match format {
+        ListFormat::Text => crate::output::stats::write_text(out, engine.stats(), selected),
+        ListFormat::Json => crate::output::stats::write_json(out, engine.stats(), selected),
+    };
+    match (outcome, written) {
+        (Outcome::Done, Err(e)) => finish_outcome(&file, Outcome::Output(e)),
+        (o, _) => finish_outcome(&file, o),
+    }
+}
