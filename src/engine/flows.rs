@@ -79,7 +79,13 @@ impl Flow {
         releases: &mut Vec<Release>,
     ) {
         if let Some(d) = self.decoder.as_mut() {
-            d.give_up(u64::MAX, releases);
+            if let Some(fact) = d.give_up(u64::MAX, releases) {
+                // A port claim that ended without evidence: the flow was plain UDP.
+                if let Some(i) = self.stats {
+                    stats.flow_withdrawn(i, fact);
+                }
+                return;
+            }
             if let Some(h) = learned.as_mut() {
                 h.add(a, b, d.hindsight());
             }
@@ -525,6 +531,7 @@ mod tests {
                 f.decoder = Some(Decoder {
                     protocol: 0,
                     state: Box::new(Learner(n, false)),
+                    probation: None,
                 });
             }
             if idle {

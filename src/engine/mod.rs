@@ -25,13 +25,16 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::capture::{Packet, Timestamp};
 use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
-use crate::proto::{Datagram, Direction, FlowDecoder, Meta, Overhearing, Protocol, RoleSource};
+use crate::proto::{
+    Datagram, Direction, FlowDecoder, Meta, Overhearing, ProbeInput, Protocol, Release, RoleSource,
+};
 use crate::toolkit::udp as udpf;
 use crate::tree::{Detail, Field, Note, NoteDef, Pos, Record, Value};
 
 use crate::proto::Heard;
+pub use choice::EVIDENCE_DATAGRAMS;
 pub use choice::PROBE_ATTEMPTS;
-use choice::{Decoder, choose};
+use choice::{Decoder, Verdict, choose};
 pub use config::{Config, DecodeAs, FrameRange, Shard};
 use flows::{Flow, FlowTable};
 use hindsight::Hindsight;
@@ -199,6 +202,47 @@ fn datagram_notes(a: &Arrival<'_, '_>, dropped_at: Option<usize>, settled: bool)
         notes.push(choice::settled_note());
     }
     notes
+}
+
+/// Weighs a datagram of a flow claimed by port alone against its protocol's own check
+/// ([`Protocol::evidence`]): see [`choice::EVIDENCE_DATAGRAMS`]. A withdrawn claim leaves the
+/// flow plain UDP from here on, its `stats` entry saying why.
+fn weigh_claim(
+    f: &mut Flow,
+    protocols: &[&'static dyn Protocol],
+    (records, releases, stats): (&mut Vec<Record>, &mut Vec<Release>, &mut Stats),
+    u: &net::Udp<'_>,
+    frame: u64,
+) -> Verdict {
+    let Some(d) = f.decoder.as_mut().filter(|d| d.probation.is_some()) else {
+        return Verdict::Claimed;
+    };
+    let input = ProbeInput {
+        payload: u.payload,
+        src_port: u.src.port(),
+        dst_port: u.dst.port(),
+    };
+    let evidence = protocols[d.protocol].evidence(&input);
+    let verdict = d.weigh(
+        (frame, u.payload, u.declared_len),
+        evidence,
+        records,
+        releases,
+    );
+    if let Verdict::Withdrawn(fact) = &verdict {
+        withdraw(f, stats, fact.clone());
+    }
+    verdict
+}
+
+/// Ends a flow's port claim: plain UDP from here on, probed no more.
+fn withdraw(f: &mut Flow, stats: &mut Stats, fact: (String, String)) {
+    f.decoder = None;
+    f.probes_left = 0;
+    f.role_source = RoleSource::FirstSender;
+    if let Some(s) = f.stats {
+        stats.flow_withdrawn(s, fact);
+    }
 }
 
 /// A fresh decoder for the flow between `a` and `b`, handed what a first pass learned over it
@@ -462,8 +506,11 @@ impl Engine {
             detail: detail_for(&self.config, a.frame, index_in_flow),
         };
         decode_into(&mut self.records, f, &self.protocols, &dgram, u);
+        let on_trial = (&mut self.records, &mut self.hold.releases, &mut self.stats);
+        let verdict = weigh_claim(f, &self.protocols, on_trial, u, a.frame);
         let measured = measure_state(f, &self.fresh_state);
-        let held = (f.decoder.as_mut()).is_some_and(|d| d.holds_last(&mut self.hold.releases));
+        let held = verdict == Verdict::Held
+            || (f.decoder.as_mut()).is_some_and(|d| d.holds_last(&mut self.hold.releases));
         let state_dropped = std::mem::take(&mut f.state_dropped);
         let (src_text, dst_text) = f.ends_text(u.src, u.dst);
         let roles_known = f.decoder.is_some() && f.role_source != RoleSource::FirstSender;
@@ -539,8 +586,11 @@ impl Engine {
             };
             if let Some(w) = due {
                 let (frame, key) = (w.frame, (w.src, w.dst));
-                if let Some(d) = self.flows.get_mut(key).and_then(|f| f.decoder.as_mut()) {
-                    d.give_up(frame, &mut self.hold.releases);
+                if let Some(f) = self.flows.get_mut(key)
+                    && let Some(d) = f.decoder.as_mut()
+                    && let Some(fact) = d.give_up(frame, &mut self.hold.releases)
+                {
+                    withdraw(f, &mut self.stats, fact);
                 }
                 self.hold.apply_releases();
                 // A decoder that is gone (its flow forgotten) or that released nothing: the
@@ -589,7 +639,13 @@ impl Engine {
         t.state_dropped += self.flows.shed(budget, |f, (a, b), learned| {
             if let Some(d) = f.decoder.as_mut() {
                 // What it holds is released before its state goes (applied at the next datagram).
-                d.give_up(u64::MAX, releases);
+                // A port claim still without evidence is withdrawn (its `stats` entry keeps the
+                // claim: the statistics are not at hand here).
+                if d.give_up(u64::MAX, releases).is_some() {
+                    f.decoder = None;
+                    f.probes_left = 0;
+                    return;
+                }
                 // `-2`: what the dropped state learned is kept, and the new one starts from it.
                 if let Some(h) = learned {
                     h.add(a, b, d.hindsight());
@@ -617,15 +673,16 @@ impl Engine {
                 return false;
             }
             if let Some(s) = f.stats {
-                stats.flow_facts(s, vec![choice::settled_fact(config)]);
+                stats.flow_facts(s, vec![choice::settled_fact(config, u.src, u.dst)]);
             }
             return true;
         };
         let protocol = protocols[choice.protocol];
-        f.decoder = Some(Decoder {
-            protocol: choice.protocol,
-            state: new_state(protocol, config, u.src, u.dst),
-        });
+        f.decoder = Some(Decoder::new(
+            (choice.protocol, protocol.info().name),
+            new_state(protocol, config, u.src, u.dst),
+            choice.chosen_by,
+        ));
         f.server = choice.server;
         f.role_source = choice.role_source;
         if let Some(s) = f.stats {

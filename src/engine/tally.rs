@@ -137,6 +137,15 @@ impl Stats {
         fs.server = choice.server;
     }
 
+    /// A listed flow's port claim was withdrawn: it is plain UDP, and `fact` says why.
+    pub(super) fn flow_withdrawn(&mut self, index: usize, fact: (String, String)) {
+        let fs = &mut self.flows[index];
+        fs.protocol = "udp";
+        fs.chosen_by = "none";
+        fs.roles_from = RoleSource::FirstSender.as_str();
+        fs.facts.insert(fact.0, fact.1);
+    }
+
     /// Adds what the decoder says about a flow as it is forgotten.
     pub(super) fn flow_facts(&mut self, index: usize, facts: Vec<(String, String)>) {
         self.flows[index].facts.extend(facts);

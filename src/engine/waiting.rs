@@ -122,7 +122,7 @@ impl Queue {
             w.held = false;
             match rel {
                 Release::Decoded { records, .. } if !records.is_empty() => w.records = records,
-                Release::Decoded { .. } => {}
+                Release::Decoded { .. } | Release::Shown { .. } => {}
                 Release::Kept { note, .. } => {
                     for r in &mut w.records {
                         r.notes.push(note.clone());

@@ -209,6 +209,12 @@ pub trait Protocol: Sync {
     /// Must be cheap, must not panic, must not allocate much: it runs on unclaimed datagrams.
     fn probe(&self, input: &ProbeInput<'_>) -> Probe;
     fn new_flow(&self, prefs: &Prefs) -> Box<dyn FlowDecoder>;
+    /// Whether a datagram passes the protocol's own checks: the evidence a flow claimed by
+    /// port alone needs in one of its first datagrams (`engine::choice::EVIDENCE_DATAGRAMS`),
+    /// or it is plain UDP. By default, what its probe recognises (`likely` or better).
+    fn evidence(&self, input: &ProbeInput<'_>) -> bool {
+        self.probe(input).confidence >= Confidence::Likely
+    }
     /// Its [`Overhearing`], when its datagrams tell other flows anything. Asked once, when the
     /// engine is made: only the protocols that answer are asked at each datagram (a call per
     /// protocol at every datagram cost 5 % of a `stats` run).
@@ -300,12 +306,16 @@ pub enum Release {
     Decoded { frame: u64, records: Vec<Record> },
     /// Never decoded: the records first shown stand, with this note added to each.
     Kept { frame: u64, note: Note },
+    /// Decoded as first shown: the records stand as they are.
+    Shown { frame: u64 },
 }
 
 impl Release {
     pub fn frame(&self) -> u64 {
         match self {
-            Release::Decoded { frame, .. } | Release::Kept { frame, .. } => *frame,
+            Release::Decoded { frame, .. }
+            | Release::Kept { frame, .. }
+            | Release::Shown { frame } => *frame,
         }
     }
 }

@@ -47,6 +47,12 @@ pub static PROBING_SETTLED: NoteDef = NoteDef::note(
     "expert.probing_settled",
     "No protocol claimed the flow within its probing budget; it stays plain UDP",
 );
+/// A registered port chose the flow's decoder, but none of its first datagrams passed the
+/// protocol's own check: the claim is withdrawn and the flow is plain UDP.
+pub static PORT_CLAIM_WITHDRAWN: NoteDef = NoteDef::warning(
+    "expert.port_claim_withdrawn",
+    "A port chose the flow's decoder but none of its first datagrams passed the protocol's check; it is plain UDP",
+);
 
 /// The notes the plumbing adds, for the field reference.
 pub static NOTES: &[&NoteDef] = &[
@@ -58,4 +64,5 @@ pub static NOTES: &[&NoteDef] = &[
     &DECODER_EMPTY,
     &STATE_DROPPED,
     &PROBING_SETTLED,
+    &PORT_CLAIM_WITHDRAWN,
 ];

@@ -198,13 +198,12 @@ impl Protocol for Gamestudio {
                 return Probe::likely(role_of(raw));
             }
         }
-        // A complete DirectPlay 8 data frame (DATA, NEW_MSG and END_MSG set, no USER bits) whose
-        // payload parses exactly: likely on any port; off the game ports only with a payload of
-        // at least two bytes, so that a lone command byte is not enough.
-        let whole_dframe = p[0] & 0x31 == 0x31 && p[0] & 0xc0 == 0;
-        if p[0] & 0x01 != 0 && (on_port || whole_dframe) {
+        // A DirectPlay 8 data frame whose payload parses exactly: likely on the game ports only.
+        // Off them a lone data frame is no evidence (a DNS query on port 53 once parsed as one,
+        // carrying an A5 message): DirectPlay 8 needs its connect exchange there (above).
+        if on_port && p[0] & 0x01 != 0 {
             let u = dplay::dp8(p, false, false);
-            if u.ok && (on_port || u.payloads.iter().all(|&(_, n)| n >= 2)) {
+            if u.ok {
                 let r = payload_roles(p, &u.payloads, PROBE_BYTES);
                 if r.0 || r.1 {
                     return Probe::likely(role_of(r));

@@ -544,13 +544,15 @@ fn probe_verdicts() {
     // Port-only: never certain; off-port raw messages: no.
     assert_eq!(PROTOCOL.probe(&pi(&SEED, 40000, 50000)), Probe::NO);
     assert_eq!(PROTOCOL.probe(&pi(&[0xff; 3], 2300, 2301)), Probe::NO);
-    // A whole DFRAME carrying messages that parse: likely on any port.
-    // (SVC_CREATE: a lone `04 07 00` would also be PC-new's Short CLS_REMOVE.)
+    // A whole DFRAME carrying messages that parse: likely on a game port, no evidence off them
+    // (a DNS query parsed as one). (SVC_CREATE: a lone `04 07 00` would also be PC-new's Short
+    // CLS_REMOVE.)
     let dframe: &[u8] = &[0x37, 0, 0, 0, 0x03, 7, 0, 0x4d, 0];
     assert_eq!(
-        PROTOCOL.probe(&pi(dframe, 40000, 50000)),
+        PROTOCOL.probe(&pi(dframe, 2302, 50000)),
         Probe::likely(Some(Role::Server))
     );
+    assert_eq!(PROTOCOL.probe(&pi(dframe, 40000, 50000)), Probe::NO);
     assert_eq!(
         PROTOCOL.probe(&pi(&[0x37, 0, 0, 0, 0x07], 40000, 50000)),
         Probe::NO
