@@ -2,8 +2,9 @@
 //! last chat line), so that a chat line is shown once, when it changes, and `stats` can list
 //! the aircraft. Each datagram is decoded by [`msg::decode`].
 
-use super::constants::MAX_TEXT_SIZE;
+use super::constants::{HEADER_LEN, MAGIC_FGFS, MAGIC_SFGF, MAX_TEXT_SIZE, PROTO_VER};
 use super::msg;
+use super::notes;
 use super::prim::{Facts, model_short};
 use crate::proto::{Datagram, FlowDecoder};
 use crate::tree::{Detail, Record};
@@ -60,9 +61,15 @@ impl Flow {
         truncated: bool,
         detail: impl Into<Detail>,
     ) -> Record {
-        msg::decode(payload, truncated, detail, |callsign, facts| {
-            self.observe(callsign, facts)
-        })
+        let Some(why) = distrust(payload, truncated) else {
+            return msg::decode(payload, truncated, detail, |callsign, facts| {
+                self.observe(callsign, facts)
+            });
+        };
+        let mut rec = msg::decode(payload, truncated, detail, |_, _| None);
+        let msg = format!("not trusted: {why}; the flow's aircraft table is unchanged");
+        rec.expert(&notes::UNTRUSTED, None, msg);
+        rec
     }
 
     /// Records what a message told about its sender; returns the chat line when it is new or
@@ -74,6 +81,33 @@ impl Flow {
         }
         new_chat
     }
+}
+
+/// Why FlightGear would drop the datagram, if it would: the checks of
+/// `FGMultiplayMgr::update` (FlightGear `src/MultiPlayer/multiplaymgr.cxx`): the magic (MSG_MAGIC
+/// or RELAY_MAGIC), the protocol version and the message length against the bytes received. A
+/// snaplen cut excuses a message length beyond the bytes kept.
+fn distrust(p: &[u8], truncated: bool) -> Option<String> {
+    let word = |at: usize| {
+        p.get(at..at + 4)
+            .map(|b| u32::from_be_bytes(b.try_into().unwrap()))
+    };
+    let (Some(magic), Some(version), Some(len)) = (word(0), word(4), word(12)) else {
+        return Some(format!("{} bytes are shorter than the header", p.len()));
+    };
+    if p.len() < HEADER_LEN {
+        return Some(format!("{} bytes are shorter than the header", p.len()));
+    }
+    if magic != MAGIC_FGFS && magic != MAGIC_SFGF {
+        return Some(format!("magic 0x{magic:08x}"));
+    }
+    if version != PROTO_VER {
+        return Some(format!("version 0x{version:08x}"));
+    }
+    let len = len as usize;
+    let fits = len == p.len() || (truncated && len > p.len());
+    (!fits || len < HEADER_LEN)
+        .then(|| format!("message length {len} for a {}-byte datagram", p.len()))
 }
 
 impl Aircraft {
