@@ -23,6 +23,11 @@ pub struct Aircraft {
     /// Property protocol the sender uses (1 or 2), from the pad word and id 10.
     pub protocol: Option<u8>,
     pub messages: u64,
+    /// The newest simulation time seen from this callsign.
+    pub time: Option<f64>,
+    /// The chat line before the last change, and the message count at that change: a line
+    /// that changes for one message and then comes back was a stray, not a new line.
+    pub before: Option<(Option<String>, u64)>,
 }
 
 /// Per-flow state.
@@ -113,6 +118,14 @@ fn distrust(p: &[u8], truncated: bool) -> Option<String> {
 impl Aircraft {
     fn update(&mut self, facts: &Facts<'_>) -> Option<String> {
         self.messages += 1;
+        // A message older than the newest one seen (a replay, a mirror-port duplicate arriving
+        // late) contradicts the flow: its model and chat line are stale, not news.
+        if let Some(t) = facts.time.filter(|t| t.is_finite()) {
+            if self.time.is_some_and(|newest| t < newest) {
+                return None;
+            }
+            self.time = Some(t);
+        }
         if let Some(m) = &facts.model
             && self.model != model_short(m)
         {
@@ -127,7 +140,18 @@ impl Aircraft {
         if self.chat.as_deref() == Some(c) {
             return None;
         }
+        // (A cleared line, FGData's empty value, is a real change even for one message.)
+        let blip = self.chat.as_deref().is_some_and(|b| !b.is_empty());
+        if let Some((prev, at)) = self.before.take()
+            && blip
+            && at + 1 == self.messages
+            && prev.as_deref() == Some(c)
+        {
+            self.chat = prev;
+            return None;
+        }
         let c: String = c.chars().take(MAX_TEXT_SIZE as usize).collect();
+        self.before = Some((self.chat.take(), self.messages));
         self.chat = Some(c.clone());
         (!c.is_empty()).then_some(c)
     }
