@@ -462,7 +462,13 @@ fn handmade_capture_headers_ids_and_notes() {
             .any(|e| e.contains("FlightGear drops it"))
     );
     assert!(notes(r(12), "error").is_empty());
-    assert_eq!(notes(r(12), "warning").len(), 1);
+    // The length warning, and the datagram is not trusted (FlightGear drops it).
+    assert_eq!(notes(r(12), "warning").len(), 2);
+    assert!(
+        notes(r(12), "warning")
+            .iter()
+            .any(|w| w.contains("not trusted"))
+    );
     assert_eq!(fg(r(12))["trailing"], "04b10001");
 
     // 13, 14: obsolete and unknown message ids.

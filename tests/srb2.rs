@@ -273,8 +273,11 @@ fn broken_capture_gets_located_notes() {
             .collect()
     };
     let n = |a: &str, b: &str| (a.to_string(), b.to_string());
-    // 1: bad checksum → warning on the checksum field, still decoded.
-    assert_eq!(sev(&recs[0]), vec![n("warning", "srb2.header.checksum")]);
+    // 1: bad checksum → warning on the checksum field, still decoded, and not trusted.
+    assert_eq!(
+        sev(&recs[0]),
+        vec![n("warning", "srb2.header.checksum"), n("warning", "")]
+    );
     assert_eq!(srb2(&recs[0])["askinfo"]["time"], 1000);
     assert_eq!(srb2(&recs[0])["header"]["checksum_ok"], false);
     // 2: cut body → error at the server name.
@@ -282,8 +285,11 @@ fn broken_capture_gets_located_notes() {
         sev(&recs[1]),
         vec![n("error", "srb2.serverinfo.servername")]
     );
-    // 3: unknown type → error on the type byte.
-    assert_eq!(sev(&recs[2]), vec![n("error", "srb2.header.type")]);
+    // 3: unknown type → error on the type byte, and not trusted.
+    assert_eq!(
+        sev(&recs[2]),
+        vec![n("error", "srb2.header.type"), n("warning", "")]
+    );
     assert_eq!(recs[2]["summary"], "unknown packet type 40 (4 body bytes)");
     // 4: unknown XD id → error + note; the next player's buffer still decodes.
     assert_eq!(

@@ -13,5 +13,6 @@ pub mod dissect;
 pub mod flightgear;
 pub mod fuzz_seeds;
 pub mod hostile;
+pub mod inject;
 pub mod quake3;
 pub mod synth;

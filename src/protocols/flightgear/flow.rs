@@ -2,8 +2,9 @@
 //! last chat line), so that a chat line is shown once, when it changes, and `stats` can list
 //! the aircraft. Each datagram is decoded by [`msg::decode`].
 
-use super::constants::MAX_TEXT_SIZE;
+use super::constants::{HEADER_LEN, MAGIC_FGFS, MAGIC_SFGF, MAX_TEXT_SIZE, PROTO_VER};
 use super::msg;
+use super::notes;
 use super::prim::{Facts, model_short};
 use crate::proto::{Datagram, FlowDecoder};
 use crate::tree::{Detail, Record};
@@ -22,6 +23,11 @@ pub struct Aircraft {
     /// Property protocol the sender uses (1 or 2), from the pad word and id 10.
     pub protocol: Option<u8>,
     pub messages: u64,
+    /// The newest simulation time seen from this callsign.
+    pub time: Option<f64>,
+    /// The chat line before the last change, and the message count at that change: a line
+    /// that changes for one message and then comes back was a stray, not a new line.
+    pub before: Option<(Option<String>, u64)>,
 }
 
 /// Per-flow state.
@@ -60,9 +66,15 @@ impl Flow {
         truncated: bool,
         detail: impl Into<Detail>,
     ) -> Record {
-        msg::decode(payload, truncated, detail, |callsign, facts| {
-            self.observe(callsign, facts)
-        })
+        let Some(why) = distrust(payload, truncated) else {
+            return msg::decode(payload, truncated, detail, |callsign, facts| {
+                self.observe(callsign, facts)
+            });
+        };
+        let mut rec = msg::decode(payload, truncated, detail, |_, _| None);
+        let msg = format!("not trusted: {why}; the flow's aircraft table is unchanged");
+        rec.expert(&notes::UNTRUSTED, None, msg);
+        rec
     }
 
     /// Records what a message told about its sender; returns the chat line when it is new or
@@ -76,9 +88,44 @@ impl Flow {
     }
 }
 
+/// Why FlightGear would drop the datagram, if it would: the checks of
+/// `FGMultiplayMgr::update` (FlightGear `src/MultiPlayer/multiplaymgr.cxx`): the magic (MSG_MAGIC
+/// or RELAY_MAGIC), the protocol version and the message length against the bytes received. A
+/// snaplen cut excuses a message length beyond the bytes kept.
+fn distrust(p: &[u8], truncated: bool) -> Option<String> {
+    let word = |at: usize| {
+        p.get(at..at + 4)
+            .map(|b| u32::from_be_bytes(b.try_into().unwrap()))
+    };
+    let (Some(magic), Some(version), Some(len)) = (word(0), word(4), word(12)) else {
+        return Some(format!("{} bytes are shorter than the header", p.len()));
+    };
+    if p.len() < HEADER_LEN {
+        return Some(format!("{} bytes are shorter than the header", p.len()));
+    }
+    if magic != MAGIC_FGFS && magic != MAGIC_SFGF {
+        return Some(format!("magic 0x{magic:08x}"));
+    }
+    if version != PROTO_VER {
+        return Some(format!("version 0x{version:08x}"));
+    }
+    let len = len as usize;
+    let fits = len == p.len() || (truncated && len > p.len());
+    (!fits || len < HEADER_LEN)
+        .then(|| format!("message length {len} for a {}-byte datagram", p.len()))
+}
+
 impl Aircraft {
     fn update(&mut self, facts: &Facts<'_>) -> Option<String> {
         self.messages += 1;
+        // A message older than the newest one seen (a replay, a mirror-port duplicate arriving
+        // late) contradicts the flow: its model and chat line are stale, not news.
+        if let Some(t) = facts.time.filter(|t| t.is_finite()) {
+            if self.time.is_some_and(|newest| t < newest) {
+                return None;
+            }
+            self.time = Some(t);
+        }
         if let Some(m) = &facts.model
             && self.model != model_short(m)
         {
@@ -93,7 +140,18 @@ impl Aircraft {
         if self.chat.as_deref() == Some(c) {
             return None;
         }
+        // (A cleared line, FGData's empty value, is a real change even for one message.)
+        let blip = self.chat.as_deref().is_some_and(|b| !b.is_empty());
+        if let Some((prev, at)) = self.before.take()
+            && blip
+            && at + 1 == self.messages
+            && prev.as_deref() == Some(c)
+        {
+            self.chat = prev;
+            return None;
+        }
         let c: String = c.chars().take(MAX_TEXT_SIZE as usize).collect();
+        self.before = Some((self.chat.take(), self.messages));
         self.chat = Some(c.clone());
         (!c.is_empty()).then_some(c)
     }

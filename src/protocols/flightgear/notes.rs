@@ -7,6 +7,12 @@
 use crate::tree::NoteDef;
 
 // Header (`T_MsgHdr`, mpmessages.hxx).
+/// A datagram FlightGear itself would drop (bad magic, version or length): shown, not learned
+/// from (see "Trust" in `docs/architecture.md`).
+pub static UNTRUSTED: NoteDef = NoteDef::warning(
+    "expert.flightgear.untrusted",
+    "The datagram fails FlightGear's magic, version or length check: it is shown but changes nothing in the flow's state",
+);
 pub static BAD_MAGIC: NoteDef = NoteDef::error(
     "expert.flightgear.bad_magic",
     "The magic is neither FGFS nor SFGF",
@@ -152,6 +158,7 @@ pub static BOOL_BLOCK_BIT31: NoteDef = NoteDef::note(
 
 /// Every note above, for the protocol's registration and the field reference.
 pub static ALL: &[&NoteDef] = &[
+    &UNTRUSTED,
     &BAD_MAGIC,
     &BAD_VERSION,
     &CALLSIGN_UNTERMINATED,

@@ -173,6 +173,12 @@ fn model<'a>(d: &mut Dissector<'a>, facts: &mut Facts<'a>) -> Step<()> {
         );
     }
     facts.model = Some(lossy(model));
+    facts.time = d
+        .cur
+        .data()
+        .get(field::TIME)
+        .and_then(|b| b.try_into().ok())
+        .map(f64::from_be_bytes);
     Ok(())
 }
 

@@ -23,6 +23,8 @@ pub(super) struct Facts<'a> {
     pub(super) chat: Option<Cow<'a, str>>,
     pub(super) protocol: Option<u8>,
     pub(super) props_cut: bool,
+    /// The sender's simulation time (`T_PositionMsg.time`), which only grows.
+    pub(super) time: Option<f64>,
 }
 
 /// The value of a v2 short float element: `int16 / divisor`, as FlightGear computes it in double

@@ -77,7 +77,7 @@ impl Framing {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Flow {
     forced_dialect: Option<Dialect>,
     forced_pos: Option<PosMode>,
@@ -819,7 +819,32 @@ impl Flow {
 }
 
 impl FlowDecoder for Flow {
+    /// A datagram is trusted when its framing holds and it parses cleanly (no error): only
+    /// then may it change the flow (framing, direction, dialect, CPosition, reassembly). An
+    /// untrusted one is decoded as usual, then the flow is put back as it was.
     fn decode(&mut self, dg: &Datagram<'_>, out: &mut Vec<Record>) {
+        let before = self.clone();
+        let mut rec = self.decode_one(dg);
+        if rec.has_errors() && !dg.truncated {
+            *self = before;
+            let msg = "not trusted: its framing or parse fails; the flow's state is unchanged";
+            rec.notes
+                .push(Note::new(&notes::UNTRUSTED, None, None, msg));
+        }
+        out.push(rec);
+    }
+
+    fn state_bytes(&self) -> usize {
+        self.reassembly.state_bytes()
+    }
+
+    fn describe(&self) -> Vec<(String, String)> {
+        self.facts()
+    }
+}
+
+impl Flow {
+    fn decode_one(&mut self, dg: &Datagram<'_>) -> Record {
         let mut notes: Vec<Note> = Vec::new();
         let (transport, wrapped) = self.unwrap(dg.payload, dg.detail.on());
         let mut layer = self.layer(wrapped, dg.payload.len(), &mut notes);
@@ -872,14 +897,10 @@ impl FlowDecoder for Flow {
             let msg = "the capture cut this datagram (snaplen); errors at its end are expected";
             rec.notes.push(Note::new(&notes::SNAPLEN, None, None, msg));
         }
-        out.push(rec);
+        rec
     }
 
-    fn state_bytes(&self) -> usize {
-        self.reassembly.state_bytes()
-    }
-
-    fn describe(&self) -> Vec<(String, String)> {
+    fn facts(&self) -> Vec<(String, String)> {
         let transport = self
             .framing
             .transport()

@@ -38,6 +38,10 @@ pub static DIRECTION_REVERSED: NoteDef = NoteDef::note(
     "expert.gamestudio.direction_reversed",
     "The messages parse only the other way round: the plumbing's direction is reversed",
 );
+pub static UNTRUSTED: NoteDef = NoteDef::warning(
+    "expert.gamestudio.untrusted",
+    "The datagram's framing or parse fails: it is shown but changes nothing in the flow's state",
+);
 pub static EMPTY: NoteDef = NoteDef::warning("expert.gamestudio.empty", "An empty datagram");
 pub static SNAPLEN: NoteDef = NoteDef::note(
     "expert.gamestudio.snaplen",
@@ -132,6 +136,7 @@ pub static DP4_SIZE_MISMATCH: NoteDef = NoteDef::warning(
 
 /// Every note above, for `ProtocolInfo::notes`.
 pub static ALL: &[&NoteDef] = &[
+    &UNTRUSTED,
     &UNKNOWN_COMMAND,
     &BAD_SYNC,
     &BAD_VAR_LENGTH,

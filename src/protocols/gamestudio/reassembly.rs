@@ -14,7 +14,7 @@ pub const MAX_REASSEMBLY: usize = 64 * 1024;
 /// Messages pending at once per flow; the oldest is dropped for a new one.
 const MAX_PENDING: usize = 4;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Pending {
     sender: SocketAddr,
     bytes: Vec<u8>,
@@ -22,7 +22,7 @@ struct Pending {
     last_seq: u8,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Reassembly {
     pending: Vec<Pending>,
 }

@@ -18,6 +18,19 @@ use super::tables::{self, CANDIDATES, Pt, Release, VERSION_2_1, VERSION_2_2};
 /// dozen packets of tics and commands already tell the tables apart.
 pub(crate) const MAX_SCORED: u32 = 32;
 
+/// Consecutive trusted datagrams naming one other release it takes to revise a locked release:
+/// one datagram that contradicts it is a stray (flagged, not obeyed).
+pub(crate) const REVISE_AFTER: u32 = 2;
+
+/// What a datagram did to a locked release.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LockEvent {
+    /// It names `named`, the flow is `locked`: flagged, not obeyed.
+    Contradicted { named: Release, locked: Release },
+    /// The evidence turned: the flow now decodes with `to`.
+    Revised { from: Release, to: Release },
+}
+
 /// Why a flow decodes with the release it does.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Basis<'a> {
@@ -49,6 +62,13 @@ impl Basis<'_> {
 pub(crate) struct Detector {
     forced: Option<Release>,
     locked: Option<(Release, String)>,
+    /// Consecutive trusted datagrams that named a release other than the locked one, and the
+    /// last such release (see [`REVISE_AFTER`]).
+    against: (u32, Option<Release>),
+    /// What the last [`Detector::choose`] did to a locked release, for the record's note.
+    event: Option<LockEvent>,
+    /// Release revisions so far, for `stats`.
+    revisions: u32,
     /// Per candidate, the packets it decoded without error or warning (plus PT_ASKINFO hints).
     scores: [u32; CANDIDATES.len()],
     scored: u32,
@@ -59,6 +79,9 @@ impl Detector {
         Detector {
             forced,
             locked: None,
+            against: (0, None),
+            event: None,
+            revisions: 0,
             scores: [0; CANDIDATES.len()],
             scored: 0,
         }
@@ -67,13 +90,66 @@ impl Detector {
     /// Learns what a datagram says about the release (only when its checksum holds), then
     /// gives the release to decode it with.
     pub fn choose(&mut self, p: &[u8], checksum_ok: bool, learned: &State) -> (Release, Basis<'_>) {
-        if self.forced.is_none() && self.locked.is_none() && checksum_ok {
-            self.locked = sniff_release(p);
-            if self.locked.is_none() && !self.settled() {
-                self.score(p, learned);
+        self.event = None;
+        if self.forced.is_none() && checksum_ok {
+            match &self.locked {
+                None => {
+                    self.locked = sniff_release(p);
+                    if self.locked.is_none() && !self.settled() {
+                        self.score(p, learned);
+                    }
+                }
+                Some((r, _)) => {
+                    let r = *r;
+                    self.weigh_against(p, r);
+                }
             }
         }
         self.current()
+    }
+
+    /// A trusted datagram of a locked flow that names another release: flagged, and obeyed only
+    /// once [`REVISE_AFTER`] consecutive trusted naming datagrams agree on that other release.
+    fn weigh_against(&mut self, p: &[u8], locked: Release) {
+        let Some((named, why)) = sniff_release(p) else {
+            return;
+        };
+        if named == locked {
+            self.against = (0, None);
+            return;
+        }
+        let n = if self.against.1 == Some(named) {
+            self.against.0 + 1
+        } else {
+            1
+        };
+        self.against = (n, Some(named));
+        if n < REVISE_AFTER {
+            self.event = Some(LockEvent::Contradicted { named, locked });
+            return;
+        }
+        self.against = (0, None);
+        self.revisions += 1;
+        self.event = Some(LockEvent::Revised {
+            from: locked,
+            to: named,
+        });
+        self.locked = Some((named, format!("{why} (revised from {locked})")));
+    }
+
+    /// What the last [`Detector::choose`] did to a locked release.
+    pub fn event(&self) -> Option<LockEvent> {
+        self.event
+    }
+
+    /// The release the flow decodes with now.
+    pub fn release(&self) -> Release {
+        self.current().0
+    }
+
+    /// The release is forced or named by the wire (not a best fit still being scored).
+    pub fn decided(&self) -> bool {
+        self.forced.is_some() || self.locked.is_some()
     }
 
     /// The release was forced with `--srb2-version`.
@@ -153,7 +229,13 @@ impl Detector {
                 ),
             ),
         };
-        format!("{rel} ({why})")
+        match self.revisions {
+            0 => format!("{rel} ({why})"),
+            n => format!(
+                "{rel} ({why}; revised {n} time{})",
+                if n == 1 { "" } else { "s" }
+            ),
+        }
     }
 }
 

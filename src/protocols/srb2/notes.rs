@@ -97,6 +97,27 @@ pub static OTHER_GAME: NoteDef = NoteDef::note(
     "The flow is a game built on SRB2's netcode (SRB2Kart, Ring Racers): its packet tables are not SRB2's, so only the header is decoded",
 );
 
+/// A datagram the flow does not learn from (see "Trust" in `docs/architecture.md`).
+pub static UNTRUSTED: NoteDef = NoteDef::warning(
+    "expert.srb2.untrusted",
+    "The datagram fails SRB2's checksum or has a packet type the flow's release lacks: it is shown but changes nothing in the flow's state",
+);
+/// A trusted datagram that names another release than the one the flow decided.
+pub static RELEASE_CONTRADICTED: NoteDef = NoteDef::note(
+    "expert.srb2.release_contradicted",
+    "The datagram names another release than the flow's: one such datagram is not obeyed",
+);
+/// The flow's release or game verdict changed on the weight of agreeing datagrams.
+pub static RELEASE_REVISED: NoteDef = NoteDef::note(
+    "expert.srb2.release_revised",
+    "Consecutive trusted datagrams agree against the flow's release or game: the decision is revised",
+);
+/// A datagram pointing to another game, not yet enough to decide.
+pub static OTHER_GAME_HINT: NoteDef = NoteDef::note(
+    "expert.srb2.other_game_hint",
+    "The datagram points to a game built on SRB2's netcode; one datagram is not enough to decide",
+);
+
 /// Every note above, for `ProtocolInfo::notes`.
 pub static ALL: &[&NoteDef] = &[
     &EMPTY_DATAGRAM,
@@ -117,4 +138,8 @@ pub static ALL: &[&NoteDef] = &[
     &UNKNOWN_XD,
     &XD_NO_HANDLER,
     &OTHER_GAME,
+    &UNTRUSTED,
+    &RELEASE_CONTRADICTED,
+    &RELEASE_REVISED,
+    &OTHER_GAME_HINT,
 ];

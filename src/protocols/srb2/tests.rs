@@ -821,12 +821,17 @@ fn srb2kart_and_ring_racers_are_named_not_decoded_with_srb2_tables() {
         (&b"SRB2Kart"[..], 1, 6, "SRB2Kart"),
         (b"RingRacers", 2, 3, "Dr. Robotnik's Ring Racers"),
     ] {
+        let mut join = serverinfo_head(app, version, sub);
+        join.truncate(20);
+        join.extend_from_slice(&[1, 0]);
+        join.extend_from_slice(&[b'P'; 22]);
         let packets = [
             (Direction::ToServer, pkt(0, 0, 12, &[202, 0, 0, 0, 0])),
             (
                 Direction::ToClient,
                 pkt(0, 0, 13, &serverinfo_head(app, version, sub)),
             ),
+            (Direction::ToServer, pkt(1, 0, 29, &join)),
             (Direction::ToServer, pkt(1, 0, 25, &[1, 2, 3])),
         ];
         let mut flow = PROTOCOL.new_flow(&Prefs::default());
@@ -837,14 +842,22 @@ fn srb2kart_and_ring_racers_are_named_not_decoded_with_srb2_tables() {
         let name = String::from_utf8_lossy(app);
         // Before the server names its game, the common PT_ASKINFO decodes as SRB2's.
         assert_eq!(out[0].msg_type, "PT_ASKINFO");
-        for r in &out[1..] {
+        // One datagram naming another game is a hint, not a verdict.
+        assert_eq!(out[1].msg_type, "PT_SERVERINFO");
+        assert!(
+            out[1]
+                .notes
+                .iter()
+                .any(|n| n.def == &notes::OTHER_GAME_HINT)
+        );
+        for r in &out[2..] {
             assert_eq!(r.msg_type, "other game");
             assert_eq!(val(r, "srb2.release"), &s(&name));
             assert_eq!(errors(r), 0);
             assert!(r.notes.iter().any(|n| n.def == &notes::OTHER_GAME));
         }
         assert_eq!(
-            out[2].summary,
+            out[3].summary,
             format!("{name} packet type 25, 11 bytes (not decoded)")
         );
         let facts = flow.describe();
@@ -853,7 +866,7 @@ fn srb2kart_and_ring_racers_are_named_not_decoded_with_srb2_tables() {
             vec![(
                 "game".to_string(),
                 format!(
-                    "{game} (application {name:?}, version {version}, subversion {sub} in PT_SERVERINFO); not SRB2, only headers decoded"
+                    "{game} (application {name:?}, version {version}, subversion {sub} in its join packet (type 29)); not SRB2, only headers decoded"
                 )
             )]
         );
@@ -886,7 +899,17 @@ fn srb2kart_and_ring_racers_are_named_by_their_join_packet() {
         join.truncate(20);
         join.extend_from_slice(&[1, 0]); // localplayers, mode
         join.extend_from_slice(&[b'P'; 22]);
-        let r = auto(Direction::ToServer, pkt(1, 0, t, &join));
+        let mut again = join.clone();
+        again[30] = b'Q';
+        let recs = decode_with(
+            Prefs::default(),
+            &[
+                (Direction::ToServer, pkt(1, 0, t, &join)),
+                (Direction::ToServer, pkt(2, 0, t, &again)),
+            ],
+        );
+        assert_ne!(recs[0].msg_type, "other game");
+        let r = recs[1].clone();
         assert_eq!(r.msg_type, "other game");
         let name = String::from_utf8_lossy(app);
         assert_eq!(val(&r, "srb2.release"), &s(&name));
@@ -914,7 +937,18 @@ fn srb2kart_and_ring_racers_are_named_by_their_join_packet() {
 /// Ring Racers' PT_SAY is 46) tells another game, unless the user forced a release.
 #[test]
 fn a_packet_type_no_srb2_release_has_tells_another_game() {
+    // One such datagram is a stray: noted, not obeyed.
     let r = auto(Direction::ToServer, pkt(0, 0, 46, &[1, 2, 3]));
+    assert_ne!(r.msg_type, "other game");
+    assert!(r.notes.iter().any(|n| n.def == &notes::OTHER_GAME_HINT));
+    let recs = decode_with(
+        Prefs::default(),
+        &[
+            (Direction::ToServer, pkt(0, 0, 46, &[1, 2, 4])),
+            (Direction::ToServer, pkt(0, 0, 46, &[1, 2, 3])),
+        ],
+    );
+    let r = recs[1].clone();
     assert_eq!(r.msg_type, "other game");
     assert_eq!(
         val(&r, "srb2.release_basis"),
