@@ -105,11 +105,17 @@ impl FieldsSpec {
         match self.quote {
             Some(q) => {
                 out.push(q);
+                // A newline or a tab in quotes is CSV's own and reads back as it was; every
+                // other control is escaped as every text writer does.
                 for c in v.chars() {
-                    if c == q {
-                        out.push(q);
+                    match c {
+                        c if c == q => {
+                            out.push(q);
+                            out.push(q);
+                        }
+                        '\n' | '\t' => out.push(c),
+                        c => crate::text::push_escaped_char(out, c),
                     }
-                    crate::text::push_escaped_char(out, c);
                 }
                 out.push(q);
             }
