@@ -125,10 +125,30 @@ pub fn push_escaped_char(out: &mut String, c: char) {
     }
 }
 
-/// The offset of the first byte of `s` that may start an unsafe character, if any.
+/// The offset of the first byte of `s` that may start an unsafe character, if any: eight
+/// bytes at a time while they are printable ASCII (no byte under 0x20, none 0x7f, none with its
+/// high bit), then byte by byte through the table from the first word that is not.
 #[inline]
 fn first_suspect(s: &str) -> Option<usize> {
-    s.bytes().position(|b| SUSPECT[b as usize])
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+        // A byte under 0x20 (the has-less-than test), a byte 0x7f (a zero byte of `w ^ 0x7f…`),
+        // or any byte from 0x80.
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let del = (w ^ (ONES * 0x7f)).wrapping_sub(ONES) & !(w ^ (ONES * 0x7f));
+        if (control | del | w) & HIGH != 0 {
+            break;
+        }
+        i += 8;
+    }
+    bytes[i..]
+        .iter()
+        .position(|&b| SUSPECT[b as usize])
+        .map(|p| p + i)
 }
 
 /// Appends `s` with every unsafe character ([`is_unsafe`]) in its visible form
@@ -194,6 +214,23 @@ mod tests {
             push_escaped(&mut out, text);
             assert_eq!(out, format!(">{want}"), "{text:?}");
             assert_eq!(escaped(text), want, "{text:?}");
+        }
+        // Every position of every unsafe character in a longer text (the eight-byte scan).
+        for bad in [
+            '\0', '\x1b', '\x1f', '\x7f', '\u{80}', '\u{9b}', '\u{202e}', '\u{2069}',
+        ] {
+            for at in 0..20 {
+                let mut text = "abcdefghijklmnopqrstuvwxyz ^1~ ".repeat(2);
+                text.insert(at, bad);
+                let mut want = text[..at].to_string();
+                push_escaped_char(&mut want, bad);
+                want.push_str(&text[at + bad.len_utf8()..]);
+                assert_eq!(escaped(&text), want, "{bad:?} at {at}");
+            }
+        }
+        for ok in [' ', '~', '\u{a0}', 'é', '€', '\u{2065}'] {
+            let text = format!("{}{ok}{}", "x".repeat(11), "y".repeat(9));
+            assert!(matches!(escaped(&text), Cow::Borrowed(_)), "{ok:?}");
         }
         assert!(matches!(escaped("é€ ^3ok"), Cow::Borrowed(_)));
         assert!(matches!(escaped("plain"), Cow::Borrowed(_)));
