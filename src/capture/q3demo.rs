@@ -323,14 +323,20 @@ const LOOK_AHEAD: usize = 64;
 /// Reads a demo's records and times them by the snapshots' server times: a snapshot at its own
 /// server time, any other message at the last snapshot's, and those before the first snapshot
 /// at the first snapshot's (looked for up to [`LOOK_AHEAD`] records ahead; 0 when none is
-/// there). A gamestate of a protocol [`foreign`] names is an error.
+/// there). A server time below the last one (a new map's clock, restarted by the server) does
+/// not turn the records' clock back: from there on the records' time is the server time plus
+/// what the clock had reached. A gamestate of a protocol [`foreign`] names is an error.
 #[derive(Debug, Default)]
 pub struct Timing {
     first: Option<[u8; 8]>,
     ahead: VecDeque<(u64, u32, Vec<u8>)>,
     failed: Option<DemoError>,
     ended: bool,
+    /// The last record's time, and the last server time read.
     last: Option<i64>,
+    last_server: Option<i64>,
+    /// Added to server times: what the clock had reached at each restart.
+    shift: i64,
 }
 
 impl Timing {
@@ -383,9 +389,16 @@ impl Timing {
                 message: format!("demo of {game} (protocol {p}): not decoded"),
             });
         }
-        let ms = match g.server_time.or(self.last) {
-            Some(ms) => ms,
-            None => self.first_snapshot_time(input, offset),
+        let ms = match (g.server_time, self.last) {
+            (Some(t), _) => {
+                if let Some(l) = self.last_server.filter(|&l| t < l) {
+                    self.shift += l - t;
+                }
+                self.last_server = Some(t);
+                t + self.shift
+            }
+            (None, Some(ms)) => ms,
+            (None, None) => self.first_snapshot_time(input, offset),
         };
         self.last = Some(ms);
         Ok(Some(Timed {
