@@ -1832,6 +1832,22 @@ impl Learned {
     }
 }
 
+const DEMO_FLAVOUR: &str = "demo input: its records behind a pseudo header in the ioquake3 layout";
+
+/// Whether the datagram is a demo record read as input: the capture reader's one pseudo flow,
+/// 0.0.0.0:27960 → 0.0.0.0:0 (docs/protocols/quake3.md, "Demos as input"). Port 0 is no
+/// sender's or receiver's UDP port, so no captured datagram has it.
+fn is_demo(d: &Datagram<'_>) -> bool {
+    let (server, client) = match d.direction {
+        Direction::ToServer => (d.dst, d.src),
+        _ => (d.src, d.dst),
+    };
+    client.port() == 0
+        && server.port() == 27960
+        && client.ip().is_unspecified()
+        && server.ip().is_unspecified()
+}
+
 #[cfg(test)]
 mod learned_tests {
     use super::*;
@@ -1865,20 +1881,4 @@ mod learned_tests {
             assert_eq!(Learned::from_bytes(bad), None, "{bad:?}");
         }
     }
-}
-
-const DEMO_FLAVOUR: &str = "demo input: its records behind a pseudo header in the ioquake3 layout";
-
-/// Whether the datagram is a demo record read as input: the capture reader's one pseudo flow,
-/// 0.0.0.0:27960 → 0.0.0.0:0 (docs/protocols/quake3.md, "Demos as input"). Port 0 is no
-/// sender's or receiver's UDP port, so no captured datagram has it.
-fn is_demo(d: &Datagram<'_>) -> bool {
-    let (server, client) = match d.direction {
-        Direction::ToServer => (d.dst, d.src),
-        _ => (d.src, d.dst),
-    };
-    client.port() == 0
-        && server.port() == 27960
-        && client.ip().is_unspecified()
-        && server.ip().is_unspecified()
 }
