@@ -59,6 +59,10 @@ pub struct Packet<'a> {
     pub interface: u32,
     /// Byte offset of the record in the input.
     pub offset: u64,
+    /// Bytes at the start of `data` the input does not hold: the pseudo IPv4 and UDP headers
+    /// of a demo message (its record's own 8-byte header stands for the pseudo netchan header,
+    /// so the rest is as long as the record); 0 for a capture.
+    pub pseudo: u32,
 }
 
 impl Packet<'_> {
@@ -104,8 +108,8 @@ enum State {
         big_endian: bool,
         interfaces: Vec<Interface>,
     },
-    /// A demo: the first record's header (read during detection) until it is used.
-    Demo { first: Option<[u8; 8]> },
+    /// A demo, its records timed (the first record's header was read during detection).
+    Demo(q3demo::Timing),
 }
 
 /// A streaming reader; one buffer is reused for every record.
@@ -173,6 +177,7 @@ fn pcap_event(
         linktype,
         interface: 0,
         offset: start,
+        pseudo: 0,
     })
 }
 
@@ -291,7 +296,7 @@ impl<R: BufRead> CaptureReader<R> {
             offset: 8,
             buf: Vec::with_capacity(q3demo::MAX_MSGLEN + 64),
             consume: 0,
-            state: State::Demo { first: Some(head) },
+            state: State::Demo(q3demo::Timing::new(head)),
             format: Format::Demo,
             pending_first_block: false,
         }))
@@ -299,19 +304,12 @@ impl<R: BufRead> CaptureReader<R> {
 
     /// The next demo message as a pseudo datagram (see [`q3demo::pseudo_datagram`]).
     fn next_demo(&mut self) -> Result<Option<Event<'_>>, CaptureError> {
-        let State::Demo { first } = &mut self.state else {
+        let State::Demo(timing) = &mut self.state else {
             unreachable!("demo state checked by caller")
         };
-        let head = first.take();
-        let start = self.offset - if head.is_some() { 8 } else { 0 };
-        let mut message = std::mem::take(&mut self.buf);
-        let read = q3demo::read_record(&mut self.input, &mut self.offset, head, &mut message);
-        let sequence = match read {
-            Ok(Some(s)) => s,
-            Ok(None) => {
-                self.buf = message;
-                return Ok(None);
-            }
+        let timed = match timing.next(&mut self.input, &mut self.offset) {
+            Ok(Some(t)) => t,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 return Err(CaptureError {
                     offset: e.offset,
@@ -319,16 +317,16 @@ impl<R: BufRead> CaptureReader<R> {
                 });
             }
         };
-        let mut frame = Vec::with_capacity(message.len() + 64);
-        q3demo::pseudo_datagram(&mut frame, sequence, &message);
-        self.buf = frame;
+        q3demo::pseudo_datagram(&mut self.buf, timed.sequence, &timed.message);
+        let ms = timed.ms;
         Ok(Some(Event::Packet(Packet {
             data: &self.buf,
             orig_len: self.buf.len() as u32,
-            time: Timestamp::new(0, 0, 6),
+            time: Timestamp::new(ms / 1000, (ms % 1000) as u32 * 1_000_000, 6),
             linktype: crate::net::linktype::RAW,
             interface: 0,
-            offset: start,
+            offset: timed.offset,
+            pseudo: q3demo::PSEUDO_HEADERS,
         })))
     }
 
@@ -707,6 +705,7 @@ fn packet_event<'b>(body: &'b [u8], interfaces: &[Interface], block: &Block) -> 
         linktype: iface.linktype,
         interface: h.interface,
         offset: block.start,
+        pseudo: 0,
     })
 }
 

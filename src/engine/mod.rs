@@ -381,7 +381,8 @@ impl Engine {
         let frame = self.frame;
         self.base.get_or_insert(pkt.time);
         self.stats.frames += 1;
-        self.stats.captured_bytes += pkt.data.len() as u64;
+        // A demo message's pseudo IPv4/UDP headers are not in the input.
+        self.stats.captured_bytes += pkt.data.len().saturating_sub(pkt.pseudo as usize) as u64;
         let cut = pkt.truncated();
         if cut {
             self.stats.truncated_frames += 1;

@@ -131,6 +131,7 @@ fn run(config: Config, packets: &[(u64, Vec<u8>, Option<u32>)]) -> (Vec<Seen>, S
             linktype: crate::net::linktype::ETHERNET,
             interface: 0,
             offset: 0,
+            pseudo: 0,
         };
         e.packet::<()>(&pkt, &mut |m, r| {
             seen.push(Seen::of(at, m, r));

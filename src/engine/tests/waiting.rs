@@ -181,6 +181,7 @@ fn a_failing_sink_is_not_called_again_when_held_records_are_released() {
             linktype: crate::net::linktype::ETHERNET,
             interface: 0,
             offset: 0,
+            pseudo: 0,
         };
         results.push(e.packet(&pkt, &mut sink).is_err());
         if results[i] {

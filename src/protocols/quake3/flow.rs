@@ -238,6 +238,12 @@ impl Flow {
         let mut t = TreeBuilder::new(d.detail);
         t.open(&ROOT, Value::None, Pos::bytes(0, p.len()));
         let dir = if to_server { "C→S" } else { "S→C" };
+        let demo = is_demo(d);
+        if demo && self.st.flavour.is_none() {
+            // A demo keeps no netchan: its records stand behind a pseudo header in the
+            // ioquake3 layout, a layout decided by the input, not by the network.
+            self.st.flavour = Some((Flavour::Ioq3, DEMO_FLAVOUR));
+        }
         let Some(flavour) = self.decide_flavour(p, to_server, &mut t) else {
             return undecided(t, p, r, dir);
         };
@@ -264,8 +270,10 @@ impl Flow {
         summary.push_str(dir);
         summary.push_str(" seq ");
         push_uint(&mut summary, h.sequence as u64);
-        // A held message's sequence was tracked when it first came.
-        if !self.hold.replaying {
+        // A held message's sequence was tracked when it first came. A demo player reads every
+        // record whatever its sequence (ioquake3 code/client/cl_main.c `CL_ReadDemoMessage`):
+        // no sequence note is the engine's there.
+        if !self.hold.replaying && !demo {
             self.track_sequence(&s, &mut t);
         }
         if !to_server {
@@ -1822,6 +1830,22 @@ impl Learned {
             _ => None,
         }
     }
+}
+
+const DEMO_FLAVOUR: &str = "demo input: its records behind a pseudo header in the ioquake3 layout";
+
+/// Whether the datagram is a demo record read as input: the capture reader's one pseudo flow,
+/// 0.0.0.0:27960 → 0.0.0.0:0 (docs/protocols/quake3.md, "Demos as input"). Port 0 is no
+/// sender's or receiver's UDP port, so no captured datagram has it.
+fn is_demo(d: &Datagram<'_>) -> bool {
+    let (server, client) = match d.direction {
+        Direction::ToServer => (d.dst, d.src),
+        _ => (d.src, d.dst),
+    };
+    client.port() == 0
+        && server.port() == 27960
+        && client.ip().is_unspecified()
+        && server.ip().is_unspecified()
 }
 
 #[cfg(test)]
