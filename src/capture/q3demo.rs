@@ -322,7 +322,7 @@ const LOOK_AHEAD: usize = 64;
 
 /// Reads a demo's records and times them by the snapshots' server times: a snapshot at its own
 /// server time, any other message at the last snapshot's, and those before the first snapshot
-/// at the first snapshot's (looked for up to [`LOOK_AHEAD`] records ahead; 0 when none is
+/// at the first snapshot's (looked for up to `LOOK_AHEAD` records ahead; 0 when none is
 /// there). A server time below the last one (a new map's clock, restarted by the server) does
 /// not turn the records' clock back: from there on the records' time is the server time plus
 /// what the clock had reached. A gamestate of a protocol [`foreign`] names is an error.

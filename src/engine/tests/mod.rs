@@ -221,10 +221,16 @@ fn content_probe_claims_the_flow_and_state_persists_in_both_directions() {
 
 #[test]
 fn the_server_port_decides_direction_when_content_does_not() {
-    // Port match on the sender's side: the first datagram is from the server.
+    // Port match on the sender's side: the first datagram is from the server. Without the
+    // probes the port chooses, and the content still passes the protocol's own check, which a
+    // port claim needs.
+    let config = Config {
+        heuristics: false,
+        ..Config::default()
+    };
     let (seen, stats) = run(
-        Config::default(),
-        &[(0, dgram("10.0.0.2:7777", "10.0.0.1:40000", b"x"), None)],
+        config,
+        &[(0, dgram("10.0.0.2:7777", "10.0.0.1:40000", b"ECHO"), None)],
     );
     assert_eq!(seen[0].summary, "#1 server → client");
     assert_eq!(stats.flows[0].chosen_by, "port");
@@ -271,7 +277,8 @@ fn decode_as_beats_probes_and_no_heuristics_disables_them() {
         config,
         &[
             (0, dgram("10.0.0.1:1", "10.0.0.2:2", b"ECHO"), None),
-            (0, dgram("10.0.0.1:3", "10.0.0.2:7777", b"zzz"), None),
+            // The port still chooses; a port claim needs content its protocol's check passes.
+            (0, dgram("10.0.0.1:3", "10.0.0.2:7777", b"ECHO"), None),
         ],
     );
     assert_eq!(seen[0].protocol, "udp");
@@ -358,7 +365,8 @@ fn snaplen_cut_and_lying_udp_lengths_become_notes() {
 
 #[test]
 fn fragmented_datagrams_are_reassembled_and_noted() {
-    let seg = synth::udp(addr("10.0.0.1:4000"), addr("10.0.0.2:7777"), &[b'q'; 40]);
+    let payload = [&b"ECHO"[..], &[b'q'; 36]].concat();
+    let seg = synth::udp(addr("10.0.0.1:4000"), addr("10.0.0.2:7777"), &payload);
     let f1 = synth::ethernet(&synth::ipv4(
         [10, 0, 0, 1],
         [10, 0, 0, 2],
