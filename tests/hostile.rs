@@ -449,12 +449,13 @@ fn the_gamestudio_probe_reads_a_bounded_prefix() {
     use gamedissect::proto::{Confidence, ProbeInput, Protocol};
     use gamedissect::protocols::gamestudio::{PROBE_BYTES, PROTOCOL};
     use testkit::hostile::{dp8_data_frame, joins};
+    // On a GameStudio port: off them a lone DirectPlay 8 data frame is no evidence at all.
     let probe = |payload: &[u8]| {
         PROTOCOL
             .probe(&ProbeInput {
                 payload,
                 src_port: 40_001,
-                dst_port: 41_000,
+                dst_port: 2_300,
             })
             .confidence
     };
