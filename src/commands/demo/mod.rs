@@ -485,11 +485,7 @@ pub(super) fn command(decode: Decode, dir: Option<std::path::PathBuf>, single: b
     if let Some(d) = &dir
         && let Err(e) = std::fs::create_dir_all(d)
     {
-        let d = d.display().to_string();
-        eprintln!(
-            "gamedissect: {}: cannot create: {e}",
-            crate::text::escaped(&d)
-        );
+        eprintln!("gamedissect: {}: cannot create: {e}", d.display());
         return ExitCode::from(1);
     }
     let target = dir.clone().map_or(Target::List, Target::Dir);

@@ -70,11 +70,7 @@ fn rel(e: &Event) -> String {
 }
 
 fn details_text(e: &Event) -> String {
-    let parts: Vec<String> = e
-        .details
-        .iter()
-        .map(|(k, v)| format!("{k}={}", crate::text::escaped(v)))
-        .collect();
+    let parts: Vec<String> = e.details.iter().map(|(k, v)| format!("{k}={v}")).collect();
     parts.join(" ")
 }
 
@@ -92,11 +88,11 @@ fn text_line(s: &mut String, e: &Event) {
     );
     if let Some(w) = &e.who {
         s.push(' ');
-        crate::text::push_escaped(s, &w.clean);
+        s.push_str(&w.clean);
     }
     if let Some(t) = &e.target {
         s.push_str(" → ");
-        crate::text::push_escaped(s, &t.clean);
+        s.push_str(&t.clean);
     }
     if let Some(t) = &e.text {
         s.push_str(if e.who.is_some() || e.target.is_some() {
@@ -104,7 +100,7 @@ fn text_line(s: &mut String, e: &Event) {
         } else {
             " "
         });
-        crate::text::push_escaped(s, &t.clean);
+        s.push_str(&t.clean);
     }
     if !e.details.is_empty() {
         let _ = write!(s, "  [{}]", details_text(e));
@@ -140,16 +136,14 @@ fn json_line(s: &mut String, e: &Event) {
     s.push_str(&v.to_string());
 }
 
-/// A CSV field (RFC 4180): its unsafe characters escaped (a line break in a chat line becomes
-/// `\n`, so one event is one line), quoted when it holds a comma or a quote.
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
 fn csv_field(s: &mut String, v: &str) {
-    let v = crate::text::escaped(v);
-    if v.contains([',', '"']) {
+    if v.contains([',', '"', '\n', '\r']) {
         s.push('"');
         s.push_str(&v.replace('"', "\"\""));
         s.push('"');
     } else {
-        s.push_str(&v);
+        s.push_str(v);
     }
 }
 
@@ -194,8 +188,5 @@ mod tests {
         s.clear();
         csv_field(&mut s, "plain");
         assert_eq!(s, "plain");
-        s.clear();
-        csv_field(&mut s, "a\nb\x1b[2J,\u{202e}");
-        assert_eq!(s, "\"a\\nb\\x1b[2J,\\u{202e}\"");
     }
 }

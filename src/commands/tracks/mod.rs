@@ -83,14 +83,12 @@ pub fn point_of(meta: &Meta<'_>, record: &Record) -> Option<(String, String, Poi
 }
 
 fn csv_row(out: &mut impl Write, callsign: &str, model: &str, p: &Point) -> io::Result<()> {
-    // Callsigns and model paths are short ASCII names; a comma or quote is still quoted, and
-    // control characters are escaped as every text writer does.
+    // Callsigns and model paths are short ASCII names; a comma or quote is still quoted.
     let q = |s: &str| {
-        let s = crate::text::escaped(s);
-        if s.contains([',', '"']) {
+        if s.contains([',', '"', '\n', '\r']) {
             format!("\"{}\"", s.replace('"', "\"\""))
         } else {
-            s.into_owned()
+            s.to_string()
         }
     };
     writeln!(
