@@ -440,9 +440,9 @@ fn a_still_client_keys_its_moves_after_a_lost_server_command() {
     let drop: Vec<bool> = (0..p.records.len()).map(|_| rng.below(100) < 20).collect();
     // Frames are numbered from 1.
     assert!(drop[739] && drop[740] && drop[741] && !drop[738] && !drop[742]);
-    let (thin, frames) = subset(&p, |i| !drop[i]);
+    let (thin, frames) = subset(p, |i| !drop[i]);
     let cut = decode(&thin, &frames, capture);
-    assert_eq!(moves_whole(&full, &cut, 743..=873).len(), 82);
+    assert_eq!(moves_whole(full, &cut, 743..=873).len(), 82);
     // The first of them: the yaw and weapon of its first usercmd, as the whole capture shows.
     let first = &cut.messages[&743];
     for (path, value) in [
@@ -610,7 +610,7 @@ fn held_messages_decode_in_their_place_on_any_thread_count() {
     use gamedissect::run::parallel::{Tuning, render_sharded};
     let capture = "captures/quake3-openarena-legacy.pcap";
     let (p, full) = load_full(capture);
-    let (bytes, frames) = subset(&p, |i| i >= 167);
+    let (bytes, frames) = subset(p, |i| i >= 167);
     let cut = decode(&bytes, &frames, capture);
     let m = &cut.messages[&533];
     assert_eq!(m.msg_type, "move");
@@ -703,7 +703,7 @@ fn held_messages_keep_count_pipe_and_threads() {
     const BIN: &str = env!("CARGO_BIN_EXE_gamedissect");
     let capture = "captures/quake3-openarena-legacy.pcap";
     let (p, _) = load_full(capture);
-    let (bytes, _) = subset(&p, |i| i >= 167);
+    let (bytes, _) = subset(p, |i| i >= 167);
     let path = std::env::temp_dir().join(format!("gamedissect-held-{}.pcap", std::process::id()));
     std::fs::write(&path, &bytes).unwrap();
     let file = path.to_str().unwrap();
@@ -756,7 +756,7 @@ fn a_frame_range_shows_held_messages_as_the_whole_run() {
     use gamedissect::output::OutputFormat;
     let capture = "captures/quake3-openarena-legacy.pcap";
     let (p, _) = load_full(capture);
-    let (bytes, _) = subset(&p, |i| i >= 167);
+    let (bytes, _) = subset(p, |i| i >= 167);
     let config = || config_for(Path::new(capture));
     let (whole, err) = gamedissect::run::render(&bytes, OutputFormat::Json, config());
     assert!(err.is_none());

@@ -190,10 +190,7 @@ fn matches_the_server_log(stem: &str) {
     assert_eq!(log.maps, ["oa_dm1", "oa_dm2"]);
     assert_eq!(log.renames, [("BusyPlayer".into(), "BusyRenamed".into())]);
 
-    let bytes = fs::read(capture).unwrap();
-    let p = read_pcap(&bytes);
-    let (_, frames) = subset(&p, |_| true);
-    let full = decode(&bytes, &frames, capture);
+    let (_, full) = load_full(capture);
     assert!(full.errors.is_empty(), "{:?}", full.errors);
 
     let d = decoded_facts(capture);
@@ -503,14 +500,9 @@ fn ioq3_busy_capture_from_the_wild() {
     }
 }
 
-/// The busy capture and its whole decode, for cases made here.
-fn load_legacy() -> (wild::Pcap, wild::Decoded) {
-    let path = capture(LEGACY);
-    let bytes = fs::read(&path).unwrap();
-    let p = read_pcap(&bytes);
-    let all: Vec<u64> = (1..=p.records.len() as u64).collect();
-    let full = decode(&bytes, &all, &path);
-    (p, full)
+/// The busy capture and its whole decode (shared), for cases made here.
+fn load_legacy() -> &'static (wild::Pcap, wild::Decoded) {
+    load_full(&capture(LEGACY))
 }
 
 /// Cut at frame 630 with one fragment of the second map's gamestate (frame 3107) lost: the
@@ -521,7 +513,7 @@ fn load_legacy() -> (wild::Pcap, wild::Decoded) {
 #[test]
 fn a_lost_gamestate_does_not_carry_the_old_maps_usercmd_key() {
     let (p, full) = load_legacy();
-    let f = measure(&p, &full, &capture(LEGACY), |i| i >= 629 && i != 3106);
+    let f = measure(p, full, &capture(LEGACY), |i| i >= 629 && i != 3106);
     assert_eq!(f.wrong, 0);
     assert_eq!(f.errors, 0);
     assert!(f.exact >= 5137, "{}", f.exact);
@@ -542,7 +534,7 @@ fn seeded_loss_shows_no_wrong_usercmd_value() {
     for (seed, percent, exact) in [(8u64, 10u64, 4375), (3, 20, 2497)] {
         let mut rng = Rng(0xabc0_0000 + seed * 101 + percent);
         let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < percent).collect();
-        let f = measure(&p, &full, &capture(LEGACY), |i| !drop[i]);
+        let f = measure(p, full, &capture(LEGACY), |i| !drop[i]);
         assert_eq!(f.wrong, 0, "seed {seed}, {percent} %");
         assert_eq!(f.errors, 0, "seed {seed}, {percent} %");
         assert!(f.exact >= exact, "seed {seed}, {percent} %: {}", f.exact);
@@ -563,7 +555,7 @@ fn a_move_of_the_old_level_is_not_keyed_with_the_new_gamestates_ring() {
     let n = p.records.len();
     let mut rng = Rng(2 * 1000 + 30);
     let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < 30).collect();
-    let f = measure(&p, &full, &capture(LEGACY), |i| !drop[i]);
+    let f = measure(p, full, &capture(LEGACY), |i| !drop[i]);
     assert_eq!((f.wrong, f.errors), (0, 0));
     assert!(f.exact >= 3936, "{}", f.exact);
 }
@@ -581,7 +573,7 @@ fn a_turn_with_lost_usercmds_does_not_decide_a_wrong_high_byte() {
     let n = p.records.len();
     let mut rng = Rng(0x5eed_0000 + 100 * 10 + 20);
     let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < 20).collect();
-    let f = measure(&p, &full, &capture(LEGACY), |i| !drop[i]);
+    let f = measure(p, full, &capture(LEGACY), |i| !drop[i]);
     assert_eq!(f.wrong, 0);
     assert_eq!(f.errors, 0);
     assert!(f.exact >= 2618, "{}", f.exact);
@@ -722,12 +714,9 @@ fn the_flavour_is_not_decided_on_one_message() {
         ("quake3-openarena-legacy", [201, 1357]),
     ] {
         let path = capture(stem);
-        let bytes = fs::read(&path).unwrap();
-        let p = read_pcap(&bytes);
-        let all: Vec<u64> = (1..=p.records.len() as u64).collect();
-        let full = decode(&bytes, &all, &path);
+        let (p, full) = load_full(&path);
         for cut in cuts {
-            let f = wild::measure(&p, &full, &path, |i| i >= cut);
+            let f = wild::measure(p, full, &path, |i| i >= cut);
             assert_eq!(
                 (f.errors, f.wrong),
                 (0, 0),
@@ -762,11 +751,7 @@ fn a_players_likely_userinfo_keys_the_held_server_messages() {
         f["held"],
         "319 messages held while their key was searched for: 319 decoded later, 0 never"
     );
-    let whole = decode(
-        &fs::read(&path).unwrap(),
-        &(1..=p.records.len() as u64).collect::<Vec<_>>(),
-        &path,
-    );
+    let (_, whole) = load_full(&path);
     let part = decode(&cut, &frames, &path);
     // A snapshot held from the cut's first seconds until frame 3701.
     let (w, c) = (&whole.messages[&3400], &part.messages[&3400]);
@@ -784,12 +769,10 @@ fn a_players_likely_userinfo_keys_the_held_server_messages() {
 #[test]
 fn a_keyed_gamestate_does_not_leave_the_old_levels_baselines_in_use() {
     let path = capture(LEGACY);
-    let bytes = fs::read(&path).unwrap();
-    let p = read_pcap(&bytes);
-    let (_, full) = wild::load_full(&path);
+    let (p, full) = load_full(&path);
     let mut rng = Rng(0x5eed_0000 + 100 * 3 + 5);
     let drop: Vec<bool> = (0..p.records.len()).map(|_| rng.below(100) < 5).collect();
-    let (thin, frames) = subset(&p, |i| !drop[i]);
+    let (thin, frames) = subset(p, |i| !drop[i]);
     let part = decode(&thin, &frames, &path);
     let m = &part.messages[&3126];
     assert_eq!(m.msg_type, "snapshot");
@@ -797,7 +780,8 @@ fn a_keyed_gamestate_does_not_leave_the_old_levels_baselines_in_use() {
     // gamestate decodes and the entity shows the new level's mover.
     let model = m.shown.get("quake3.svc/snapshot#1/entity#107/modelindex#1");
     assert_eq!(model.map(String::as_str), Some("18"));
-    let f = measure(&p, &full, &path, |i| !drop[i]);
+    // The same thinned capture, its decode compared with the whole one's.
+    let f = wild::figures(p, full, &frames, &part);
     assert_eq!(f.wrong, 0);
     // 5,198 before the `say` was read off its echo.
     assert!(f.exact >= 5789, "{}", f.exact);
@@ -1029,9 +1013,9 @@ fn the_servers_status_tells_the_game_flow_the_names() {
 fn moves_held_for_their_usercmd_key_decode_whole() {
     let path = capture(LEGACY);
     let (p, full) = load_full(&path);
-    let (cut, frames) = subset(&p, |i| i >= 4408);
+    let (cut, frames) = subset(p, |i| i >= 4408);
     let d = decode(&cut, &frames, &path);
-    assert_eq!(moves_whole(&full, &d, 4678..=4827).len(), 71);
+    assert_eq!(moves_whole(full, &d, 4678..=4827).len(), 71);
     let path = "captures/quake3-openarena-legacy.pcap";
     let p = read_pcap(&fs::read(path).unwrap());
     let (cut, _) = subset(&p, |i| i >= 1173);
@@ -1066,7 +1050,7 @@ fn moves_held_for_their_usercmd_key_decode_whole() {
 fn a_move_held_across_a_map_change_is_not_decoded_under_the_new_keys() {
     let path = capture(IOQ3);
     let (p, full) = load_full(&path);
-    let (cut, frames) = subset(&p, |i| i != 3106 && i != 3107);
+    let (cut, frames) = subset(p, |i| i != 3106 && i != 3107);
     let d = decode(&cut, &frames, &path);
     let mut moves = 0;
     for (f, cm) in &d.messages {

@@ -9,35 +9,31 @@
 mod wild;
 
 use testkit::synth::Rng;
-use wild::{load_full, measure};
+use wild::{each_parallel, load_full, measure};
 
 fn no_wrong_value_anywhere(capture: &str) {
     let (p, full) = load_full(capture);
     let n = p.records.len();
-    let mut de_keyed = 0;
+    // Each case: what a failure names it by, and which frames it keeps.
+    let mut cases: Vec<(String, Vec<bool>)> = Vec::new();
     for percent in (5..100).step_by(10) {
         let from = n * percent / 100;
-        let f = measure(&p, &full, capture, |i| i >= from);
-        assert_eq!(
-            (f.errors, f.wrong),
-            (0, 0),
-            "{capture}: cut at frame {}",
-            from + 1
-        );
-        de_keyed += f.dekeyed;
+        let name = format!("{capture}: cut at frame {}", from + 1);
+        cases.push((name, (0..n).map(|i| i >= from).collect()));
     }
     for seed in 0..2u64 {
         for percent in [10u64, 35] {
             let mut rng = Rng(0xabc0_0000 + seed * 101 + percent);
             let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < percent).collect();
-            let f = measure(&p, &full, capture, |i| !drop[i]);
-            assert_eq!(
-                (f.errors, f.wrong),
-                (0, 0),
-                "{capture}: seed {seed}, {percent} % lost"
-            );
-            de_keyed += f.dekeyed;
+            let name = format!("{capture}: seed {seed}, {percent} % lost");
+            cases.push((name, drop.iter().map(|d| !d).collect()));
         }
+    }
+    let figures = each_parallel(&cases, |(_, keep)| measure(p, full, capture, |i| keep[i]));
+    let mut de_keyed = 0;
+    for ((name, _), f) in cases.iter().zip(&figures) {
+        assert_eq!((f.errors, f.wrong), (0, 0), "{name}");
+        de_keyed += f.dekeyed;
     }
     // The cases decode something: the assertions are not about empty output.
     assert!(de_keyed > n, "{capture}: {de_keyed} de-keyed messages");
@@ -67,7 +63,7 @@ fn a_steady_turn_does_not_decide_the_usercmd_keys_high_byte() {
     let drop: Vec<bool> = (0..p.records.len())
         .map(|_| rng.below(100) < percent)
         .collect();
-    let f = measure(&p, &full, capture, |i| !drop[i]);
+    let f = measure(p, full, capture, |i| !drop[i]);
     assert_eq!((f.errors, f.wrong), (0, 0));
     // 1,726 of 4,265 exact while 409 showed wrong values.
     assert!(f.exact >= 1_500, "{}", f.exact);

@@ -10,14 +10,21 @@
 //! does not carry (fields unchanged since a reference the shortened capture lacks) may be absent,
 //! but a value that is shown must be right. Only messages from 5 s after the cut count; the
 //! cut and thinned captures are made here, never committed.
+//!
+//! A test binary decodes each whole capture once ([`load_full`]) and measures each capture's
+//! wild cases once per pass count ([`wild_cases_in`]), whichever tests ask for them: the first
+//! to ask computes, the others wait for it and share the result. The cases of one measurement
+//! are decoded on as many threads as the machine has (`testkit::par::each_parallel`).
 
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 
 use gamedissect::tree::{Field, Record, Severity};
 use testkit::dissect::{config_for, each_record, value_text};
+pub use testkit::par::each_parallel;
 use testkit::synth::Rng;
 
 /// A classic pcap file split into its header and its records (each with its 16-byte header).
@@ -218,13 +225,34 @@ pub fn decode_in(bytes: &[u8], frames: &[u64], capture: &str, passes: Passes) ->
     d
 }
 
-/// A capture's records and the decode of the whole capture.
-pub fn load_full(capture: &str) -> (Pcap, Decoded) {
-    let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
-    let p = read_pcap(&bytes);
-    let all: Vec<u64> = (1..=p.records.len() as u64).collect();
-    let full = decode(&bytes, &all, capture);
-    (p, full)
+/// The value of `key` in `cells`, made by `make` the first time it is asked for and shared
+/// after that by every test of the binary (a test asking while another makes it waits).
+fn shared<T: Send + Sync>(
+    cells: &'static Mutex<BTreeMap<String, &'static OnceLock<T>>>,
+    key: String,
+    make: impl FnOnce() -> T,
+) -> &'static T {
+    let cell = {
+        let mut cells = cells.lock().unwrap_or_else(|e| e.into_inner());
+        *cells
+            .entry(key)
+            .or_insert_with(|| Box::leak(Box::new(OnceLock::new())))
+    };
+    cell.get_or_init(make)
+}
+
+/// A capture's records and the decode of the whole capture (one pass), decoded once per test
+/// binary and shared.
+pub fn load_full(capture: &str) -> &'static (Pcap, Decoded) {
+    static FULL: Mutex<BTreeMap<String, &'static OnceLock<(Pcap, Decoded)>>> =
+        Mutex::new(BTreeMap::new());
+    shared(&FULL, capture.to_string(), || {
+        let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
+        let p = read_pcap(&bytes);
+        let all: Vec<u64> = (1..=p.records.len() as u64).collect();
+        let full = decode(&bytes, &all, capture);
+        (p, full)
+    })
 }
 
 /// Whether the shortened capture's message decodes exactly as the full one.
@@ -280,7 +308,7 @@ pub fn show_difference(frame: u64, full: &Message, cut: Option<&Message>) {
     );
 }
 
-#[derive(Default)]
+#[derive(Default, Clone, Debug)]
 pub struct Figures {
     pub counted: usize,
     pub exact: usize,
@@ -324,14 +352,23 @@ pub fn measure_in(
     keep: impl Fn(usize) -> bool,
 ) -> Figures {
     let (bytes, frames) = subset(p, keep);
+    if frames.is_empty() {
+        return Figures::default();
+    }
+    let cut = decode_in(&bytes, &frames, capture, passes);
+    figures(p, full, &frames, &cut)
+}
+
+/// How `cut`, the decode of the shortened capture made of `p`'s `frames`, compares with the
+/// full decode.
+pub fn figures(p: &Pcap, full: &Decoded, frames: &[u64], cut: &Decoded) -> Figures {
     let mut f = Figures::default();
     if frames.is_empty() {
         return f;
     }
-    let cut = decode_in(&bytes, &frames, capture, passes);
     let start = p.times[frames[0] as usize - 1] + 5_000_000;
     let mut chat_expected = BTreeSet::new();
-    for &frame in &frames {
+    for &frame in frames {
         if p.times[frame as usize - 1] < start {
             continue;
         }
@@ -417,32 +454,39 @@ pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
     wild_cases_in(capture, Passes::One)
 }
 
-/// [`wild_cases`], each case decoded in one pass or two (`-2`).
+/// [`wild_cases`], each case decoded in one pass or two (`-2`). Measured once per test binary
+/// (the cases in parallel) and shared by the tests that ask.
 pub fn wild_cases_in(capture: &str, passes: Passes) -> (Vec<(String, Figures)>, Figures) {
-    let measure = |p: &Pcap, full: &Decoded, capture: &str, keep: &dyn Fn(usize) -> bool| {
-        measure_in(p, full, (capture, passes), keep)
-    };
-    let bytes = std::fs::read(capture).unwrap_or_else(|e| panic!("{capture}: {e}"));
-    let p = read_pcap(&bytes);
-    let all: Vec<u64> = (1..=p.records.len() as u64).collect();
-    let full = decode(&bytes, &all, capture);
+    type Cases = (Vec<(String, Figures)>, Figures);
+    static CASES: Mutex<BTreeMap<String, &'static OnceLock<Cases>>> = Mutex::new(BTreeMap::new());
+    let key = format!("{capture}{}", label(passes));
+    shared(&CASES, key, || measure_wild_cases(capture, passes)).clone()
+}
+
+fn measure_wild_cases(capture: &str, passes: Passes) -> (Vec<(String, Figures)>, Figures) {
+    let (p, full) = load_full(capture);
     assert!(full.errors.is_empty(), "{capture}: {:?}", full.errors);
     let n = p.records.len();
-    let mut cases = Vec::new();
+    // Each case: its name and which frames it keeps.
+    let mut kept: Vec<(String, Vec<bool>)> = Vec::new();
     for tenth in 1..10 {
         let from = n * tenth / 10;
-        let f = measure(&p, &full, capture, &|i| i >= from);
-        cases.push((format!("cut at {}0 % (frame {})", tenth, from + 1), f));
+        let name = format!("cut at {}0 % (frame {})", tenth, from + 1);
+        kept.push((name, (0..n).map(|i| i >= from).collect()));
     }
     for (percent, seed) in [(5u64, 0x5eed_0005u64), (20, 0x5eed_0020)] {
         let mut rng = Rng(seed);
         let drop: Vec<bool> = (0..n).map(|_| rng.below(100) < percent).collect();
-        let f = measure(&p, &full, capture, &|i| !drop[i]);
-        cases.push((format!("{percent} % of frames lost"), f));
+        let name = format!("{percent} % of frames lost");
+        kept.push((name, (0..n).map(|i| !drop[i]).collect()));
         let from = n / 2;
-        let f = measure(&p, &full, capture, &|i| i >= from && !drop[i]);
-        cases.push((format!("cut at 50 % and {percent} % lost"), f));
+        let name = format!("cut at 50 % and {percent} % lost");
+        kept.push((name, (0..n).map(|i| i >= from && !drop[i]).collect()));
     }
+    let cases: Vec<(String, Figures)> = each_parallel(&kept, |(name, keep)| {
+        let f = measure_in(p, full, (capture, passes), |i| keep[i]);
+        (name.clone(), f)
+    });
     for (name, f) in &cases {
         println!(
             "{capture}{}: {name}: {}/{} game messages exact ({:.1} %), {} de-keyed, {} with a wrong value, {} error notes, chat {}/{}, chat lines {}/{}",
