@@ -1,14 +1,19 @@
 //! Golden decodes: every capture in `captures/` has its expected summary output in
-//! `tests/golden/<name>.summary` and its example records in tree form in
-//! `tests/golden/<name>.examples` (the rule: `testkit::dissect::examples`, docs/testing.md),
-//! compared byte for byte. `GAMEDISSECT_BLESS=1 cargo test --test golden` rewrites them; review
-//! the diff before committing. A capture that needs options has them in
+//! `tests/golden/<name>.summary` (or, when the summary is over 256 KiB, its digest in
+//! `tests/golden/<name>.digest`: counts, sampled lines and a checksum of the whole) and its
+//! example records in tree form in `tests/golden/<name>.examples` (the rules:
+//! `testkit::dissect::examples` and [`digest`], docs/testing.md), compared byte for byte.
+//! `GAMEDISSECT_BLESS=1 cargo test --test golden` rewrites them; review the diff before
+//! committing. A capture that needs options has them in
 //! `tests/golden/<name>.args`, one argument per line. JSON output is checked for form and
 //! agreement with the summary; field values are asserted one field at a time in
 //! `tests/<protocol>.rs` and `tests/fields.rs`.
 
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use gamedissect::run::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render};
@@ -25,6 +30,76 @@ fn config_for(capture: &Path) -> gamedissect::engine::Config {
     testkit::dissect::config_for(capture)
 }
 
+/// A capture rendered in one format on one thread, with the input error that ended it (as
+/// text). Several tests compare against the same renders: each is made once per test run, by
+/// the first test to ask (the others wait for it), and shared.
+fn rendered(cap: &Path, format: OutputFormat) -> &'static (String, Option<String>) {
+    type Cell = &'static OnceLock<(String, Option<String>)>;
+    static RENDERS: Mutex<BTreeMap<String, Cell>> = Mutex::new(BTreeMap::new());
+    let key = format!("{} {format:?}", cap.display());
+    let cell = {
+        let mut renders = RENDERS.lock().unwrap_or_else(|e| e.into_inner());
+        *renders
+            .entry(key)
+            .or_insert_with(|| Box::leak(Box::new(OnceLock::new())))
+    };
+    cell.get_or_init(|| {
+        let bytes = fs::read(cap).unwrap();
+        let (out, err) = render(&bytes, format, config_for(cap));
+        (out, err.map(|e| e.to_string()))
+    })
+}
+
+/// A summary longer than this is kept as its [`digest`] instead of whole.
+const WHOLE_SUMMARY_MAX: usize = 256 * 1024;
+
+/// Summary lines a digest keeps: the first `DIGEST_HEAD`, the last `DIGEST_TAIL`, every
+/// `DIGEST_EVERY`th, every line with a bracketed marker (a note, a reassembly) and every line
+/// quoting a text (a command: chat, print, a configstring).
+const DIGEST_HEAD: usize = 20;
+const DIGEST_TAIL: usize = 10;
+const DIGEST_EVERY: usize = 500;
+
+/// FNV-1a, 64 bits: the checksum a digest keeps of the whole summary.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The golden form of a summary too long to review whole: its size and checksum (so that any
+/// change of any byte fails), the records and notes the tree decode counts (`counts`, from
+/// `testkit::dissect::examples_and_counts`: where a change is), and a sample of its lines,
+/// each after its line number (what a change looks like).
+fn digest(cap: &Path, summary: &str, counts: &str) -> String {
+    let lines: Vec<&str> = summary.lines().collect();
+    let n = lines.len();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# {}: `dissect` summary over {} KiB, kept as a digest (docs/testing.md, \"Golden files\")",
+        cap.display(),
+        WHOLE_SUMMARY_MAX / 1024
+    );
+    let _ = writeln!(out, "lines {n}");
+    let _ = writeln!(out, "bytes {}", summary.len());
+    let _ = writeln!(out, "fnv1a64 {:016x}", fnv1a64(summary.as_bytes()));
+    out.push_str("# records per protocol, message type and direction; notes per protocol, severity and name\n");
+    out.push_str(counts);
+    let _ = writeln!(
+        out,
+        "# summary lines: the first {DIGEST_HEAD}, every {DIGEST_EVERY}th, each with a [marker] or a \"text\", the last {DIGEST_TAIL}"
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let k = i + 1;
+        let marked = line.contains(" [") || line.contains('"');
+        if k <= DIGEST_HEAD || k % DIGEST_EVERY == 0 || marked || k + DIGEST_TAIL > n {
+            let _ = writeln!(out, "{k}: {line}");
+        }
+    }
+    out
+}
+
 fn first_difference(want: &str, got: &str) -> String {
     for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
         if w != g {
@@ -39,14 +114,14 @@ fn first_difference(want: &str, got: &str) -> String {
 }
 
 /// Compares `out` with the golden file `name` (or rewrites it when blessing); a mismatch is
-/// pushed to `failures`.
-fn check_golden(name: &Path, out: &str, bless: bool, failures: &mut Vec<String>) {
+/// pushed to `failures`, and `false` returned.
+fn check_golden(name: &Path, out: &str, bless: bool, failures: &mut Vec<String>) -> bool {
     if bless {
         fs::write(name, out).unwrap();
-        return;
+        return true;
     }
     match fs::read_to_string(name) {
-        Ok(want) if want == out => {}
+        Ok(want) if want == out => return true,
         Ok(want) => failures.push(format!(
             "{}: {}",
             name.display(),
@@ -54,13 +129,16 @@ fn check_golden(name: &Path, out: &str, bless: bool, failures: &mut Vec<String>)
         )),
         Err(_) => failures.push(format!("{}: missing", name.display())),
     }
+    false
 }
 
-/// The golden files a capture has: its summary and its example records.
-fn golden_files(cap: &Path) -> [PathBuf; 2] {
+/// The golden files a capture may have: its summary whole, its summary's digest, its example
+/// records.
+fn golden_files(cap: &Path) -> [PathBuf; 3] {
     let dir = Path::new(testkit::dissect::GOLDEN_DIR);
     [
         dir.join(format!("{}.summary", stem(cap))),
+        dir.join(format!("{}.digest", stem(cap))),
         dir.join(format!("{}.examples", stem(cap))),
     ]
 }
@@ -72,15 +150,30 @@ fn every_capture_matches_its_golden_decode() {
     let mut expected_files = Vec::new();
     for cap in captures() {
         let bytes = fs::read(&cap).unwrap();
-        let [summary_file, examples_file] = golden_files(&cap);
-        let (mut summary, err) = render(&bytes, OutputFormat::Summary, config_for(&cap));
+        let [summary_file, digest_file, examples_file] = golden_files(&cap);
+        let (summary, err) = rendered(&cap, OutputFormat::Summary);
+        let mut summary = summary.clone();
         if let Some(e) = err {
             summary.push_str(&format!("input error: {e}\n"));
         }
-        check_golden(&summary_file, &summary, bless, &mut failures);
-        let examples = testkit::dissect::examples(&bytes, config_for(&cap));
+        let (examples, counts) = testkit::dissect::examples_and_counts(&bytes, config_for(&cap));
+        if summary.len() <= WHOLE_SUMMARY_MAX {
+            check_golden(&summary_file, &summary, bless, &mut failures);
+            expected_files.push(summary_file);
+        } else {
+            let digest = digest(&cap, &summary, &counts);
+            if !check_golden(&digest_file, &digest, bless, &mut failures) {
+                // The whole summary, to compare with the previous commit's.
+                let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("golden");
+                fs::create_dir_all(&dir).unwrap();
+                let whole = dir.join(format!("{}.summary", stem(&cap)));
+                fs::write(&whole, &summary).unwrap();
+                failures.push(format!("  (the whole summary is in {})", whole.display()));
+            }
+            expected_files.push(digest_file);
+        }
         check_golden(&examples_file, &examples, bless, &mut failures);
-        expected_files.extend([summary_file, examples_file]);
+        expected_files.push(examples_file);
     }
     for f in fs::read_dir(testkit::dissect::GOLDEN_DIR).unwrap() {
         let p = f.unwrap().path();
@@ -110,22 +203,21 @@ fn every_capture_decodes_the_same_on_several_threads() {
             OutputFormat::Json,
             OutputFormat::Tree,
         ] {
-            let (one, err) = render(&bytes, format, config_for(&cap));
-            let one_err = err.map(|e| e.to_string());
+            let (one, one_err) = rendered(&cap, format);
             for shards in [2, 3] {
                 let (many, err) =
                     render_sharded(&bytes, format, config_for(&cap), shards, Tuning::default());
                 assert_eq!(
-                    one_err,
+                    *one_err,
                     err.map(|e| e.to_string()),
                     "{} {format:?} {shards}",
                     cap.display()
                 );
                 assert!(
-                    one == many,
+                    *one == many,
                     "{} {format:?} on {shards} threads: {}",
                     cap.display(),
-                    first_difference(&one, &many)
+                    first_difference(one, &many)
                 );
             }
         }
@@ -148,14 +240,14 @@ fn a_tiny_pipeline_still_gives_identical_output() {
             .find(|c| stem(c) == name)
             .unwrap_or_else(|| panic!("{name}"));
         let bytes = fs::read(&cap).unwrap();
-        let (one, _) = render(&bytes, OutputFormat::Json, config_for(&cap));
+        let (one, _) = rendered(&cap, OutputFormat::Json);
         for shards in [2, 4] {
             let (many, _) =
                 render_sharded(&bytes, OutputFormat::Json, config_for(&cap), shards, tiny);
             assert!(
-                one == many,
+                *one == many,
                 "{name} on {shards} threads: {}",
-                first_difference(&one, &many)
+                first_difference(one, &many)
             );
         }
     }
@@ -167,15 +259,9 @@ fn a_tiny_pipeline_still_gives_identical_output() {
 #[test]
 fn json_output_parses_and_agrees_with_the_summary() {
     for cap in captures() {
-        let bytes = fs::read(&cap).unwrap();
-        let (json, json_err) = render(&bytes, OutputFormat::Json, config_for(&cap));
-        let (summary, summary_err) = render(&bytes, OutputFormat::Summary, config_for(&cap));
-        assert_eq!(
-            json_err.map(|e| e.to_string()),
-            summary_err.map(|e| e.to_string()),
-            "{}",
-            cap.display()
-        );
+        let (json, json_err) = rendered(&cap, OutputFormat::Json);
+        let (summary, summary_err) = rendered(&cap, OutputFormat::Summary);
+        assert_eq!(json_err, summary_err, "{}", cap.display());
         let lines: Vec<&str> = summary.lines().collect();
         let records: Vec<serde_json::Value> = json
             .lines()
@@ -342,4 +428,12 @@ fn note_names_are_unique() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), total, "a note name is registered twice");
+}
+
+/// The digest's checksum is FNV-1a 64 (the published test values: the empty string and "a").
+#[test]
+fn the_digest_checksum_is_fnv1a64() {
+    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
 }

@@ -169,14 +169,19 @@ struct Chooser {
 }
 
 impl Chooser {
-    /// Why the record is an example (empty when it is not one).
-    fn reasons(&mut self, meta: &Meta<'_>, rec: &Record) -> Vec<String> {
+    /// The record's direction: `forward` when it goes the way of its flow's first datagram.
+    fn direction(&mut self, meta: &Meta<'_>) -> &'static str {
         let first = *self.first_sender.entry(meta.flow).or_insert(meta.src);
-        let direction = if meta.src == first {
+        if meta.src == first {
             "forward"
         } else {
             "reverse"
-        };
+        }
+    }
+
+    /// Why the record is an example (empty when it is not one).
+    fn reasons(&mut self, meta: &Meta<'_>, rec: &Record) -> Vec<String> {
+        let direction = self.direction(meta);
         let mut why = Vec::new();
         let shape = (
             rec.protocol.to_string(),
@@ -211,10 +216,35 @@ impl Chooser {
 /// flow's first datagram, `reverse` otherwise; the kind of a note is its severity and its message
 /// with every run of digits as `#`. An input error that ended the capture closes the text.
 pub fn examples(bytes: &[u8], config: Config) -> String {
+    examples_and_counts(bytes, config).0
+}
+
+/// [`examples`], and what the same decode counts: one line per (protocol, message type,
+/// direction) with its number of records, `records PROTOCOL "TYPE" DIRECTION N`, then one per
+/// (protocol, severity, note name) with its number of notes, `notes PROTOCOL SEVERITY NAME N`,
+/// each kind sorted.
+pub fn examples_and_counts(bytes: &[u8], config: Config) -> (String, String) {
     let mut chooser = Chooser::default();
     let mut out = String::new();
     let mut n = 0;
+    let mut records = BTreeMap::<(String, String, &'static str), usize>::new();
+    let mut notes = BTreeMap::<(String, &'static str, &'static str), usize>::new();
     let err = each_record(bytes, config, |meta, rec| {
+        let direction = chooser.direction(meta);
+        let shape = (
+            rec.protocol.to_string(),
+            rec.msg_type.to_string(),
+            direction,
+        );
+        *records.entry(shape).or_default() += 1;
+        for note in &rec.notes {
+            let kind = (
+                rec.protocol.to_string(),
+                note.severity().as_str(),
+                note.name(),
+            );
+            *notes.entry(kind).or_default() += 1;
+        }
         let why = chooser.reasons(meta, rec);
         if why.is_empty() {
             return;
@@ -239,7 +269,14 @@ pub fn examples(bytes: &[u8], config: Config) -> String {
     if let Some(e) = err {
         let _ = writeln!(out, "\ninput error: {e}");
     }
-    out
+    let mut counts = String::new();
+    for ((protocol, msg_type, direction), n) in &records {
+        let _ = writeln!(counts, "records {protocol} {msg_type:?} {direction} {n}");
+    }
+    for ((protocol, severity, name), n) in &notes {
+        let _ = writeln!(counts, "notes {protocol} {severity} {name} {n}");
+    }
+    (out, counts)
 }
 
 /// Every capture shipped in `captures/` (pcap and pcapng), sorted by name.
