@@ -943,8 +943,22 @@ fn forgotten_flows_leave_the_start_credit_alone_on_any_thread_count() {
     };
     let both = write(&[crowd, late.clone()].concat());
     let alone = write(&late);
-    let (one, err) = render(&both, OutputFormat::Json, Config::default());
-    assert!(err.is_none());
+    let stats = |bytes: &[u8]| {
+        let (stats, err) = stats_of(bytes, Config::default());
+        assert!(err.is_none());
+        stats
+    };
+    // The one-thread render and the `stats` of the three captures are independent decodes:
+    // they run side by side (the sharded renders below use several threads each).
+    let (one, [both_stats, alone_stats, crowd_alone_stats]) = std::thread::scope(|s| {
+        let counted = s.spawn(|| {
+            let crowd_alone = write(&legacy_copies((838, 1038), 64, 1, 0));
+            [stats(&both), stats(&alone), stats(&crowd_alone)]
+        });
+        let (one, err) = render(&both, OutputFormat::Json, Config::default());
+        assert!(err.is_none());
+        (one, counted.join().unwrap())
+    });
     for shards in [2, 3, 4] {
         let (many, _) = render_sharded(
             &both,
@@ -955,9 +969,7 @@ fn forgotten_flows_leave_the_start_credit_alone_on_any_thread_count() {
         );
         assert!(one == many, "{shards} threads differ");
     }
-    let facts = |bytes: &[u8], ip: [u8; 4]| {
-        let (stats, err) = stats_of(bytes, Config::default());
-        assert!(err.is_none());
+    let facts = |stats: &gamedissect::engine::Stats, ip: [u8; 4]| {
         let f = (stats.flows.iter())
             .find(|f| {
                 f.client.ip() == std::net::IpAddr::from(ip) && f.facts.contains_key("game messages")
@@ -967,16 +979,13 @@ fn forgotten_flows_leave_the_start_credit_alone_on_any_thread_count() {
             .clone();
         (f["game messages"].clone(), f["xor pads"].clone())
     };
-    let late_facts = facts(&both, [10, 200, 0, 1]);
-    assert_eq!(late_facts, facts(&alone, [10, 200, 0, 1]));
+    let late_facts = facts(&both_stats, [10, 200, 0, 1]);
+    assert_eq!(late_facts, facts(&alone_stats, [10, 200, 0, 1]));
     // It does decode: the start credit was whole.
     assert!(!late_facts.0.starts_with("0 decoded"), "{late_facts:?}");
     // The crowd's last copy had a (16 / 64)² share of the start credit at most.
-    let crowded = facts(&both, [10, 64, 0, 1]);
-    let crowd_alone = facts(
-        &write(&legacy_copies((838, 1038), 64, 1, 0)),
-        [10, 64, 0, 1],
-    );
+    let crowded = facts(&both_stats, [10, 64, 0, 1]);
+    let crowd_alone = facts(&crowd_alone_stats, [10, 64, 0, 1]);
     assert!(crowded != crowd_alone, "{crowded:?}");
 }
 
