@@ -3,7 +3,7 @@
 //! `tests/golden/<name>.digest`: counts, sampled lines and a checksum of the whole) and its
 //! example records in tree form in `tests/golden/<name>.examples` (the rules:
 //! `testkit::dissect::examples` and [`digest`], docs/testing.md), compared byte for byte.
-//! `GAMEDISSECT_BLESS=1 cargo test --test golden` rewrites them; review the diff before
+//! `GAMEDISSECT_BLESS=1 cargo test --test suite golden::` rewrites them; review the diff before
 //! committing. A capture that needs options has them in
 //! `tests/golden/<name>.args`, one argument per line. JSON output is checked for form and
 //! agreement with the summary; field values are asserted one field at a time in

@@ -4,7 +4,7 @@
 //! without them (see "Trust" in `docs/architecture.md`). The `*-broken` captures are left out:
 //! they are made of malformed datagrams, so "genuine" has no meaning there.
 //!
-//! `cargo test --test injection -- --ignored --nocapture` prints the same measurement for
+//! `cargo test --test suite injection:: -- --ignored --nocapture` prints the same measurement for
 //! every shipped capture, Quake 3 included (input for the Quake 3 key-recovery issue).
 
 use std::path::Path;

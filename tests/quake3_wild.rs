@@ -10,7 +10,7 @@
 //! but a value that is shown must be right. Only messages from 5 s after the cut count; the
 //! cut and thinned captures are made here, never committed.
 
-mod wild;
+use crate::wild;
 
 use std::collections::BTreeMap;
 use std::path::Path;

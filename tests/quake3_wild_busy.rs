@@ -5,7 +5,7 @@
 //! message by message with the decode of the whole capture (see `tests/wild/mod.rs`), and the
 //! whole decode checked against the server log.
 
-mod wild;
+use crate::wild;
 
 use std::fs;
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! capture) and usercmd keys carried past a trial parse or a lost gamestate (up to 1,593
 //! messages with wrong moves).
 
-mod wild;
+use crate::wild;
 
 use testkit::synth::Rng;
 use wild::{each_parallel, load_full, measure};
