@@ -11,7 +11,7 @@
 //! but a value that is shown must be right. Only messages from 5 s after the cut count; the
 //! cut and thinned captures are made here, never committed.
 //!
-//! A test binary decodes each whole capture once ([`load_full`]) and measures each capture's
+//! A run of the suite decodes each whole capture once ([`load_full`]) and measures each capture's
 //! wild cases once per pass count ([`wild_cases_in`]), whichever tests ask for them: the first
 //! to ask computes, the others wait for it and share the result. The cases of one measurement
 //! are decoded on as many threads as the machine has (`testkit::par::each_parallel`).
@@ -454,7 +454,7 @@ pub fn wild_cases(capture: &str) -> (Vec<(String, Figures)>, Figures) {
     wild_cases_in(capture, Passes::One)
 }
 
-/// [`wild_cases`], each case decoded in one pass or two (`-2`). Measured once per test binary
+/// [`wild_cases`], each case decoded in one pass or two (`-2`). Measured once per run of the suite
 /// (the cases in parallel) and shared by the tests that ask.
 pub fn wild_cases_in(capture: &str, passes: Passes) -> (Vec<(String, Figures)>, Figures) {
     type Cases = (Vec<(String, Figures)>, Figures);
