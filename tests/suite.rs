@@ -13,6 +13,8 @@ mod demo;
 mod demo_input;
 #[path = "diff.rs"]
 mod diff;
+#[path = "escape.rs"]
+mod escape;
 #[path = "events.rs"]
 mod events;
 #[path = "fields.rs"]

@@ -5,8 +5,11 @@
 //! Exit codes: 0 success (also when the reader of our output goes away, as with `| head`),
 //! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by `cli`).
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::process::ExitCode;
+
+use crate::text::escaped;
 
 pub mod demo;
 pub mod diff;
@@ -129,7 +132,7 @@ fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
     if input.file_len().is_none() {
         eprintln!(
             "gamedissect: {}: -2 reads the capture twice: give a regular file",
-            decode.input
+            input_name(&decode.input)
         );
         return Err(ExitCode::from(2));
     }
@@ -140,11 +143,25 @@ fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
 }
 
 fn open_input(file: &str) -> Result<Input, String> {
-    Input::open(file).map_err(|e| format!("gamedissect: {}: cannot open: {e}", input_name(file)))
+    Input::open(file).map_err(|e| {
+        let e = escaped(&e.to_string()).into_owned();
+        format!("gamedissect: {}: cannot open: {e}", input_name(file))
+    })
 }
 
-fn input_name(file: &str) -> &str {
-    if file == "-" { "<stdin>" } else { file }
+/// The input as error messages name it, its control characters escaped as every text writer
+/// does ([`crate::text::push_escaped`]).
+fn input_name(file: &str) -> Cow<'_, str> {
+    if file == "-" {
+        Cow::Borrowed("<stdin>")
+    } else {
+        escaped(file)
+    }
+}
+
+/// An error's text with its control characters escaped: a capture error can quote the file.
+fn error_text(e: &impl std::fmt::Display) -> String {
+    escaped(&e.to_string()).into_owned()
 }
 
 /// Opens the input, or reports why not and gives the exit code.
@@ -164,8 +181,8 @@ fn progress_total(input: &Input, quiet: bool) -> Option<u64> {
 
 /// Reports a skipped record or a link type that cannot be read on stderr, naming the input.
 fn warn_skipped(file: &str) -> impl FnMut(&CaptureError) + Send + 'static {
-    let name = input_name(file).to_string();
-    move |e: &CaptureError| eprintln!("gamedissect: {name}: {e}")
+    let name = input_name(file).into_owned();
+    move |e: &CaptureError| eprintln!("gamedissect: {name}: {}", error_text(e))
 }
 
 /// What every whole-capture command (`events`, `tracks`, `demo`, `report`) starts from: the
@@ -193,7 +210,7 @@ fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
     match outcome {
         Outcome::Done => ExitCode::SUCCESS,
         Outcome::InputError(e) => {
-            eprintln!("gamedissect: {}: {e}", input_name(file));
+            eprintln!("gamedissect: {}: {}", input_name(file), error_text(&e));
             ExitCode::from(1)
         }
         Outcome::Output(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

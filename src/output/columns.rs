@@ -8,7 +8,6 @@
 //! every value is quoted and a quote inside is doubled, as RFC 4180 CSV has it, so that pandas
 //! and DuckDB read the file as is.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::RecordWriter;
@@ -106,25 +105,25 @@ impl FieldsSpec {
         match self.quote {
             Some(q) => {
                 out.push(q);
+                // A newline or a tab in quotes is CSV's own and reads back as it was; every
+                // other control is escaped as every text writer does.
                 for c in v.chars() {
-                    if c == q {
-                        out.push(q);
+                    match c {
+                        c if c == q => {
+                            out.push(q);
+                            out.push(q);
+                        }
+                        '\n' | '\t' => out.push(c),
+                        c => crate::text::push_escaped_char(out, c),
                     }
-                    out.push(c);
                 }
                 out.push(q);
             }
             None => {
                 for c in v.chars() {
                     match c {
-                        '\t' => out.push_str("\\t"),
-                        '\n' => out.push_str("\\n"),
-                        '\r' => out.push_str("\\r"),
                         '\\' => out.push_str("\\\\"),
-                        c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                            let _ = write!(out, "\\x{:02x}", c as u32);
-                        }
-                        c => out.push(c),
+                        c => crate::text::push_escaped_char(out, c),
                     }
                 }
             }

@@ -133,7 +133,9 @@ pub trait RecordWriter {
     }
 }
 
-/// Appends `s` with control characters, quotes and backslashes escaped, quoted.
+/// Appends `bytes` quoted, with quotes and backslashes escaped, the characters
+/// [`crate::text::is_unsafe`] names in their visible form, and bytes that are not UTF-8 as
+/// `\xNN`.
 pub fn quote_into(out: &mut String, bytes: &[u8]) {
     out.push('"');
     for chunk in bytes.utf8_chunks() {
@@ -141,13 +143,7 @@ pub fn quote_into(out: &mut String, bytes: &[u8]) {
             match c {
                 '"' => out.push_str("\\\""),
                 '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                    let _ = write!(out, "\\x{:02x}", c as u32);
-                }
-                c => out.push(c),
+                c => crate::text::push_escaped_char(out, c),
             }
         }
         for b in chunk.invalid() {

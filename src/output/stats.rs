@@ -122,6 +122,7 @@ fn flows_text<W: Write>(out: &mut W, s: &Stats) -> io::Result<()> {
             f.last
         )?;
         for (k, v) in &f.facts {
+            let (k, v) = (crate::text::escaped(k), crate::text::escaped(v));
             writeln!(out, "      {k}: {v}")?;
         }
     }

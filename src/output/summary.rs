@@ -48,7 +48,8 @@ pub fn marker(rec: &Record) -> Option<(Severity, String)> {
     let worst = rec.worst()?;
     let first = rec.notes.iter().find(|n| n.severity() == worst)?;
     let more = rec.notes.len() - 1;
-    let mut s = format!("[{}: {}", worst.as_str(), first.message);
+    let mut s = format!("[{}: ", worst.as_str());
+    crate::text::push_escaped(&mut s, &first.message);
     if more > 0 {
         s.push_str(&format!(" (+{more} more)"));
     }
@@ -91,7 +92,7 @@ impl<W: Write> RecordWriter for SummaryWriter<W> {
             l.push_str(rec.protocol);
         }
         l.push(' ');
-        l.push_str(&rec.summary);
+        crate::text::push_escaped(l, &rec.summary);
         if let Some((sev, m)) = marker(rec) {
             l.push(' ');
             if self.color {

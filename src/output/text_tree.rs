@@ -110,7 +110,7 @@ impl<W: Write> TreeWriter<W> {
             self.buf.push_str("  ");
         }
         match key.map(|k| &k.value) {
-            Some(Value::Str(k)) if !k.is_empty() && !k.contains(char::is_control) => {
+            Some(Value::Str(k)) if !k.is_empty() && !k.chars().any(crate::text::is_unsafe) => {
                 self.paint(k, Style::new());
             }
             Some(_) => {
@@ -128,7 +128,7 @@ impl<W: Write> TreeWriter<W> {
         }
         if let Some(m) = &shown.meaning {
             self.buf.push_str(" (");
-            self.paint(m, Style::new().green());
+            self.paint(&crate::text::escaped(m), Style::new().green());
             self.buf.push(')');
         }
         if more {
@@ -203,7 +203,7 @@ impl<W: Write> RecordWriter for TreeWriter<W> {
         self.buf.push('\n');
         self.paint(rec.protocol, Style::new().cyan().bold());
         self.buf.push_str(": ");
-        self.buf.push_str(&rec.summary);
+        crate::text::push_escaped(&mut self.buf, &rec.summary);
         self.buf.push('\n');
         self.fields(&rec.fields, 1, self.view.expand.is_empty());
         for n in &rec.notes {
@@ -211,7 +211,7 @@ impl<W: Write> RecordWriter for TreeWriter<W> {
             let tag = format!("[{}]", n.severity().as_str());
             self.paint(&tag, severity_style(n.severity()));
             self.buf.push(' ');
-            self.buf.push_str(&n.message);
+            crate::text::push_escaped(&mut self.buf, &n.message);
             let mut loc = String::new();
             if let Some(field) = n.field {
                 loc.push_str(field);

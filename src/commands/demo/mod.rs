@@ -485,7 +485,11 @@ pub(super) fn command(decode: Decode, dir: Option<std::path::PathBuf>, single: b
     if let Some(d) = &dir
         && let Err(e) = std::fs::create_dir_all(d)
     {
-        eprintln!("gamedissect: {}: cannot create: {e}", d.display());
+        let d = d.display().to_string();
+        eprintln!(
+            "gamedissect: {}: cannot create: {e}",
+            crate::text::escaped(&d)
+        );
         return ExitCode::from(1);
     }
     let target = dir.clone().map_or(Target::List, Target::Dir);

@@ -121,7 +121,10 @@ pub fn command(d: &crate::commands::diff::Diff) -> std::process::ExitCode {
     let tally = match diff_files(&d.golden, &d.new, &d.options) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("gamedissect: diff: {e}");
+            eprintln!(
+                "gamedissect: diff: {}",
+                crate::text::escaped(&e.to_string())
+            );
             return ExitCode::from(2);
         }
     };

@@ -52,8 +52,8 @@ pub fn write_text(mut out: impl Write, t: &Tally) -> io::Result<()> {
             frame_text(d.golden_frame),
             frame_text(d.new_frame),
             direction(d.to_server),
-            d.kind,
-            what_text(&d.what)
+            crate::text::escaped(&d.kind),
+            crate::text::escaped(&what_text(&d.what))
         )?;
     }
     if t.differences > t.shown.len() as u64 {

@@ -70,7 +70,11 @@ fn rel(e: &Event) -> String {
 }
 
 fn details_text(e: &Event) -> String {
-    let parts: Vec<String> = e.details.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let parts: Vec<String> = e
+        .details
+        .iter()
+        .map(|(k, v)| format!("{k}={}", crate::text::escaped(v)))
+        .collect();
     parts.join(" ")
 }
 
@@ -88,11 +92,11 @@ fn text_line(s: &mut String, e: &Event) {
     );
     if let Some(w) = &e.who {
         s.push(' ');
-        s.push_str(&w.clean);
+        crate::text::push_escaped(s, &w.clean);
     }
     if let Some(t) = &e.target {
         s.push_str(" → ");
-        s.push_str(&t.clean);
+        crate::text::push_escaped(s, &t.clean);
     }
     if let Some(t) = &e.text {
         s.push_str(if e.who.is_some() || e.target.is_some() {
@@ -100,7 +104,7 @@ fn text_line(s: &mut String, e: &Event) {
         } else {
             " "
         });
-        s.push_str(&t.clean);
+        crate::text::push_escaped(s, &t.clean);
     }
     if !e.details.is_empty() {
         let _ = write!(s, "  [{}]", details_text(e));
@@ -136,14 +140,16 @@ fn json_line(s: &mut String, e: &Event) {
     s.push_str(&v.to_string());
 }
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+/// A CSV field (RFC 4180): its unsafe characters escaped (a line break in a chat line becomes
+/// `\n`, so one event is one line), quoted when it holds a comma or a quote.
 fn csv_field(s: &mut String, v: &str) {
-    if v.contains([',', '"', '\n', '\r']) {
+    let v = crate::text::escaped(v);
+    if v.contains([',', '"']) {
         s.push('"');
         s.push_str(&v.replace('"', "\"\""));
         s.push('"');
     } else {
-        s.push_str(v);
+        s.push_str(&v);
     }
 }
 
@@ -188,5 +194,8 @@ mod tests {
         s.clear();
         csv_field(&mut s, "plain");
         assert_eq!(s, "plain");
+        s.clear();
+        csv_field(&mut s, "a\nb\x1b[2J,\u{202e}");
+        assert_eq!(s, "\"a\\nb\\x1b[2J,\\u{202e}\"");
     }
 }

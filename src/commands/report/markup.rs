@@ -1,6 +1,8 @@
 //! Text made safe for the page: shared by the HTML and the SVG charts inside it.
 
-/// Text for HTML and XML: the five special characters as entities, control characters dropped.
+/// Text for HTML and XML: the five special characters as entities, control and bidirectional
+/// characters in the visible form every text writer gives them ([`crate::text::push_escaped`];
+/// a newline and a tab stay, as white space).
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -10,8 +12,8 @@ pub fn escape(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {}
-            c => out.push(c),
+            '\n' | '\t' => out.push(c),
+            c => crate::text::push_escaped_char(&mut out, c),
         }
     }
     out

@@ -83,12 +83,14 @@ pub fn point_of(meta: &Meta<'_>, record: &Record) -> Option<(String, String, Poi
 }
 
 fn csv_row(out: &mut impl Write, callsign: &str, model: &str, p: &Point) -> io::Result<()> {
-    // Callsigns and model paths are short ASCII names; a comma or quote is still quoted.
+    // Callsigns and model paths are short ASCII names; a comma or quote is still quoted, and
+    // control characters are escaped as every text writer does.
     let q = |s: &str| {
-        if s.contains([',', '"', '\n', '\r']) {
+        let s = crate::text::escaped(s);
+        if s.contains([',', '"']) {
             format!("\"{}\"", s.replace('"', "\"\""))
         } else {
-            s.to_string()
+            s.into_owned()
         }
     };
     writeln!(

@@ -1,5 +1,6 @@
 //! KML and GPX, the XML track formats, written with `quick-xml` (which escapes callsigns and
-//! model paths as text). Both group positions by callsign.
+//! model paths as text; their control characters, which XML 1.0 cannot hold and a terminal
+//! would obey, are escaped first, as every text writer does). Both group positions by callsign.
 //!
 //! KML: OGC KML 2.2 with Google's `gx` extension. A `gx:Track` lists every `when` first, then
 //! every `gx:coord` (longitude latitude altitude, in that order and in metres), then every
@@ -24,7 +25,7 @@ const METRES_PER_FOOT: f64 = 0.3048;
 
 fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> io::Result<()> {
     w.create_element(name)
-        .write_text_content(BytesText::new(value))
+        .write_text_content(BytesText::new(&crate::text::escaped(value)))
         .map(|_| ())
 }
 

@@ -3,7 +3,6 @@
 //! the summary's quoting and model name, and the scaling of a short float.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use super::tables::Tx;
 use crate::tree::Pos;
@@ -59,11 +58,7 @@ pub(super) fn quote(s: &str) -> String {
             out.push('…');
             break;
         }
-        if ch.is_control() {
-            let _ = write!(out, "\\x{:02x}", ch as u32);
-        } else {
-            out.push(ch);
-        }
+        crate::text::push_escaped_char(&mut out, ch);
     }
     out.push('"');
     out

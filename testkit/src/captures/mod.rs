@@ -2,6 +2,7 @@
 //! programs could not produce here. Every datagram is built from the upstream source or
 //! specification its comment names; the tests check the committed files equal these bytes.
 
+pub mod escape;
 pub mod flightgear;
 pub mod gamestudio;
 pub mod srb2;

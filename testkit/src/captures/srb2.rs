@@ -885,3 +885,30 @@ fn xd_say(target: u8, text: &str) -> Vec<u8> {
 fn textbuf(cmds: &[u8]) -> Vec<u8> {
     B::default().u8(cmds.len() as u8).raw(cmds).0
 }
+
+/// A 2.1.25 PT_ASKINFO and the PT_SERVERINFO answering it with `name` as the server's name
+/// (at most 32 bytes), for the escaping tests: (client's datagram, server's datagram).
+pub fn server_info_named(name: &str) -> (Vec<u8>, Vec<u8>) {
+    use pt21::*;
+    let ask = packet(0, 0, ASKINFO, &B::default().u8(201).u32(1000).0);
+    let si = B::default()
+        .u8(201)
+        .u8(25)
+        .u8(1)
+        .u8(8)
+        .u8(0)
+        .u8(1)
+        .u8(0)
+        .u8(0)
+        .u8(0) // fileneedednum
+        .u8(0)
+        .u32(1000)
+        .u32(4200)
+        .chars(name, 32)
+        .chars("MAP01", 8)
+        .chars("GREENFLOWER", 33)
+        .raw(&md5ish(1))
+        .u8(1)
+        .u8(1);
+    (ask, packet(0, 0, SERVERINFO, &si.0))
+}
