@@ -1,11 +1,8 @@
 //! Stray datagrams (random bytes, bit flips, truncated copies, replays, header-valid forgeries;
-//! `testkit::inject`) slipped into every shipped SRB2, FlightGear and GameStudio capture, in
-//! both directions and at several places, must leave every genuine message decoding as it did
+//! `testkit::inject`) slipped into every shipped capture of the four protocols, in both
+//! directions and at several places, must leave every genuine message decoding as it did
 //! without them (see "Trust" in `docs/architecture.md`). The `*-broken` captures are left out:
 //! they are made of malformed datagrams, so "genuine" has no meaning there.
-//!
-//! `cargo test --test suite injection:: -- --ignored --nocapture` prints the same measurement for
-//! every shipped capture, Quake 3 included (input for the Quake 3 key-recovery issue).
 
 use std::path::Path;
 
@@ -100,34 +97,22 @@ fn captures(prefixes: &[&str]) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn strays_leave_genuine_srb2_flightgear_gamestudio_records_alone() {
-    let mut failures = Vec::new();
-    for path in captures(&["srb2-", "flightgear-", "gamestudio-"]) {
-        let before = plain(&path);
+fn strays_leave_every_genuine_record_alone() {
+    let failures = std::sync::Mutex::new(Vec::new());
+    let paths = captures(&["srb2-", "flightgear-", "gamestudio-", "quake3-"]);
+    testkit::par::each_parallel(&paths, |path| {
+        let before = plain(path);
         for kind in Kind::ALL {
-            let (n, first) = changed(&path, &before, kind);
+            let (n, first) = changed(path, &before, kind);
             if n > 0 {
-                failures.push(format!(
+                failures.lock().unwrap().push(format!(
                     "{} {kind:?}: {n} genuine records changed; first:\n{}",
                     path.display(),
                     first.unwrap_or_default()
                 ));
             }
         }
-    }
+    });
+    let failures = failures.into_inner().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
-/// Prints, per shipped capture and kind, how many genuine records the strays change.
-#[test]
-#[ignore = "a measurement, not an assertion: run with --ignored --nocapture"]
-fn measure_every_capture() {
-    for path in captures(&["srb2-", "flightgear-", "gamestudio-", "quake3-"]) {
-        let before = plain(&path);
-        let counts: Vec<String> = Kind::ALL
-            .iter()
-            .map(|&k| format!("{k:?} {}", changed(&path, &before, k).0))
-            .collect();
-        println!("{}: {}", path.display(), counts.join(", "));
-    }
 }

@@ -250,6 +250,21 @@ fn forgery(name: &str, genuine: &[u8], rng: &mut Rng) -> Vec<u8> {
         }
         return p;
     }
+    if name.starts_with("quake3") {
+        // Mid-connection: a connectResponse nobody asked for, or the genuine sequenced datagram
+        // 5,000 sequences ahead (header-valid in the legacy netchan; in ioquake3's the checksum
+        // no longer matches the sequence, as a forger without the challenge would send it).
+        if genuine.starts_with(&[0xff; 4]) {
+            return b"\xff\xff\xff\xffconnectResponse 12345".to_vec();
+        }
+        let mut p = genuine.to_vec();
+        if p.len() >= 4 {
+            let word = u32::from_le_bytes(p[..4].try_into().unwrap());
+            let seq = (word & 0x7fff_ffff).wrapping_add(5000) & 0x7fff_ffff;
+            p[..4].copy_from_slice(&((word & 0x8000_0000) | seq).to_le_bytes());
+        }
+        return p;
+    }
     // GameStudio: a DirectPlay 8 data frame with a sequence number far from the flow's, or
     // (raw and DirectPlay 4) an A5 svc_info with its sync constant, which A6+ reads otherwise.
     if name.contains("dplay8") && genuine.len() >= 4 && genuine[0] & 0x01 == 0x01 {

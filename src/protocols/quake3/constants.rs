@@ -116,6 +116,13 @@ crate::open_enum! {
 
 /// MAX_CONFIGSTRINGS (ioquake3 code/qcommon/q_shared.h).
 pub const MAX_CONFIGSTRINGS: u32 = 1024;
+/// How far ahead of a direction's last sequence a datagram may be and still be trusted at once:
+/// 8 s of consecutive loss at `cl_maxpackets`' cap of 125 packets a second (ioquake3
+/// code/client/cl_input.c `CL_ReadyToSendPacket`; a LAN client sends one a frame, faster). The engine itself
+/// takes any newer sequence (code/qcommon/net_chan.c `Netchan_Process`); a jump farther than
+/// this is trusted once a second datagram follows it, so a genuine long outage costs one
+/// message and a lone stray costs nothing.
+pub const SEQUENCE_JUMP: u32 = 1024;
 /// MAX_MAP_AREA_BYTES (ioquake3 code/qcommon/q_shared.h): the longest snapshot area mask.
 pub const MAX_AREA_BYTES: usize = 32;
 /// GENTITYNUM_BITS (ioquake3 code/qcommon/q_shared.h): width of an entity number.

@@ -12,6 +12,7 @@ use super::State;
 use super::bits::{self, Loc};
 use super::client;
 use super::connectionless;
+use super::constants::SEQUENCE_JUMP;
 use super::delta::KnownEnt;
 use super::fields::*;
 use super::hold::{Held, Holds, Unheld, UsercmdKey};
@@ -29,6 +30,18 @@ use crate::tree::{Detail, Field, NoteDef, Pos, Record, Severity, Source, TreeBui
 pub struct Flow {
     pub st: State,
     hold: Holds,
+    /// A handshake seen while the connection runs, not yet obeyed ([`Flow::settle_handshake`]).
+    handshake: Option<Handshake>,
+}
+
+/// What a handshake datagram (challengeResponse, connect, connectResponse) teaches a flow.
+#[derive(Clone, Copy)]
+struct Handshake {
+    /// A challengeResponse or connect: the connection starts over.
+    restarts: bool,
+    challenge: Option<i32>,
+    protocol: Option<u32>,
+    qport: Option<u16>,
 }
 
 /// One sequenced datagram: what its header said.
@@ -124,6 +137,20 @@ fn finish(t: TreeBuilder, p: &[u8], r: &mut Record, msg_type: &'static str, summ
     r.summary = summary;
 }
 
+/// Ends the record of a datagram [`Flow::distrust`] turned away: its netchan header, the note
+/// saying why, nothing decoded.
+fn untrusted(t: TreeBuilder, p: &[u8], r: &mut Record, (dir, seq): (&str, u32), why: String) {
+    let mut t = t;
+    t.expert(
+        &notes::UNTRUSTED,
+        Some(&NC_SEQUENCE),
+        Some(Pos::bytes(0, 4)),
+        format!("not trusted: {why}; not decoded, the flow's state is unchanged"),
+    );
+    let summary = format!("{dir} seq {seq} not trusted ({} bytes)", p.len());
+    finish(t, p, r, "untrusted", summary);
+}
+
 impl Flow {
     fn decode_oob(&mut self, d: &Datagram<'_>, r: &mut Record) {
         let mut t = TreeBuilder::new(d.detail);
@@ -132,19 +159,26 @@ impl Flow {
         t.finish_into(d.payload.len(), r);
         let l = res.learned;
         if l.new_connection {
-            // The old connection's held messages cannot be decoded under the new one's keys.
-            while let Some(h) = self.hold.pop() {
-                self.release_as_shown(&h, Unheld::Connection);
+            let restarts = res.msg_type == "challengeResponse" || res.msg_type == "connect";
+            let shake = Handshake {
+                restarts: restarts || self.handshake.is_some_and(|h| h.restarts),
+                challenge: l.challenge,
+                protocol: l.protocol,
+                qport: l.qport,
+            };
+            if self.st.last_seq.iter().any(Option::is_some) {
+                // The connection runs: a client ignores a handshake reply it did not ask for
+                // (ioquake3 code/client/cl_main.c `CL_ConnectionlessPacket`), and a replayed
+                // connect is a stray unless a new connection follows it.
+                self.handshake = Some(shake);
+                r.expert(
+                    &notes::UNTRUSTED,
+                    None,
+                    "not trusted yet: a handshake while the connection runs; the flow starts over only if a new connection follows",
+                );
+            } else {
+                self.start_connection(shake);
             }
-            self.hold.newest_client = None;
-            // A new handshake: keep what this packet teaches, forget the old connection.
-            let keep = (self.st.challenge, self.st.protocol, self.st.qport);
-            if res.msg_type == "challengeResponse" || res.msg_type == "connect" {
-                self.st.new_connection();
-            }
-            self.st.challenge = l.challenge.or(keep.0);
-            self.st.protocol = l.protocol.or(keep.1);
-            self.st.qport = l.qport.or(keep.2);
         }
         if let Some(src) = res.source {
             r.sources.push(Source {
@@ -154,6 +188,37 @@ impl Flow {
         }
         r.msg_type = Cow::Borrowed(res.msg_type);
         r.summary = res.summary;
+    }
+
+    /// Obeys a handshake: the old connection's held messages cannot be decoded under the new
+    /// one's keys, and a restart forgets the old connection; what the handshake teaches is kept.
+    fn start_connection(&mut self, shake: Handshake) {
+        while let Some(h) = self.hold.pop() {
+            self.release_as_shown(&h, Unheld::Connection);
+        }
+        self.hold.newest_client = None;
+        let keep = (self.st.challenge, self.st.protocol, self.st.qport);
+        if shake.restarts {
+            self.st.new_connection();
+        }
+        self.st.challenge = shake.challenge.or(keep.0);
+        self.st.protocol = shake.protocol.or(keep.1);
+        self.st.qport = shake.qport.or(keep.2);
+    }
+
+    /// Settles a handshake seen while the connection ran, on the next sequenced datagram: a
+    /// new netchan starts its sequences again from 1 (ioquake3 code/qcommon/net_chan.c
+    /// `Netchan_Setup`), so a small sequence not newer than the direction's last starts the new
+    /// connection; one that goes on from the last shows the handshake was a stray.
+    fn settle_handshake(&mut self, p: &[u8], to_server: bool) {
+        let Some(shake) = self.handshake.take() else {
+            return;
+        };
+        let seq = netchan::le32(p, 0).unwrap_or(0) & !netchan::FRAGMENT_BIT;
+        let last = self.st.last_seq[usize::from(to_server)];
+        if seq <= SEQUENCE_JUMP && last.is_none_or(|l| seq <= l) {
+            self.start_connection(shake);
+        }
     }
 
     /// Decides the netchan flavour from what the flow showed: the protocol announced, the
@@ -239,6 +304,9 @@ impl Flow {
         t.open(&ROOT, Value::None, Pos::bytes(0, p.len()));
         let dir = if to_server { "C→S" } else { "S→C" };
         let demo = is_demo(d);
+        if !self.hold.replaying && !demo {
+            self.settle_handshake(p, to_server);
+        }
         if demo && self.st.flavour.is_none() {
             // A demo keeps no netchan: its records stand behind a pseudo header in the
             // ioquake3 layout, a layout decided by the input, not by the network.
@@ -274,6 +342,9 @@ impl Flow {
         // record whatever its sequence (ioquake3 code/client/cl_main.c `CL_ReadDemoMessage`):
         // no sequence note is the engine's there.
         if !self.hold.replaying && !demo {
+            if let Some(why) = self.distrust(&s) {
+                return untrusted(t, p, r, (dir, h.sequence), why);
+            }
             self.track_sequence(&s, &mut t);
         }
         if !to_server {
@@ -313,14 +384,47 @@ impl Flow {
             changed,
         };
         let sum = Summary::after(summary);
-        // The engine drops a client message older than one it has (ioquake3
-        // code/qcommon/net_chan.c `Netchan_Process`): its serverId is not the client's level.
-        let last = self.st.last_seq[1];
-        let stale = s.to_server && last.is_some_and(|l| h.sequence < l);
-        let holds = self.st.client_server_id.get();
         self.decode_message(&s, &mut msg, t, sum, r);
-        if stale {
-            self.st.client_server_id.set(holds);
+    }
+
+    /// Why a sequenced datagram may not change the flow, if it may not: what the engine drops
+    /// (ioquake3 code/qcommon/net_chan.c `Netchan_Process`: a sequence not newer than the last
+    /// message, a checksum that does not match the challenge), and a sequence so far ahead
+    /// ([`SEQUENCE_JUMP`]) that it is trusted only once a second datagram follows it. A stale
+    /// fragment of the message being reassembled is not stale.
+    fn distrust(&mut self, s: &Sequenced<'_>) -> Option<String> {
+        let (h, dir) = (&s.h, usize::from(s.to_server));
+        if let (Some(ch), Some(c)) = (self.st.challenge, h.checksum)
+            && netchan::checksum(ch, h.sequence) != c
+        {
+            return Some("its checksum does not match the challenge (the engine drops it)".into());
+        }
+        let last = self.st.last_seq[dir]?;
+        let continues = h.fragmented && h.frag_start != 0;
+        if h.sequence < last || (h.sequence == last && !continues) {
+            return Some(format!(
+                "sequence {} is not newer than {last}: a duplicate, a replay or late (the engine drops it)",
+                h.sequence
+            ));
+        }
+        if h.sequence - last <= SEQUENCE_JUMP {
+            self.st.seq_ahead[dir] = None;
+            return None;
+        }
+        let ahead = &mut self.st.seq_ahead[dir];
+        match *ahead {
+            Some(a) if h.sequence > a && h.sequence - a <= SEQUENCE_JUMP => {
+                *ahead = None;
+                None
+            }
+            _ => {
+                *ahead = Some(h.sequence);
+                Some(format!(
+                    "sequence {} is {} ahead of {last}: trusted once the flow follows it",
+                    h.sequence,
+                    h.sequence - last
+                ))
+            }
         }
     }
 
@@ -393,17 +497,8 @@ impl Flow {
         }
         let last = &mut self.st.last_seq[usize::from(s.to_server)];
         if let Some(l) = *last {
-            if h.sequence <= l {
-                t.expert(
-                    &notes::SEQUENCE_OLD,
-                    Some(&NC_SEQUENCE),
-                    Some(Pos::bytes(0, 4)),
-                    format!(
-                        "sequence {} is not newer than {l}: duplicate or out of order (the engine drops it)",
-                        h.sequence
-                    ),
-                );
-            } else if h.sequence - l > 1 {
+            // Not newer: turned away by `distrust` before this.
+            if h.sequence > l.saturating_add(1) {
                 t.expert(
                     &notes::SEQUENCE_GAP,
                     Some(&NC_SEQUENCE),
@@ -1420,9 +1515,7 @@ fn has_note(r: &Record, def: &NoteDef) -> bool {
 /// again when it is decoded again.
 fn sequence_notes(r: &Record) -> Vec<crate::tree::Note> {
     (r.notes.iter())
-        .filter(|n| {
-            std::ptr::eq(n.def, &notes::SEQUENCE_GAP) || std::ptr::eq(n.def, &notes::SEQUENCE_OLD)
-        })
+        .filter(|n| std::ptr::eq(n.def, &notes::SEQUENCE_GAP))
         .cloned()
         .collect()
 }

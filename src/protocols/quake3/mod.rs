@@ -223,6 +223,9 @@ pub struct State {
     pub bcs: Option<(u32, Vec<u8>)>,
     /// Last sequence seen per direction (0 = to client, 1 = to server).
     pub last_seq: [Option<u32>; 2],
+    /// A sequence far ahead of `last_seq` seen once per direction, not yet trusted: the next
+    /// datagram that follows it confirms the jump (`Flow::distrust`).
+    pub seq_ahead: [Option<u32>; 2],
     /// A gamestate was decoded: absent baselines are known to be zero.
     pub have_gamestate: bool,
     /// The server command sequence of the last gamestate: the client acknowledges it without
@@ -410,6 +413,7 @@ impl State {
         self.flavour = None;
         self.flavour_runs = (0, 0);
         self.last_seq = [None; 2];
+        self.seq_ahead = [None; 2];
         self.frag = Default::default();
         self.client_cmds = Ring::default();
         self.server_cmds = Ring::default();

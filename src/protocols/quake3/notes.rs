@@ -16,9 +16,9 @@ pub static CHECKSUM_WRONG: NoteDef = NoteDef::warning(
     "expert.quake3.checksum_wrong",
     "The ioquake3 netchan checksum does not match the challenge",
 );
-pub static SEQUENCE_OLD: NoteDef = NoteDef::note(
-    "expert.quake3.sequence_old",
-    "A sequence number not newer than the last one: duplicate or out of order",
+pub static UNTRUSTED: NoteDef = NoteDef::warning(
+    "expert.quake3.untrusted",
+    "Not trusted (stale or far-ahead sequence, wrong checksum, a handshake mid-connection): the flow's state unchanged",
 );
 pub static SEQUENCE_GAP: NoteDef = NoteDef::note(
     "expert.quake3.sequence_gap",
@@ -139,7 +139,7 @@ pub static ALL: &[&NoteDef] = &[
     &RUNT,
     &FLAVOUR,
     &CHECKSUM_WRONG,
-    &SEQUENCE_OLD,
+    &UNTRUSTED,
     &SEQUENCE_GAP,
     &FRAGMENT_LENGTH,
     &FRAGMENT_DROPPED,

@@ -2,6 +2,7 @@
 //! huffman.c, net_chan.c) through `decode`, and the property tests.
 
 use super::bits::tests::{BitWriter, hex};
+use super::constants::SEQUENCE_JUMP;
 use super::*;
 use crate::capture::Timestamp;
 use crate::proto::{Datagram, Direction, RoleSource};
@@ -1004,4 +1005,102 @@ fn a_chat_echo_is_predicted_under_the_renamed_players_name() {
     bare.client_cmds
         .put(8, b"say 05: renamed now, weapons next");
     assert!(bare.predicted_server_commands().is_empty());
+}
+
+/// Whether `r` carries the untrusted note.
+fn untrusted_note(r: &Record) -> bool {
+    r.notes
+        .iter()
+        .any(|n| std::ptr::eq(n.def, &notes::UNTRUSTED))
+}
+
+/// A replay of an older message, a copy of the last one and a copy with a wrong checksum are
+/// shown undecoded and change nothing: the next snapshot decodes as it would have.
+#[test]
+fn stale_and_wrongly_summed_datagrams_change_nothing() {
+    let (mut f, gamestate) = flow_after_gamestate();
+    let snap = ioq3_s2c(2, &one_entity(1000, 0, 5, 11, 8, 2));
+    assert!(!untrusted_note(&run(&mut *f, &snap, Direction::ToClient)));
+    let mut forged = ioq3_s2c(3, &no_entities(1050, 0));
+    forged[4] ^= 1;
+    for stray in [ioq3_s2c(1, &[8]), snap.clone(), forged] {
+        let r = run(&mut *f, &stray, Direction::ToClient);
+        assert_eq!(r.msg_type, "untrusted", "{}", r.summary);
+        assert!(untrusted_note(&r) && r.find("quake3.svc").is_none());
+    }
+    assert_eq!(gamestate.msg_type, "gamestate");
+    let next = run(
+        &mut *f,
+        &ioq3_s2c(3, &one_entity(1100, 1, 5, 11, 8, 3)),
+        Direction::ToClient,
+    );
+    assert!(!untrusted_note(&next), "{:?}", next.notes);
+    assert_eq!(next.msg_type, "snapshot");
+    assert!(!has_note(&next, "not captured"), "{:?}", next.notes);
+}
+
+/// A sequence far ahead is trusted only once the flow follows it: a lone one is a stray (the
+/// next datagram goes on from the last), two in a row a real jump.
+#[test]
+fn a_far_jump_is_trusted_once_the_flow_follows_it() {
+    let (mut f, _) = flow_after_gamestate();
+    let far = 2 + SEQUENCE_JUMP + 5;
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(far, &no_entities(1000, 0)),
+        Direction::ToClient,
+    );
+    assert_eq!(r.msg_type, "untrusted");
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(2, &no_entities(1050, 0)),
+        Direction::ToClient,
+    );
+    assert_eq!(
+        r.msg_type, "snapshot",
+        "the flow went on from 1: {:?}",
+        r.notes
+    );
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(far, &no_entities(1100, 0)),
+        Direction::ToClient,
+    );
+    assert_eq!(r.msg_type, "untrusted");
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(far + 1, &no_entities(1150, 0)),
+        Direction::ToClient,
+    );
+    assert_eq!(r.msg_type, "snapshot", "{:?}", r.notes);
+    assert!(!untrusted_note(&r));
+}
+
+/// A handshake while the connection runs starts it over only when a new netchan follows.
+#[test]
+fn a_handshake_mid_connection_waits_for_the_new_connection() {
+    let (mut f, _) = flow_after_gamestate();
+    run(
+        &mut *f,
+        &ioq3_s2c(2, &no_entities(1000, 0)),
+        Direction::ToClient,
+    );
+    let shake = b"\xff\xff\xff\xffchallengeResponse 7654321 5 72";
+    let r = run(&mut *f, shake, Direction::ToClient);
+    assert!(untrusted_note(&r), "{:?}", r.notes);
+    // The old connection goes on: the handshake was a stray; the old challenge still holds.
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(3, &no_entities(1050, 0)),
+        Direction::ToClient,
+    );
+    assert_eq!(r.msg_type, "snapshot", "{:?}", r.notes);
+    assert!(!untrusted_note(&r));
+    // A real reconnect: the new netchan starts again from 1, under the new challenge.
+    run(&mut *f, shake, Direction::ToClient);
+    let mut p = 1u32.to_le_bytes().to_vec();
+    p.extend_from_slice(&netchan::checksum(7654321, 1).to_le_bytes());
+    p.push(8);
+    let r = run(&mut *f, &p, Direction::ToClient);
+    assert!(!untrusted_note(&r), "{} {:?}", r.summary, r.notes);
 }

@@ -26,15 +26,16 @@ pub struct ServerMessage<'a> {
 /// Why a server → client datagram gives no message to the client's parser.
 fn dropped_by_client(record: &Record) -> bool {
     // Fragments wait for the rest; a runt or keyed message never reaches the parser as we know
-    // it; the netchan drops old sequences and (ioquake3) wrong checksums; a datagram the
-    // capture cut is not the message that was sent.
-    matches!(&*record.msg_type, "fragment" | "runt" | "keyed")
-        || record.notes.iter().any(|n| {
-            std::ptr::eq(n.def, &notes::SEQUENCE_OLD)
-                || std::ptr::eq(n.def, &notes::CHECKSUM_WRONG)
-                || n.def.name.contains("snaplen")
-                || n.def.name == "expert.frame_cut"
-        })
+    // it; the netchan drops old sequences and (ioquake3) wrong checksums, which we do not trust
+    // either; a datagram the capture cut is not the message that was sent.
+    matches!(
+        &*record.msg_type,
+        "fragment" | "runt" | "keyed" | "untrusted"
+    ) || record.notes.iter().any(|n| {
+        std::ptr::eq(n.def, &notes::CHECKSUM_WRONG)
+            || n.def.name.contains("snaplen")
+            || n.def.name == "expert.frame_cut"
+    })
 }
 
 /// The message a server → client sequenced datagram delivered, from its record decoded with
