@@ -89,6 +89,10 @@ pub(super) struct Flow {
     reassembly: Reassembly,
     /// Datagrams with messages read while something was still open.
     open_datagrams: u32,
+    /// Datagrams in a row that only the other dialect reads ([`REVISE_AFTER`]).
+    contradictions: u32,
+    /// Times the dialect was revised, for `stats`.
+    revisions: u32,
 }
 
 /// Why a flow decided what it did, kept as facts and written out only where shown (trees,
@@ -108,6 +112,9 @@ enum Why {
     },
     /// Settled after [`SETTLE_AFTER`] open datagrams, on `then` (what the records showed).
     Settled { frame: u64, then: Then },
+    /// Revised at `frame`: [`REVISE_AFTER`] datagrams in a row read cleanly only in the other
+    /// dialect than `from`.
+    Revised { frame: u64, from: Dialect },
 }
 
 /// What a flow settles on (see [`Why::Settled`]).
@@ -127,6 +134,11 @@ impl std::fmt::Display for Why {
             Why::Server { frame, server, way } => write!(
                 f,
                 "content: server is {server} (frame {frame} parses only as {way})"
+            ),
+            Why::Revised { frame, from } => write!(
+                f,
+                "revised from {} at frame {frame}: {REVISE_AFTER} datagrams in a row parse only in this dialect",
+                from.label()
             ),
             Why::Settled { frame, then } => {
                 write!(
@@ -148,6 +160,12 @@ impl std::fmt::Display for Why {
 /// datagrams fit every reading forever (`02 "Alice" 00` is a CLS_JOIN in A5 and A6+) cost 5x a
 /// decided one for as long as it lasted.
 pub(super) const SETTLE_AFTER: u32 = 16;
+
+/// Datagrams in a row (the flow's next datagrams, none between them) that the flow's dialect
+/// cannot read and the other dialect reads cleanly, after which the dialect decided from the
+/// content is revised. One is a stray (a second
+/// program, a corrupted frame) and is only flagged; the rule is SRB2's for its release.
+const REVISE_AFTER: u32 = 2;
 
 /// The wrapper layer's part of a record.
 #[derive(Default)]
@@ -827,9 +845,15 @@ impl FlowDecoder for Flow {
         let mut rec = self.decode_one(dg);
         if rec.has_errors() && !dg.truncated {
             *self = before;
+            if let Some(revised) = self.weigh_other_dialect(dg, &mut rec) {
+                out.push(revised);
+                return;
+            }
             let msg = "not trusted: its framing or parse fails; the flow's state is unchanged";
             rec.notes
                 .push(Note::new(&notes::UNTRUSTED, None, None, msg));
+        } else if !rec.has_errors() {
+            self.contradictions = 0;
         }
         out.push(rec);
     }
@@ -844,6 +868,61 @@ impl FlowDecoder for Flow {
 }
 
 impl Flow {
+    /// A datagram the flow's content-decided dialect cannot read, tried in the other dialect:
+    /// one the other reads cleanly is flagged and not obeyed; the [`REVISE_AFTER`]th in a row
+    /// revises the dialect, and its record, decoded in the new dialect, is returned.
+    fn weigh_other_dialect(&mut self, dg: &Datagram<'_>, rec: &mut Record) -> Option<Record> {
+        let (decided, _) = self.dialect.filter(|_| self.forced_dialect.is_none())?;
+        let other = match decided {
+            Dialect::A5 => Dialect::A6,
+            Dialect::A6 => Dialect::A5,
+        };
+        let mut alt = self.clone();
+        alt.dialect = Some((
+            other,
+            Why::Revised {
+                frame: dg.frame,
+                from: decided,
+            },
+        ));
+        let mut alt_rec = alt.decode_one(dg);
+        if alt_rec.has_errors() {
+            // Read by neither: no evidence for the other dialect, and the row is broken.
+            self.contradictions = 0;
+            return None;
+        }
+        self.contradictions += 1;
+        if self.contradictions < REVISE_AFTER {
+            let msg = format!(
+                "this datagram parses only as {}, the flow is {}: not obeyed on one datagram",
+                other.label(),
+                decided.label()
+            );
+            rec.notes.push(Note::new(
+                &notes::DIALECT_CONTRADICTED,
+                Some(&fields::DIALECT),
+                None,
+                msg,
+            ));
+            return None;
+        }
+        alt.contradictions = 0;
+        alt.revisions = self.revisions + 1;
+        *self = alt;
+        let msg = format!(
+            "{REVISE_AFTER} datagrams in a row parse only as {}: the flow's dialect is revised from {}",
+            other.label(),
+            decided.label()
+        );
+        alt_rec.notes.push(Note::new(
+            &notes::DIALECT_REVISED,
+            Some(&fields::DIALECT),
+            None,
+            msg,
+        ));
+        Some(alt_rec)
+    }
+
     fn decode_one(&mut self, dg: &Datagram<'_>) -> Record {
         let mut notes: Vec<Note> = Vec::new();
         let (transport, wrapped) = self.unwrap(dg.payload, dg.detail.on());
@@ -910,6 +989,12 @@ impl Flow {
             "dialect".into(),
             match (self.forced_dialect, &self.dialect) {
                 (Some(d), _) => format!("{} (forced)", d.label()),
+                (None, Some((d, why))) if self.revisions > 0 => format!(
+                    "{} ({why}; revised {} time{})",
+                    d.label(),
+                    self.revisions,
+                    if self.revisions == 1 { "" } else { "s" }
+                ),
                 (None, Some((d, why))) => format!("{} ({why})", d.label()),
                 (None, None) => "undecided".into(),
             },

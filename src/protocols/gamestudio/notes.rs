@@ -26,6 +26,14 @@ pub static DIALECT_DECIDED: NoteDef = NoteDef::note(
     "expert.gamestudio.dialect_decided",
     "The flow's dialect (A5 or A6+) is decided by this datagram",
 );
+pub static DIALECT_CONTRADICTED: NoteDef = NoteDef::warning(
+    "expert.gamestudio.dialect_contradicted",
+    "A datagram only the other dialect reads: flagged, not obeyed on one datagram",
+);
+pub static DIALECT_REVISED: NoteDef = NoteDef::note(
+    "expert.gamestudio.dialect_revised",
+    "Datagrams in a row read only in the other dialect: the flow's dialect is revised",
+);
 pub static POS_DECIDED: NoteDef = NoteDef::note(
     "expert.gamestudio.pos_decided",
     "The flow's CPosition encoding (packed or Fixed) is decided by this datagram",
@@ -142,6 +150,8 @@ pub static ALL: &[&NoteDef] = &[
     &BAD_VAR_LENGTH,
     &UNUSED_UPDATE_BIT,
     &DIALECT_DECIDED,
+    &DIALECT_CONTRADICTED,
+    &DIALECT_REVISED,
     &POS_DECIDED,
     &SETTLED,
     &DIRECTION_REVERSED,

@@ -867,3 +867,46 @@ fn transport_is_sticky_and_control_frames_stand_alone() {
     assert!(out[1].has_errors());
     assert_eq!(out[1].msg_type, "DP4 malformed");
 }
+
+/// A dialect decided from the content is not obeyed against on one datagram: a datagram only
+/// the other dialect reads is flagged; two in a row revise the dialect (note and `stats`), and
+/// one the decided dialect reads in between starts the count again.
+#[test]
+fn a_decided_dialect_is_flagged_then_revised() {
+    assert!(msg::parse(&SEED, 0, false, Dialect::A6, PosMode::Packed, true).clean);
+    assert!(!msg::parse(&SEED, 0, false, Dialect::A5, PosMode::Packed, true).clean);
+    let note = |r: &Record, name: &str| r.notes.iter().any(|n| n.def.name == name);
+    let dialect = |r: &Record| r.find("gamestudio.dialect").map(|f| f.value.clone());
+    let mut flow = PROTOCOL.new_flow(&Prefs::default());
+    let mut out = Vec::new();
+    let mut info = vec![0x07, 0x18, 0x12, 0x19, 0x11, 5];
+    info.extend_from_slice(&[0; 8]);
+    let mut a5 = SEED;
+    a5[0] = 0x43;
+    for (frame, p) in [(1, &info[..]), (2, &SEED), (3, &a5), (4, &SEED), (5, &SEED)] {
+        flow.decode(&dgram(p, Direction::ToClient, frame), &mut out);
+    }
+    assert!(note(&out[0], "expert.gamestudio.dialect_decided"));
+    for r in [&out[1], &out[3]] {
+        assert!(
+            note(r, "expert.gamestudio.dialect_contradicted"),
+            "{:?}",
+            r.notes
+        );
+        assert!(note(r, "expert.gamestudio.untrusted"));
+    }
+    assert!(!out[2].has_errors(), "{:?}", out[2].notes);
+    assert!(!note(&out[2], "expert.gamestudio.dialect_contradicted"));
+    assert_eq!(dialect(&out[2]), Some(Value::Enum(5, "A5")));
+    let revised = &out[4];
+    assert!(note(revised, "expert.gamestudio.dialect_revised"));
+    assert!(!revised.has_errors(), "{:?}", revised.notes);
+    assert_eq!(revised.msg_type, "SVC_UPDATE2");
+    assert_eq!(dialect(revised), Some(Value::Enum(6, "A6+")));
+    let d = flow.describe();
+    assert!(
+        d.iter()
+            .any(|(k, v)| k == "dialect" && v.starts_with("A6+") && v.ends_with("revised 1 time)")),
+        "{d:?}"
+    );
+}
