@@ -22,6 +22,11 @@ pub(crate) const MAX_SCORED: u32 = 32;
 /// one datagram that contradicts it is a stray (flagged, not obeyed).
 pub(crate) const REVISE_AFTER: u32 = 2;
 
+/// Trusted datagrams naming one release it takes to lock it: a flow is not decided on one
+/// datagram. The first is decoded with the release it names (nothing better is known), and the
+/// release is shown as named once.
+pub(crate) const LOCK_AFTER: u32 = 2;
+
 /// What a datagram did to a locked release.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum LockEvent {
@@ -36,7 +41,12 @@ pub(crate) enum LockEvent {
 pub(crate) enum Basis<'a> {
     Forced,
     Wire(&'a str),
-    BestFit { explained: u32, packets: u32 },
+    /// Named by one trusted datagram, not yet locked ([`LOCK_AFTER`]).
+    NamedOnce(&'a str),
+    BestFit {
+        explained: u32,
+        packets: u32,
+    },
     Default,
 }
 
@@ -46,6 +56,9 @@ impl Basis<'_> {
         match self {
             Basis::Forced => "forced by --srb2-version".to_string(),
             Basis::Wire(w) => w.to_string(),
+            Basis::NamedOnce(w) => {
+                format!("{w}; named by one datagram so far, locked when a second names it")
+            }
             Basis::BestFit { explained, packets } => format!(
                 "best fit: the {} tables explain {explained} of {packets} packets without errors",
                 rel.pt_column()
@@ -62,6 +75,10 @@ impl Basis<'_> {
 pub(crate) struct Detector {
     forced: Option<Release>,
     locked: Option<(Release, String)>,
+    /// A release named by trusted datagrams but not yet locked, the last one's reason, and a
+    /// digest of each distinct datagram that named it, none naming another since
+    /// ([`LOCK_AFTER`]).
+    named: Option<(Release, String, Vec<u64>)>,
     /// Consecutive trusted datagrams that named a release other than the locked one, and the
     /// last such release (see [`REVISE_AFTER`]).
     against: (u32, Option<Release>),
@@ -79,6 +96,7 @@ impl Detector {
         Detector {
             forced,
             locked: None,
+            named: None,
             against: (0, None),
             event: None,
             revisions: 0,
@@ -93,12 +111,11 @@ impl Detector {
         self.event = None;
         if self.forced.is_none() && checksum_ok {
             match &self.locked {
-                None => {
-                    self.locked = sniff_release(p);
-                    if self.locked.is_none() && !self.settled() {
-                        self.score(p, learned);
-                    }
-                }
+                None => match sniff_release(p) {
+                    Some((r, why)) => self.name(r, why, p),
+                    None if self.named.is_none() && !self.settled() => self.score(p, learned),
+                    None => {}
+                },
                 Some((r, _)) => {
                     let r = *r;
                     self.weigh_against(p, r);
@@ -106,6 +123,29 @@ impl Detector {
             }
         }
         self.current()
+    }
+
+    /// A trusted datagram of an unlocked flow names release `r`: the [`LOCK_AFTER`]th to
+    /// name it locks it; one naming another starts the count again.
+    /// A copy of a datagram already counted (a replay, a duplicate) is no new evidence.
+    fn name(&mut self, r: Release, why: String, p: &[u8]) {
+        let digest = fnv1a(p);
+        let mut seen = match self.named.take() {
+            Some((named, _, seen)) if named == r => seen,
+            _ => Vec::new(),
+        };
+        if !seen.contains(&digest) {
+            seen.push(digest);
+        }
+        let n = seen.len() as u32;
+        if n >= LOCK_AFTER {
+            self.locked = Some((
+                r,
+                format!("{why} ({n} distinct trusted datagrams named it)"),
+            ));
+        } else {
+            self.named = Some((r, why, seen));
+        }
     }
 
     /// A trusted datagram of a locked flow that names another release: flagged, and obeyed only
@@ -164,6 +204,9 @@ impl Detector {
         if let Some((r, why)) = &self.locked {
             return (*r, Basis::Wire(why));
         }
+        if let Some((r, why, _)) = &self.named {
+            return (*r, Basis::NamedOnce(why));
+        }
         if self.scored == 0 {
             return (CANDIDATES[0], Basis::Default);
         }
@@ -220,6 +263,7 @@ impl Detector {
         let (rel, why) = match self.current() {
             (r, Basis::Forced) => (r, "forced by --srb2-version".to_string()),
             (r, Basis::Wire(w)) => (r, w.to_string()),
+            (r, b @ Basis::NamedOnce(_)) => (r, b.explain(r)),
             (r, _) => (
                 r,
                 format!(
@@ -237,6 +281,13 @@ impl Detector {
             ),
         }
     }
+}
+
+/// FNV-1a, 64 bits: tells a datagram's bytes from another's.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// A decode explains a packet when it has no error and no warning.

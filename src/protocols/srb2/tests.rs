@@ -1,6 +1,7 @@
 //! Unit tests: byte-exact vectors for the primitives and bodies, detection, and a property test.
 
-use super::detect::sniff_release;
+use super::detect::{Basis, Detector, sniff_release};
+use super::state::State;
 use super::state::expand_tic;
 use super::tables::{self, Pt, Release};
 use super::*;
@@ -489,6 +490,31 @@ fn release_is_sniffed_from_the_wire() {
         Release(209)
     );
     assert!(sniff_release(&[1, 2]).is_none());
+}
+
+/// A release is locked by two distinct trusted datagrams that name it, not by one, nor by one
+/// and its replay.
+#[test]
+fn a_release_is_locked_by_two_distinct_naming_datagrams() {
+    let join = pkt(1, 0, 22, &[201, 25, 1, 0]);
+    let other = pkt(2, 0, 22, &[201, 25, 1, 0]);
+    assert_ne!(join, other);
+    let mut d = Detector::new(None);
+    let st = State::default();
+    let (r, basis) = d.choose(&join, true, &st);
+    assert_eq!(r, Release::R2_1_25);
+    assert!(matches!(basis, Basis::NamedOnce(_)));
+    assert!(!d.decided());
+    d.choose(&join, true, &st);
+    assert!(!d.decided(), "a replay is no second datagram");
+    d.choose(&other, true, &st);
+    assert!(d.decided());
+    assert!(
+        d.describe()
+            .contains("2 distinct trusted datagrams named it"),
+        "{}",
+        d.describe()
+    );
 }
 
 #[test]
