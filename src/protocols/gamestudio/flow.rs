@@ -93,6 +93,9 @@ pub(super) struct Flow {
     contradictions: u32,
     /// Times the dialect was revised, for `stats`.
     revisions: u32,
+    /// The dialect one datagram so far fits only, that datagram's frame and a digest of its
+    /// bytes: a second, distinct one decides it.
+    dialect_vote: Option<(Dialect, u64, u64)>,
 }
 
 /// Why a flow decided what it did, kept as facts and written out only where shown (trees,
@@ -102,8 +105,6 @@ pub(super) struct Flow {
 enum Why {
     /// Frame `frame` `parses`, e.g. "parses only as A5".
     Parsed { frame: u64, parses: &'static str },
-    /// The A5 svc_info sync constant.
-    Sync { frame: u64 },
     /// The server end, from a frame that parses in one direction only (`way`).
     Server {
         frame: u64,
@@ -115,6 +116,14 @@ enum Why {
     /// Revised at `frame`: [`REVISE_AFTER`] datagrams in a row read cleanly only in the other
     /// dialect than `from`.
     Revised { frame: u64, from: Dialect },
+    /// Decided by two distinct datagrams that fit only `dialect`: `earlier`, then `frame`
+    /// (`sync`: `frame` carries the A5 svc_info sync constant).
+    Twice {
+        earlier: u64,
+        frame: u64,
+        dialect: Dialect,
+        sync: bool,
+    },
 }
 
 /// What a flow settles on (see [`Why::Settled`]).
@@ -130,11 +139,29 @@ impl std::fmt::Display for Why {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             Why::Parsed { frame, parses } => write!(f, "frame {frame} {parses}"),
-            Why::Sync { frame } => write!(f, "svc_info sync constant 0x11191218 in frame {frame}"),
             Why::Server { frame, server, way } => write!(
                 f,
                 "content: server is {server} (frame {frame} parses only as {way})"
             ),
+            Why::Twice {
+                earlier,
+                frame,
+                dialect,
+                sync,
+            } => {
+                write!(
+                    f,
+                    "frames {earlier} and {frame} parse only as {}",
+                    dialect.label()
+                )?;
+                if sync {
+                    write!(
+                        f,
+                        "; frame {frame} carries the svc_info sync constant 0x11191218"
+                    )?;
+                }
+                Ok(())
+            }
             Why::Revised { frame, from } => write!(
                 f,
                 "revised from {} at frame {frame}: {REVISE_AFTER} datagrams in a row parse only in this dialect",
@@ -160,6 +187,20 @@ impl std::fmt::Display for Why {
 /// datagrams fit every reading forever (`02 "Alice" 00` is a CLS_JOIN in A5 and A6+) cost 5x a
 /// decided one for as long as it lasted.
 pub(super) const SETTLE_AFTER: u32 = 16;
+
+/// How a dialect one datagram so far fits only is shown until a second, distinct one agrees.
+const ONE_VOTE: &str =
+    "one datagram so far parses only in this dialect; decided when a second agrees";
+
+/// FNV-1a, 64 bits, from `h` on: tells a datagram's messages from another's (a replay is no
+/// second datagram).
+fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// Datagrams in a row (the flow's next datagrams, none between them) that the flow's dialect
 /// cannot read and the other dialect reads cleanly, after which the dialect decided from the
@@ -484,8 +525,13 @@ impl Flow {
         };
         let mut what = Vec::new();
         if self.forced_dialect.is_none() && self.dialect.is_none() {
-            self.dialect = Some((Dialect::A6, settled(Then::Shown("A6+"))));
-            what.push("dialect A6+");
+            let d = self.dialect_vote.map_or(Dialect::A6, |v| v.0);
+            self.dialect = Some((d, settled(Then::Shown(d.label()))));
+            what.push(if d == Dialect::A5 {
+                "dialect A5"
+            } else {
+                "dialect A6+"
+            });
         }
         if self.forced_pos.is_none() && self.pos.is_none() {
             self.pos = Some((PosMode::Packed, settled(Then::Shown("packed"))));
@@ -515,7 +561,7 @@ impl Flow {
     fn learn(&mut self, dg: &Datagram<'_>, inp: &Input<'_>, notes: &mut Vec<Note>) -> Reading {
         self.settle_if_due(dg, inp, notes);
         let (to_server, reversed, trials, other) = self.direction(dg, inp);
-        let (idx, dialect_open) = self.decide_dialect(&trials, &other, dg.frame, notes);
+        let (idx, dialect_open) = self.decide_dialect(&trials, &other, (dg.frame, inp), notes);
         let pos_open = self.decide_pos(&trials, &other, idx, dg.frame, notes);
         if let Some(msg) = reversed {
             let def = &notes::DIRECTION_REVERSED;
@@ -612,7 +658,7 @@ impl Flow {
         &mut self,
         trials: &Trials,
         other: &Trials,
-        frame: u64,
+        (frame, inp): (u64, &Input<'_>),
         notes: &mut Vec<Note>,
     ) -> (usize, &'static str) {
         let first_clean = trials.iter().position(Trial::clean).unwrap_or(0);
@@ -632,24 +678,53 @@ impl Flow {
         let local = trials
             .iter()
             .any(|t| t.dialect == Dialect::A6 && t.clean() && t.saw_local());
-        let parsed = |parses| Why::Parsed { frame, parses };
-        let (d, why) = if sync {
-            (Dialect::A5, Why::Sync { frame })
-        } else if a5 && !a6 {
-            (Dialect::A5, parsed("parses only as A5"))
+        // While one datagram so far fits only one dialect, a datagram that decides nothing is
+        // shown in that dialect, as the records before it were.
+        let voted = self.dialect_vote.and_then(|(v, _, _)| {
+            let clean = trials.iter().position(|t| t.dialect == v && t.clean());
+            clean.or_else(|| trials.iter().position(|t| t.dialect == v))
+        });
+        let d = if sync || (a5 && !a6) {
+            Dialect::A5
         } else if a6 && !a5 {
-            let parses = if local {
-                "parses only as A6+ (SVC_LOCAL)"
-            } else {
-                "parses only as A6+"
-            };
-            (Dialect::A6, parsed(parses))
+            Dialect::A6
+        } else if let Some(i) = voted {
+            return (i, ONE_VOTE);
         } else if a5 && a6 {
             return (first_clean, "undecided: parses as A5 and A6+; shown as A6+");
         } else {
             return (first_clean, "undecided: no reading fits; shown as A6+");
         };
-        let msg = format!("dialect decided for this flow: {} ({why})", d.label());
+        let shown = trials.iter().position(|t| t.dialect == d && t.clean());
+        // The game messages, not their wrapper: a copy in another DirectPlay frame is no new
+        // evidence either.
+        let digest = Trial::bufs(inp).fold(FNV_START, |h, (_, b)| fnv1a(h, b));
+        let earlier = match self.dialect_vote {
+            Some((v, f, dg)) if v == d && dg != digest => f,
+            Some((v, _, _)) if v == d => {
+                return (shown.unwrap_or(0), ONE_VOTE);
+            }
+            _ => {
+                self.dialect_vote = Some((d, frame, digest));
+                return (shown.unwrap_or(0), ONE_VOTE);
+            }
+        };
+        self.dialect_vote = None;
+        let why = Why::Twice {
+            earlier,
+            frame,
+            dialect: d,
+            sync,
+        };
+        let local = if d == Dialect::A6 && local {
+            ", SVC_LOCAL"
+        } else {
+            ""
+        };
+        let msg = format!(
+            "dialect decided for this flow: {} ({why}{local})",
+            d.label()
+        );
         notes.push(Note::new(
             &notes::DIALECT_DECIDED,
             Some(&fields::DIALECT),
@@ -657,7 +732,6 @@ impl Flow {
             msg,
         ));
         self.dialect = Some((d, why));
-        let shown = trials.iter().position(|t| t.dialect == d && t.clean());
         (shown.unwrap_or(0), "")
     }
 

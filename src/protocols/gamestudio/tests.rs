@@ -457,14 +457,29 @@ fn dialect_is_not_locked_from_a_guessed_direction() {
         d.iter().any(|(k, v)| k == "dialect" && v == "undecided"),
         "{d:?}"
     );
-    // An unmistakable A5 client message then decides both.
-    let mut join = vec![0x02, 0x41, 0x9e, 0x3c, 0x5a];
-    join.extend_from_slice(b"Bob\0");
-    join.push(0x01);
-    flow.decode(&dgram(&join, Direction::ToServer, 2), &mut out);
+    // Unmistakable A5 client messages then decide both: the direction on the first, the
+    // dialect on the second (a dialect is not decided on one datagram).
+    let join = |name: &[u8]| {
+        let mut j = vec![0x02, 0x41, 0x9e, 0x3c, 0x5a];
+        j.extend_from_slice(name);
+        j.extend_from_slice(&[0, 0x01]);
+        j
+    };
+    flow.decode(&dgram(&join(b"Bob"), Direction::ToServer, 2), &mut out);
     let d = flow.describe();
     assert!(
-        d.iter().any(|(k, v)| k == "dialect" && v.starts_with("A5")),
+        d.iter().any(|(k, v)| k == "dialect" && v == "undecided"),
+        "{d:?}"
+    );
+    assert_eq!(
+        out[1].find("gamestudio.dialect").unwrap().value,
+        Value::Enum(5, "A5")
+    );
+    flow.decode(&dgram(&join(b"Ann"), Direction::ToServer, 3), &mut out);
+    let d = flow.describe();
+    assert!(
+        d.iter()
+            .any(|(k, v)| k == "dialect" && v == "A5 (frames 2 and 3 parse only as A5)"),
         "{d:?}"
     );
 }
@@ -883,10 +898,20 @@ fn a_decided_dialect_is_flagged_then_revised() {
     info.extend_from_slice(&[0; 8]);
     let mut a5 = SEED;
     a5[0] = 0x43;
-    for (frame, p) in [(1, &info[..]), (2, &SEED), (3, &a5), (4, &SEED), (5, &SEED)] {
+    let frames = [
+        (1, &info[..]),
+        (2, &a5),
+        (3, &SEED),
+        (4, &a5),
+        (5, &SEED),
+        (6, &SEED),
+    ];
+    for (frame, p) in frames {
         flow.decode(&dgram(p, Direction::ToClient, frame), &mut out);
     }
-    assert!(note(&out[0], "expert.gamestudio.dialect_decided"));
+    assert!(!note(&out[0], "expert.gamestudio.dialect_decided"));
+    assert!(note(&out[1], "expert.gamestudio.dialect_decided"));
+    let out = &out[1..];
     for r in [&out[1], &out[3]] {
         assert!(
             note(r, "expert.gamestudio.dialect_contradicted"),
