@@ -246,10 +246,18 @@ impl Flow {
                     Flavour::Ioq3,
                     "the checksum after the header matches the challenge",
                 ),
-                _ => (
-                    Flavour::Legacy,
-                    "no checksum matching the challenge: legacy netchan",
-                ),
+                // One datagram without it could be a stray: two distinct ones (by direction and
+                // sequence) decide.
+                _ => match self.st.legacy_vote {
+                    Some(first) if first != (to_server, seq) => (
+                        Flavour::Legacy,
+                        "no checksum matching the challenge in two datagrams: legacy netchan",
+                    ),
+                    _ => {
+                        self.st.legacy_vote = Some((to_server, seq));
+                        return Some(Flavour::Legacy);
+                    }
+                },
             },
             (_, None) => self.flavour_from_messages(p, to_server)?,
         };
@@ -460,7 +468,7 @@ impl Flow {
                 Pos::bytes(o + 2, 2),
             );
         }
-        let how = self.st.flavour.map(|f| f.1).unwrap_or("");
+        let how = self.st.flavour.map_or("not decided yet", |f| f.1);
         t.add(
             &NC_FLAVOUR,
             Value::Enum(s.flavour as i64, s.flavour.name()),

@@ -195,6 +195,9 @@ pub struct State {
     /// Without a handshake, before the flavour is decided: messages in a row that parsed
     /// cleanly in the ioquake3 layout, and that did not.
     pub flavour_runs: (u8, u8),
+    /// The direction (to the server) and sequence of a datagram whose checksum did not match
+    /// the challenge: a second, other one decides the legacy netchan (`Flow::decide_flavour`).
+    pub legacy_vote: Option<(bool, u32)>,
     pub challenge: Option<i32>,
     pub protocol: Option<u32>,
     pub qport: Option<u16>,
@@ -412,6 +415,7 @@ impl State {
         self.gamestate_cmd_seq = None;
         self.flavour = None;
         self.flavour_runs = (0, 0);
+        self.legacy_vote = None;
         self.last_seq = [None; 2];
         self.seq_ahead = [None; 2];
         self.frag = Default::default();

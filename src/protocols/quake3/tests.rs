@@ -1104,3 +1104,23 @@ fn a_handshake_mid_connection_waits_for_the_new_connection() {
     let r = run(&mut *f, &p, Direction::ToClient);
     assert!(!untrusted_note(&r), "{} {:?}", r.summary, r.notes);
 }
+
+/// One sequenced datagram without a matching checksum does not decide the legacy netchan: the
+/// ioquake3 connection's next datagram still decides ioquake3.
+#[test]
+fn one_datagram_without_the_checksum_decides_no_flavour() {
+    let mut f = PROTOCOL.new_flow(&Prefs::default());
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 1234567 5 72",
+        Direction::ToClient,
+    );
+    let stray = run(&mut *f, &[1, 0, 0, 0, 9, 9, 9, 9, 8], Direction::ToClient);
+    assert!(!has_note(&stray, "netchan flavour"), "{:?}", stray.notes);
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(2, &no_entities(1000, 0)),
+        Direction::ToClient,
+    );
+    assert!(has_note(&r, "netchan flavour ioq3"), "{:?}", r.notes);
+}
