@@ -158,8 +158,9 @@ pub fn write_pcap(head: &[u8; 24], frames: &[Frame]) -> Vec<u8> {
 }
 
 /// `capture` (its bytes, named `name` for the protocol of the forgery) with `count` strays of
-/// `kind`, each right after a genuine datagram of a different flow direction in turn, spread
-/// over the capture. Returns the new file and, per frame of it, whether it is genuine.
+/// `kind`, each right after a genuine datagram of a different flow direction in turn (the
+/// busiest first, those of one datagram only when no other has more), spread over the
+/// capture. Returns the new file and, per frame of it, whether it is genuine.
 pub fn inject(
     bytes: &[u8],
     name: &str,
@@ -175,7 +176,14 @@ pub fn inject(
             keys.entry(f.key.clone()).or_default().push(i);
         }
     }
-    let directions: Vec<&Vec<usize>> = keys.values().collect();
+    // The busiest directions first, and only those with more than one datagram while there
+    // are any: a capture's one-datagram query flows would otherwise take the strays meant for
+    // its game traffic (a Quake 3 capture has some twenty of them).
+    let mut directions: Vec<&Vec<usize>> = keys.values().collect();
+    directions.sort_by_key(|d| std::cmp::Reverse(d.len()));
+    if directions.iter().any(|d| d.len() > 1) {
+        directions.retain(|d| d.len() > 1);
+    }
     let mut after: BTreeMap<usize, Vec<Frame>> = BTreeMap::new();
     for k in 0..count {
         if directions.is_empty() {

@@ -89,8 +89,10 @@ pub(super) struct Flow {
     reassembly: Reassembly,
     /// Datagrams with messages read while something was still open.
     open_datagrams: u32,
-    /// Datagrams in a row that only the other dialect reads ([`REVISE_AFTER`]).
+    /// Distinct datagrams in a row that only the other dialect reads ([`REVISE_AFTER`]), and a
+    /// digest of the last one's bytes (its replay is no second datagram).
     contradictions: u32,
+    contradiction_digest: Option<u64>,
     /// Times the dialect was revised, for `stats`.
     revisions: u32,
     /// The dialect one datagram so far fits only, that datagram's frame and a digest of its
@@ -525,13 +527,8 @@ impl Flow {
         };
         let mut what = Vec::new();
         if self.forced_dialect.is_none() && self.dialect.is_none() {
-            let d = self.dialect_vote.map_or(Dialect::A6, |v| v.0);
-            self.dialect = Some((d, settled(Then::Shown(d.label()))));
-            what.push(if d == Dialect::A5 {
-                "dialect A5"
-            } else {
-                "dialect A6+"
-            });
+            self.dialect = Some((Dialect::A6, settled(Then::Shown("A6+"))));
+            what.push("dialect A6+");
         }
         if self.forced_pos.is_none() && self.pos.is_none() {
             self.pos = Some((PosMode::Packed, settled(Then::Shown("packed"))));
@@ -678,18 +675,12 @@ impl Flow {
         let local = trials
             .iter()
             .any(|t| t.dialect == Dialect::A6 && t.clean() && t.saw_local());
-        // While one datagram so far fits only one dialect, a datagram that decides nothing is
-        // shown in that dialect, as the records before it were.
-        let voted = self.dialect_vote.and_then(|(v, _, _)| {
-            let clean = trials.iter().position(|t| t.dialect == v && t.clean());
-            clean.or_else(|| trials.iter().position(|t| t.dialect == v))
-        });
+        // One datagram so far that fits only one dialect decides nothing: a datagram that
+        // fits both is shown as any undecided one is.
         let d = if sync || (a5 && !a6) {
             Dialect::A5
         } else if a6 && !a5 {
             Dialect::A6
-        } else if let Some(i) = voted {
-            return (i, ONE_VOTE);
         } else if a5 && a6 {
             return (first_clean, "undecided: parses as A5 and A6+; shown as A6+");
         } else {
@@ -927,7 +918,7 @@ impl FlowDecoder for Flow {
             rec.notes
                 .push(Note::new(&notes::UNTRUSTED, None, None, msg));
         } else if !rec.has_errors() {
-            self.contradictions = 0;
+            (self.contradictions, self.contradiction_digest) = (0, None);
         }
         out.push(rec);
     }
@@ -962,10 +953,14 @@ impl Flow {
         let mut alt_rec = alt.decode_one(dg);
         if alt_rec.has_errors() {
             // Read by neither: no evidence for the other dialect, and the row is broken.
-            self.contradictions = 0;
+            (self.contradictions, self.contradiction_digest) = (0, None);
             return None;
         }
-        self.contradictions += 1;
+        let digest = fnv1a(FNV_START, dg.payload);
+        if self.contradiction_digest != Some(digest) {
+            self.contradictions += 1;
+            self.contradiction_digest = Some(digest);
+        }
         if self.contradictions < REVISE_AFTER {
             let msg = format!(
                 "this datagram parses only as {}, the flow is {}: not obeyed on one datagram",
@@ -980,7 +975,7 @@ impl Flow {
             ));
             return None;
         }
-        alt.contradictions = 0;
+        (alt.contradictions, alt.contradiction_digest) = (0, None);
         alt.revisions = self.revisions + 1;
         *self = alt;
         let msg = format!(

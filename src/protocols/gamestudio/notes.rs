@@ -105,7 +105,7 @@ pub static SPLIT_FIRST: NoteDef = NoteDef::note(
 );
 pub static SPLIT_GAP: NoteDef = NoteDef::warning(
     "expert.gamestudio.split_gap",
-    "A piece of a split message is missing; the message is dropped",
+    "A piece that does not follow its sender's split message (a missing piece, or a stray): the message waits, unchanged",
 );
 pub static SPLIT_TOO_LARGE: NoteDef = NoteDef::warning(
     "expert.gamestudio.split_too_large",

@@ -11,6 +11,12 @@ use super::notes;
 
 /// Upper bound of one reassembled message (Gamestudio sends at most ~1 KiB).
 pub const MAX_REASSEMBLY: usize = 64 * 1024;
+/// How far ahead of a sender's pending split message a piece's one-byte sequence may be and
+/// still belong to that sender's stream: a quarter of the sequence space. Farther (or behind) it
+/// is a stray, and touches nothing: not even a new message's first piece may replace the
+/// pending one.
+const FAR: u8 = 64;
+
 /// Messages pending at once per flow; the oldest is dropped for a new one.
 const MAX_PENDING: usize = 4;
 
@@ -57,6 +63,15 @@ impl Reassembly {
             note(&notes::SPLIT_RETRANSMITTED, msg);
             return None;
         }
+        if let Some(last) = last_seq
+            && seq.wrapping_sub(last) > FAR
+        {
+            let msg = format!(
+                "piece with sequence {seq} is far from the split message's {last}: a stray; ignored"
+            );
+            note(&notes::SPLIT_GAP, msg);
+            return None;
+        }
         if fr.bits == Dp8Command::NEW_MSG.0 {
             if let Some(i) = slot {
                 self.pending.remove(i);
@@ -84,9 +99,12 @@ impl Reassembly {
         };
         let last = last_seq.unwrap_or(0);
         if last.wrapping_add(1) != seq {
-            self.pending.remove(i);
+            // A lost piece or a stray: either way this piece cannot continue the message, and a
+            // stray must not end it. The message waits for its next piece; a new message from
+            // the sender replaces it if that never comes.
             let msg = format!(
-                "piece with sequence {seq} does not follow {last}: a piece is missing; the split message is dropped"
+                "piece with sequence {seq} does not follow {last}: a piece is missing or this one is a stray; the split message waits for sequence {}",
+                last.wrapping_add(1)
             );
             note(&notes::SPLIT_GAP, msg);
             return None;

@@ -846,13 +846,22 @@ fn dplay8_reassembly() {
     let r = &out[5];
     assert!(r.has_errors());
     assert!(r.notes.iter().any(|n| n.pos.is_some_and(|p| p.source == 1)));
-    // A gap in the sequence drops the split message.
+    // A piece that does not follow (a lost piece, or a stray) leaves the message waiting, and
+    // its next piece still completes it.
     flow.decode(&dgram(&first, Direction::ToClient, 7), &mut out);
     flow.decode(
         &dgram(&[0x27, 0, 5, 0, 0], Direction::ToClient, 8),
         &mut out,
     );
     assert_eq!(out[7].worst(), Some(Severity::Warning));
+    assert!(flow.state_bytes() >= 5);
+    // A first piece far from the pending one's sequence is a stray: it replaces nothing.
+    let mut far = first.clone();
+    far[2] = 101;
+    flow.decode(&dgram(&far, Direction::ToClient, 9), &mut out);
+    assert!(out[8].notes.iter().any(|n| n.message.contains("a stray")));
+    flow.decode(&dgram(&last, Direction::ToClient, 10), &mut out);
+    assert_eq!(out[9].msg_type, "SVC_UPDATE2", "{:?}", out[9].notes);
     assert_eq!(flow.state_bytes(), 0);
 }
 
@@ -898,13 +907,17 @@ fn a_decided_dialect_is_flagged_then_revised() {
     info.extend_from_slice(&[0; 8]);
     let mut a5 = SEED;
     a5[0] = 0x43;
+    // Another entity: a distinct datagram (SEED again would be a replay, no second one).
+    let mut seed8 = SEED;
+    seed8[1] = 0x08;
+    assert!(!msg::parse(&seed8, 0, false, Dialect::A5, PosMode::Packed, true).clean);
     let frames = [
         (1, &info[..]),
         (2, &a5),
         (3, &SEED),
         (4, &a5),
         (5, &SEED),
-        (6, &SEED),
+        (6, &seed8),
     ];
     for (frame, p) in frames {
         flow.decode(&dgram(p, Direction::ToClient, frame), &mut out);
@@ -933,5 +946,100 @@ fn a_decided_dialect_is_flagged_then_revised() {
         d.iter()
             .any(|(k, v)| k == "dialect" && v.starts_with("A6+") && v.ends_with("revised 1 time)")),
         "{d:?}"
+    );
+}
+
+/// One stray datagram (an A5 svc_info with the sync constant, the injection forgery) in a flow
+/// whose genuine datagrams parse in both dialects must not decide the flow's dialect: without
+/// it the flow settles on A6+, with it every later genuine record is shown as A5 and the flow
+/// settles on A5.
+#[test]
+fn one_stray_vote_decides_the_settled_dialect() {
+    // Distinct datagrams towards the client that parse cleanly in both dialects (and in
+    // neither towards the server): genuine traffic that decides nothing.
+    let mut ambs = Vec::new();
+    for x in 0u8..=255 {
+        for y in 0u8..=255 {
+            let p = vec![0x40, x, y];
+            let ok = |d, ts| msg::parse(&p, 0, ts, d, PosMode::Packed, true).clean;
+            if ok(Dialect::A5, false)
+                && ok(Dialect::A6, false)
+                && !ok(Dialect::A5, true)
+                && !ok(Dialect::A6, true)
+                && ambs.len() < 30
+            {
+                ambs.push(p);
+            }
+        }
+    }
+    assert_eq!(ambs.len(), 30);
+    let mut info = vec![0x07, 0x18, 0x12, 0x19, 0x11, 5];
+    info.extend_from_slice(&[0; 8]);
+    let run = |stray: bool| {
+        let mut flow = PROTOCOL.new_flow(&Prefs::default());
+        let mut out = Vec::new();
+        let mut genuine = Vec::new();
+        for frame in 1..=30u64 {
+            if stray && frame == 3 {
+                flow.decode(&dgram(&info, Direction::ToClient, 100), &mut out);
+            }
+            let dir = Direction::ToClient;
+            let n = out.len();
+            flow.decode(&dgram(&ambs[frame as usize - 1], dir, frame), &mut out);
+            genuine.push(out[n].find("gamestudio.dialect").map(|f| f.value.clone()));
+        }
+        let d = flow.describe();
+        (
+            genuine,
+            d.into_iter().find(|(k, _)| k == "dialect").map(|(_, v)| v),
+        )
+    };
+    let (clean, clean_d) = run(false);
+    eprintln!("{:?}\n{:?}", run(false), run(true));
+    let (with, with_d) = run(true);
+    assert_eq!(
+        clean, with,
+        "one stray changed how genuine records are shown ({clean_d:?} vs {with_d:?})"
+    );
+    assert_eq!(
+        clean_d.map(|d| d[..3].to_string()),
+        with_d.map(|d| d[..3].to_string())
+    );
+}
+
+/// One stray datagram that only the other dialect reads, sent twice (a network duplicate or a
+/// replay), revises a decided dialect, though for deciding "a replay counts once".
+#[test]
+fn a_stray_and_its_replay_revise_the_dialect() {
+    let mut info = vec![0x07, 0x18, 0x12, 0x19, 0x11, 5];
+    info.extend_from_slice(&[0; 8]);
+    let mut info2 = info.clone();
+    info2[13] = 1;
+    let mut a5 = SEED;
+    a5[0] = 0x43;
+    let mut flow = PROTOCOL.new_flow(&Prefs::default());
+    let mut out = Vec::new();
+    for (frame, p) in [
+        (1, &info[..]),
+        (2, &info2[..]),
+        (3, &a5[..]),
+        (4, &SEED[..]),
+        (5, &SEED[..]),
+    ] {
+        flow.decode(&dgram(p, Direction::ToClient, frame), &mut out);
+    }
+    assert!(
+        out[1]
+            .notes
+            .iter()
+            .any(|n| n.def.name == "expert.gamestudio.dialect_decided"),
+        "{:?}",
+        out[1].notes
+    );
+    let d = flow.describe();
+    assert!(
+        !d.iter()
+            .any(|(k, v)| k == "dialect" && v.contains("revised")),
+        "the same stray twice revised the dialect: {d:?}"
     );
 }

@@ -34,7 +34,8 @@ pub struct Flow {
     handshake: Option<Handshake>,
 }
 
-/// What a handshake datagram (challengeResponse, connect, connectResponse) teaches a flow.
+/// What handshake datagrams (challengeResponse, connect, connectResponse) teach a flow; while
+/// the connection runs, merged over the handshake's datagrams until a new netchan follows.
 #[derive(Clone, Copy)]
 struct Handshake {
     /// A challengeResponse or connect: the connection starts over.
@@ -42,7 +43,31 @@ struct Handshake {
     challenge: Option<i32>,
     protocol: Option<u32>,
     qport: Option<u16>,
+    /// Sequenced datagrams of the running connection seen since (see [`HANDSHAKE_WAIT`]).
+    waited: u32,
 }
+
+impl Handshake {
+    /// The later handshake datagram's facts over the earlier's.
+    fn merged(self, later: Handshake) -> Handshake {
+        Handshake {
+            restarts: self.restarts || later.restarts,
+            challenge: later.challenge.or(self.challenge),
+            protocol: later.protocol.or(self.protocol),
+            qport: later.qport.or(self.qport),
+            waited: 0,
+        }
+    }
+}
+
+/// Sequenced datagrams of the running connection after which a handshake no new netchan
+/// followed is dropped as a stray. A real reconnect's new netchan follows within a few round
+/// trips; until then the server may go on sending the old connection's snapshots.
+const HANDSHAKE_WAIT: u32 = 64;
+
+/// The highest sequence a new netchan's first datagram may carry: `Netchan_Setup` starts at 1,
+/// and a few may be lost.
+const NEW_NETCHAN_MAX: u32 = 4;
 
 /// One sequenced datagram: what its header said.
 struct Sequenced<'p> {
@@ -161,16 +186,20 @@ impl Flow {
         if l.new_connection {
             let restarts = res.msg_type == "challengeResponse" || res.msg_type == "connect";
             let shake = Handshake {
-                restarts: restarts || self.handshake.is_some_and(|h| h.restarts),
+                restarts,
                 challenge: l.challenge,
                 protocol: l.protocol,
                 qport: l.qport,
+                waited: 0,
             };
             if self.st.last_seq.iter().any(Option::is_some) {
                 // The connection runs: a client ignores a handshake reply it did not ask for
                 // (ioquake3 code/client/cl_main.c `CL_ConnectionlessPacket`), and a replayed
                 // connect is a stray unless a new connection follows it.
-                self.handshake = Some(shake);
+                self.handshake = Some(match self.handshake {
+                    Some(earlier) => earlier.merged(shake),
+                    None => shake,
+                });
                 r.expert(
                     &notes::UNTRUSTED,
                     None,
@@ -206,18 +235,34 @@ impl Flow {
         self.st.qport = shake.qport.or(keep.2);
     }
 
-    /// Settles a handshake seen while the connection ran, on the next sequenced datagram: a
-    /// new netchan starts its sequences again from 1 (ioquake3 code/qcommon/net_chan.c
-    /// `Netchan_Setup`), so a small sequence not newer than the direction's last starts the new
-    /// connection; one that goes on from the last shows the handshake was a stray.
+    /// Settles a handshake seen while the connection ran, on a sequenced datagram: a new
+    /// netchan starts its sequences again from 1 (ioquake3 code/qcommon/net_chan.c
+    /// `Netchan_Setup`), so a datagram with a sequence of at most [`NEW_NETCHAN_MAX`], older
+    /// than the direction's last, starts the new connection; in the ioquake3 netchan its
+    /// checksum must also match the handshake's challenge (a late or duplicated datagram of the
+    /// old connection does not). The old connection's datagrams meanwhile are decoded as
+    /// before; after [`HANDSHAKE_WAIT`] of them the handshake is dropped as a stray.
     fn settle_handshake(&mut self, p: &[u8], to_server: bool) {
-        let Some(shake) = self.handshake.take() else {
+        let Some(mut shake) = self.handshake.take() else {
             return;
         };
         let seq = netchan::le32(p, 0).unwrap_or(0) & !netchan::FRAGMENT_BIT;
         let last = self.st.last_seq[usize::from(to_server)];
-        if seq <= SEQUENCE_JUMP && last.is_none_or(|l| seq <= l) {
+        let small = seq <= NEW_NETCHAN_MAX && last.is_none_or(|l| seq < l);
+        let summed = match (self.st.flavour, shake.challenge) {
+            (Some((Flavour::Ioq3, _)), Some(ch)) => {
+                let at = if to_server { 6 } else { 4 };
+                netchan::le32(p, at) == Some(netchan::checksum(ch, seq))
+            }
+            _ => true,
+        };
+        if small && summed {
             self.start_connection(shake);
+            return;
+        }
+        shake.waited += 1;
+        if shake.waited <= HANDSHAKE_WAIT {
+            self.handshake = Some(shake);
         }
     }
 

@@ -1124,3 +1124,121 @@ fn one_datagram_without_the_checksum_decides_no_flavour() {
     );
     assert!(has_note(&r, "netchan flavour ioq3"), "{:?}", r.notes);
 }
+
+/// A genuine reconnect where one old-netchan datagram from the server arrives between the
+/// challengeResponse and the connectResponse (the server keeps sending the old slot's
+/// snapshots until the connect reaches it): the new netchan from 1 must start a new connection.
+#[test]
+fn reconnect_with_an_old_datagram_between_handshake_packets() {
+    let (mut f, _) = flow_after_gamestate();
+    for seq in 2..=3 {
+        run(
+            &mut *f,
+            &ioq3_s2c(seq, &no_entities(1000 + 50 * seq as i64, 0)),
+            Direction::ToClient,
+        );
+    }
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 7654321 5 72",
+        Direction::ToClient,
+    );
+    // The old connection's last snapshot, still in flight.
+    let r = run(
+        &mut *f,
+        &ioq3_s2c(4, &no_entities(1200, 0)),
+        Direction::ToClient,
+    );
+    assert_eq!(r.msg_type, "snapshot");
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffconnectResponse 7654321",
+        Direction::ToClient,
+    );
+    // The new netchan: sequence 1 under the new challenge.
+    let mut p = 1u32.to_le_bytes().to_vec();
+    p.extend_from_slice(&netchan::checksum(7654321, 1).to_le_bytes());
+    p.push(8);
+    let r = run(&mut *f, &p, Direction::ToClient);
+    assert!(
+        !untrusted_note(&r),
+        "new netchan turned away: {} {:?}",
+        r.summary,
+        r.notes
+    );
+}
+
+/// One stray challengeResponse mid-connection, then the genuine continuing fragment of the
+/// message being reassembled (sequence == last, small): the genuine flow must not start over.
+#[test]
+fn stray_handshake_then_genuine_continuing_fragment() {
+    let (mut f, _) = flow_after_gamestate();
+    let mut w = BitWriter::default();
+    w.long(3);
+    for _ in 0..700 {
+        w.byte(1);
+    }
+    w.byte(5);
+    w.long(1);
+    w.string(b"print \"x\"");
+    w.byte(8);
+    let mut msg = w.data;
+    msg.resize(1302, 0);
+    let seq = 2u32;
+    let frag = |start: usize, part: &[u8]| {
+        let mut p = (seq | netchan::FRAGMENT_BIT).to_le_bytes().to_vec();
+        p.extend_from_slice(&netchan::checksum(1234567, seq).to_le_bytes());
+        p.extend_from_slice(&(start as u16).to_le_bytes());
+        p.extend_from_slice(&(part.len() as u16).to_le_bytes());
+        p.extend_from_slice(part);
+        p
+    };
+    let r = run(&mut *f, &frag(0, &msg[..1300]), Direction::ToClient);
+    assert_eq!(r.msg_type, "fragment");
+    // The stray: a replayed/forged handshake.
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 7654321 5 72",
+        Direction::ToClient,
+    );
+    let r = run(&mut *f, &frag(1300, &msg[1300..]), Direction::ToClient);
+    assert!(
+        !untrusted_note(&r),
+        "genuine fragment turned away: {} {:?}",
+        r.summary,
+        r.notes
+    );
+    the_next_snapshot_is_trusted(&mut *f, 3, 1100);
+}
+
+/// One stray challengeResponse mid-connection, then a genuine duplicate of the last datagram:
+/// the engine drops the duplicate and keeps its connection; the flow must too.
+#[test]
+fn stray_handshake_then_genuine_duplicate() {
+    let (mut f, _) = flow_after_gamestate();
+    let snap = ioq3_s2c(2, &no_entities(1000, 0));
+    run(&mut *f, &snap, Direction::ToClient);
+    run(
+        &mut *f,
+        b"\xff\xff\xff\xffchallengeResponse 7654321 5 72",
+        Direction::ToClient,
+    );
+    run(&mut *f, &snap, Direction::ToClient); // duplicate (e.g. a mirror port)
+    the_next_snapshot_is_trusted(&mut *f, 3, 1050);
+}
+
+/// The genuine connection's next snapshot decodes as a snapshot, trusted.
+fn the_next_snapshot_is_trusted(f: &mut dyn FlowDecoder, seq: u32, time: i64) {
+    let r = run(
+        f,
+        &ioq3_s2c(seq, &no_entities(time, 0)),
+        Direction::ToClient,
+    );
+    assert!(
+        !untrusted_note(&r),
+        "genuine flow broken by one stray: {} {:?}",
+        r.summary,
+        r.notes
+    );
+    assert_eq!(r.msg_type, "snapshot");
+}

@@ -111,11 +111,13 @@ impl Detector {
         self.event = None;
         if self.forced.is_none() && checksum_ok {
             match &self.locked {
-                None => match sniff_release(p) {
-                    Some((r, why)) => self.name(r, why, p),
-                    None if self.named.is_none() && !self.settled() => self.score(p, learned),
-                    None => {}
-                },
+                None => {
+                    if let Some((r, why)) = sniff_release(p) {
+                        self.name(r, why, p);
+                    } else if !self.settled() {
+                        self.score(p, learned);
+                    }
+                }
                 Some((r, _)) => {
                     let r = *r;
                     self.weigh_against(p, r);
@@ -129,7 +131,9 @@ impl Detector {
     /// name it locks it; one naming another starts the count again.
     /// A copy of a datagram already counted (a replay, a duplicate) is no new evidence.
     fn name(&mut self, r: Release, why: String, p: &[u8]) {
-        let digest = fnv1a(p);
+        // The packet type and body: the same message under another header (ack bytes, a
+        // recomputed checksum) is no new evidence either.
+        let digest = fnv1a(p.get(6..).unwrap_or(&[]));
         let mut seen = match self.named.take() {
             Some((named, _, seen)) if named == r => seen,
             _ => Vec::new(),
@@ -204,7 +208,9 @@ impl Detector {
         if let Some((r, why)) = &self.locked {
             return (*r, Basis::Wire(why));
         }
-        if let Some((r, why, _)) = &self.named {
+        // One naming datagram decides nothing: before any packet was scored it is the only
+        // evidence; once the tables have explained packets, the best fit stays.
+        if let Some((r, why, _)) = self.named.as_ref().filter(|_| self.scored == 0) {
             return (*r, Basis::NamedOnce(why));
         }
         if self.scored == 0 {

@@ -497,8 +497,9 @@ fn release_is_sniffed_from_the_wire() {
 #[test]
 fn a_release_is_locked_by_two_distinct_naming_datagrams() {
     let join = pkt(1, 0, 22, &[201, 25, 1, 0]);
-    let other = pkt(2, 0, 22, &[201, 25, 1, 0]);
-    assert_ne!(join, other);
+    // Another header on the same message is no second datagram; another message is.
+    let reheaded = pkt(2, 0, 22, &[201, 25, 1, 0]);
+    let other = pkt(2, 0, 22, &[201, 25, 2, 0]);
     let mut d = Detector::new(None);
     let st = State::default();
     let (r, basis) = d.choose(&join, true, &st);
@@ -507,6 +508,8 @@ fn a_release_is_locked_by_two_distinct_naming_datagrams() {
     assert!(!d.decided());
     d.choose(&join, true, &st);
     assert!(!d.decided(), "a replay is no second datagram");
+    d.choose(&reheaded, true, &st);
+    assert!(!d.decided(), "nor the same message under another header");
     d.choose(&other, true, &st);
     assert!(d.decided());
     assert!(
@@ -995,4 +998,26 @@ fn a_packet_type_no_srb2_release_has_tells_another_game() {
     let r = one("2.2.13", Direction::ToServer, pkt(0, 0, 46, &[1, 2, 3]));
     assert_eq!(r.msg_type, "unknown");
     assert!(errors(&r) > 0);
+}
+
+/// A flow decided by best fit (2.2.12–2.2.13) gets one stray trusted PT_CLIENTJOIN naming
+/// 2.1.25: the next genuine datagram must still decode as 2.2.13.
+#[test]
+fn one_stray_naming_datagram_overrides_a_best_fit() {
+    let cc = pkt(0, 0, 2, &[1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7]);
+    let ping = pkt(3, 0, 34, &[0; 132]);
+    let stray = pkt(1, 0, 22, &[201, 25, 1, 0]);
+    let mut dgs = vec![(TS, cc.clone()), (TC, ping.clone()), (TS, stray)];
+    for _ in 0..3 {
+        dgs.push((TS, cc.clone()));
+        dgs.push((TC, ping.clone()));
+    }
+    let recs = decode_with(Prefs::default(), &dgs);
+    let last = recs.last().unwrap();
+    assert_eq!(
+        val(last, "srb2.release"),
+        &s("2.2.13"),
+        "{:?}",
+        val(last, "srb2.release_basis")
+    );
 }
