@@ -19,4 +19,4 @@ pub mod protocols;
 pub mod run;
 pub mod toolkit;
 
-pub use toolkit::{proto, text, tree, wire};
+pub use toolkit::{digest, proto, text, tree, wire};

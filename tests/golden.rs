@@ -15,6 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use gamedissect::digest::fnv1a;
 use gamedissect::run::parallel::{Tuning, render_sharded};
 use gamedissect::run::{OutputFormat, render};
 
@@ -60,13 +61,6 @@ const DIGEST_HEAD: usize = 20;
 const DIGEST_TAIL: usize = 10;
 const DIGEST_EVERY: usize = 500;
 
-/// FNV-1a, 64 bits: the checksum a digest keeps of the whole summary.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 /// The golden form of a summary too long to review whole: its size and checksum (so that any
 /// change of any byte fails), the records and notes the tree decode counts (`counts`, from
 /// `testkit::dissect::examples_and_counts`: where a change is), and a sample of its lines,
@@ -83,7 +77,7 @@ fn digest(cap: &Path, summary: &str, counts: &str) -> String {
     );
     let _ = writeln!(out, "lines {n}");
     let _ = writeln!(out, "bytes {}", summary.len());
-    let _ = writeln!(out, "fnv1a64 {:016x}", fnv1a64(summary.as_bytes()));
+    let _ = writeln!(out, "fnv1a64 {:016x}", fnv1a(summary.as_bytes()));
     out.push_str("# records per protocol, message type and direction; notes per protocol, severity and name\n");
     out.push_str(counts);
     let _ = writeln!(
@@ -433,8 +427,8 @@ fn note_names_are_unique() {
 
 /// The digest's checksum is FNV-1a 64 (the published test values: the empty string and "a").
 #[test]
-fn the_digest_checksum_is_fnv1a64() {
-    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-    assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
+fn the_digest_checksum_is_fnv1a() {
+    assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    assert_eq!(fnv1a(b"foobar"), 0x85944171f73967e8);
 }

@@ -6,6 +6,7 @@
 //!   built from them and the `TreeBuilder`.
 //! - [`wire`]: checked byte reads (`Cursor`), named field ranges (`Field`), and the `Dissector`
 //!   that reads a value and adds its field in one call, returning `Step`.
+//! - [`digest`]: FNV-1a fingerprints of bytes and words.
 //! - [`enums`]: `open_enum!`, opcodes and constants with their names in one place; a value
 //!   without a name survives as its number.
 //! - [`facts`]: the vocabulary of game events (`Event`, `Label`, `At`, `KindDef`) that protocols
@@ -14,6 +15,7 @@
 //!
 //! Crate-level aliases (`crate::tree`, `crate::wire`, `crate::proto`) point here.
 
+pub mod digest;
 pub mod enums;
 pub mod facts;
 pub mod lookup;

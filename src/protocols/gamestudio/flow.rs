@@ -9,8 +9,9 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::net::SocketAddr;
 
+use crate::digest::Fnv;
 use crate::proto::{Datagram, Direction, FlowDecoder};
-use crate::tree::{Field, Note, Pos, Record, Source, Value};
+use crate::tree::{Field, Note, NoteDef, Pos, Record, Source, Value};
 
 use super::dplay::{self, Fragment, Payloads, Unwrapped};
 use super::msg::{self, Dialect, Fit, PosMode, Words};
@@ -190,19 +191,14 @@ impl std::fmt::Display for Why {
 /// decided one for as long as it lasted.
 pub(super) const SETTLE_AFTER: u32 = 16;
 
+/// A note about the flow's dialect, on its field.
+fn dialect_note(def: &'static NoteDef, msg: String) -> Note {
+    Note::new(def, Some(&fields::DIALECT), None, msg)
+}
+
 /// How a dialect one datagram so far fits only is shown until a second, distinct one agrees.
 const ONE_VOTE: &str =
     "one datagram so far parses only in this dialect; decided when a second agrees";
-
-/// FNV-1a, 64 bits, from `h` on: tells a datagram's messages from another's (a replay is no
-/// second datagram).
-fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(h, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// Datagrams in a row (the flow's next datagrams, none between them) that the flow's dialect
 /// cannot read and the other dialect reads cleanly, after which the dialect decided from the
@@ -689,7 +685,9 @@ impl Flow {
         let shown = trials.iter().position(|t| t.dialect == d && t.clean());
         // The game messages, not their wrapper: a copy in another DirectPlay frame is no new
         // evidence either.
-        let digest = Trial::bufs(inp).fold(FNV_START, |h, (_, b)| fnv1a(h, b));
+        let digest = Trial::bufs(inp)
+            .fold(Fnv::default(), |h, (_, b)| h.bytes(b))
+            .finish();
         let earlier = match self.dialect_vote {
             Some((v, f, dg)) if v == d && dg != digest => f,
             Some((v, _, _)) if v == d => {
@@ -716,12 +714,7 @@ impl Flow {
             "dialect decided for this flow: {} ({why}{local})",
             d.label()
         );
-        notes.push(Note::new(
-            &notes::DIALECT_DECIDED,
-            Some(&fields::DIALECT),
-            None,
-            msg,
-        ));
+        notes.push(dialect_note(&notes::DIALECT_DECIDED, msg));
         self.dialect = Some((d, why));
         (shown.unwrap_or(0), "")
     }
@@ -956,7 +949,7 @@ impl Flow {
             (self.contradictions, self.contradiction_digest) = (0, None);
             return None;
         }
-        let digest = fnv1a(FNV_START, dg.payload);
+        let digest = Fnv::default().bytes(dg.payload).finish();
         if self.contradiction_digest != Some(digest) {
             self.contradictions += 1;
             self.contradiction_digest = Some(digest);
@@ -967,12 +960,8 @@ impl Flow {
                 other.label(),
                 decided.label()
             );
-            rec.notes.push(Note::new(
-                &notes::DIALECT_CONTRADICTED,
-                Some(&fields::DIALECT),
-                None,
-                msg,
-            ));
+            rec.notes
+                .push(dialect_note(&notes::DIALECT_CONTRADICTED, msg));
             return None;
         }
         (alt.contradictions, alt.contradiction_digest) = (0, None);
@@ -983,12 +972,9 @@ impl Flow {
             other.label(),
             decided.label()
         );
-        alt_rec.notes.push(Note::new(
-            &notes::DIALECT_REVISED,
-            Some(&fields::DIALECT),
-            None,
-            msg,
-        ));
+        alt_rec
+            .notes
+            .push(dialect_note(&notes::DIALECT_REVISED, msg));
         Some(alt_rec)
     }
 

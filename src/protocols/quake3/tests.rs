@@ -1045,33 +1045,17 @@ fn stale_and_wrongly_summed_datagrams_change_nothing() {
 fn a_far_jump_is_trusted_once_the_flow_follows_it() {
     let (mut f, _) = flow_after_gamestate();
     let far = 2 + SEQUENCE_JUMP + 5;
-    let r = run(
-        &mut *f,
-        &ioq3_s2c(far, &no_entities(1000, 0)),
-        Direction::ToClient,
-    );
+    let r = snapshot(&mut *f, far, 1000);
     assert_eq!(r.msg_type, "untrusted");
-    let r = run(
-        &mut *f,
-        &ioq3_s2c(2, &no_entities(1050, 0)),
-        Direction::ToClient,
-    );
+    let r = snapshot(&mut *f, 2, 1050);
     assert_eq!(
         r.msg_type, "snapshot",
         "the flow went on from 1: {:?}",
         r.notes
     );
-    let r = run(
-        &mut *f,
-        &ioq3_s2c(far, &no_entities(1100, 0)),
-        Direction::ToClient,
-    );
+    let r = snapshot(&mut *f, far, 1100);
     assert_eq!(r.msg_type, "untrusted");
-    let r = run(
-        &mut *f,
-        &ioq3_s2c(far + 1, &no_entities(1150, 0)),
-        Direction::ToClient,
-    );
+    let r = snapshot(&mut *f, far + 1, 1150);
     assert_eq!(r.msg_type, "snapshot", "{:?}", r.notes);
     assert!(!untrusted_note(&r));
 }
@@ -1080,20 +1064,12 @@ fn a_far_jump_is_trusted_once_the_flow_follows_it() {
 #[test]
 fn a_handshake_mid_connection_waits_for_the_new_connection() {
     let (mut f, _) = flow_after_gamestate();
-    run(
-        &mut *f,
-        &ioq3_s2c(2, &no_entities(1000, 0)),
-        Direction::ToClient,
-    );
+    snapshot(&mut *f, 2, 1000);
     let shake = b"\xff\xff\xff\xffchallengeResponse 7654321 5 72";
     let r = run(&mut *f, shake, Direction::ToClient);
     assert!(untrusted_note(&r), "{:?}", r.notes);
     // The old connection goes on: the handshake was a stray; the old challenge still holds.
-    let r = run(
-        &mut *f,
-        &ioq3_s2c(3, &no_entities(1050, 0)),
-        Direction::ToClient,
-    );
+    let r = snapshot(&mut *f, 3, 1050);
     assert_eq!(r.msg_type, "snapshot", "{:?}", r.notes);
     assert!(!untrusted_note(&r));
     // A real reconnect: the new netchan starts again from 1, under the new challenge.
@@ -1117,11 +1093,7 @@ fn one_datagram_without_the_checksum_decides_no_flavour() {
     );
     let stray = run(&mut *f, &[1, 0, 0, 0, 9, 9, 9, 9, 8], Direction::ToClient);
     assert!(!has_note(&stray, "netchan flavour"), "{:?}", stray.notes);
-    let r = run(
-        &mut *f,
-        &ioq3_s2c(2, &no_entities(1000, 0)),
-        Direction::ToClient,
-    );
+    let r = snapshot(&mut *f, 2, 1000);
     assert!(has_note(&r, "netchan flavour ioq3"), "{:?}", r.notes);
 }
 
@@ -1144,11 +1116,7 @@ fn reconnect_with_an_old_datagram_between_handshake_packets() {
         Direction::ToClient,
     );
     // The old connection's last snapshot, still in flight.
-    let r = run(
-        &mut *f,
-        &ioq3_s2c(4, &no_entities(1200, 0)),
-        Direction::ToClient,
-    );
+    let r = snapshot(&mut *f, 4, 1200);
     assert_eq!(r.msg_type, "snapshot");
     run(
         &mut *f,
@@ -1241,4 +1209,13 @@ fn the_next_snapshot_is_trusted(f: &mut dyn FlowDecoder, seq: u32, time: i64) {
         r.notes
     );
     assert_eq!(r.msg_type, "snapshot");
+}
+
+/// An empty ioquake3 snapshot with sequence `seq` at server time `time`, decoded by `f`.
+fn snapshot(f: &mut dyn FlowDecoder, seq: u32, time: i64) -> Record {
+    run(
+        f,
+        &ioq3_s2c(seq, &no_entities(time, 0)),
+        Direction::ToClient,
+    )
 }

@@ -5,6 +5,7 @@
 //! (STJr/SRB2 `src/doomdef.h` up to 2.2.6, `src/version.h` after), PACKETVERSION
 //! (`src/d_clisrv.h`), MODVERSION (51–56 for 2.2.10–2.2.15).
 
+use crate::digest::fnv1a;
 use crate::tree::{Detail, Record, Severity};
 
 use super::msg::dissect;
@@ -287,13 +288,6 @@ impl Detector {
             ),
         }
     }
-}
-
-/// FNV-1a, 64 bits: tells a datagram's bytes from another's.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 /// A decode explains a packet when it has no error and no warning.

@@ -27,6 +27,7 @@ use super::{
     CARRIED_SEARCH, Clc, PadPool, Pads, Pooled, Svc, TRIAL, Trial, apply, dekeyed_pool,
     heads_agree, keyed_from, spend, trial,
 };
+use crate::digest::Fnv;
 use crate::protocols::quake3::State;
 use crate::protocols::quake3::bits::{BitReader, BitWriter as Plain};
 
@@ -163,20 +164,18 @@ fn parses_under(g: &PadPool, pad: &[u8]) -> bool {
 /// bytes). The commands mostly become known after the messages that carried them came, so a
 /// group is tried again when they change, not at each message it pools.
 fn fingerprint(cmds: &[Carried], pad: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut mix = |v: u64| h = (h ^ v).wrapping_mul(0x0100_0000_01b3);
-    mix(pad.len() as u64);
+    let mut h = Fnv::default().word(pad.len() as u64);
     for &z in pad.iter().rev().take(8) {
-        mix(u64::from(z));
+        h = h.word(u64::from(z));
     }
     for c in cmds {
-        mix(u64::from(c.number));
-        mix(c.text.len() as u64 * 2 + u64::from(c.whole));
+        h = h.word(u64::from(c.number));
+        h = h.word(c.text.len() as u64 * 2 + u64::from(c.whole));
         for &b in c.text.iter().take(8).chain(c.text.iter().rev().take(8)) {
-            mix(u64::from(b));
+            h = h.word(u64::from(b));
         }
     }
-    h
+    h.finish()
 }
 
 impl Pads {
