@@ -129,9 +129,19 @@ impl Detector {
     }
 
     /// A trusted datagram of an unlocked flow names release `r`: the [`LOCK_AFTER`]th to
-    /// name it locks it; one naming another starts the count again.
+    /// name it locks it, and so does one that names the best fit of the packets scored; one
+    /// naming another starts the count again.
     /// A copy of a datagram already counted (a replay, a duplicate) is no new evidence.
     fn name(&mut self, r: Release, why: String, p: &[u8]) {
+        // Packets the tables already explained are evidence too: a name that agrees with their
+        // best fit is the second piece, and scoring (ten trial decodes a packet) can stop.
+        if self.scored > 0 && CANDIDATES[self.best()] == r {
+            let n = self.scored;
+            self.named = None;
+            let s = if n == 1 { "" } else { "s" };
+            self.locked = Some((r, format!("{why}; the best fit over {n} packet{s} agrees")));
+            return;
+        }
         // The packet type and body: the same message under another header (ack bytes, a
         // recomputed checksum) is no new evidence either.
         let digest = fnv1a(p.get(6..).unwrap_or(&[]));
