@@ -191,8 +191,11 @@ pub enum GamestudioPos {
 /// Options shared by every command that decodes a capture.
 #[derive(Debug, Clone, Args)]
 pub struct DecodeArgs {
-    /// Capture file (pcap or pcapng), or - for standard input
-    pub file: String,
+    /// Capture files (pcap, pcapng or Quake 3 demo) or directories of them, or - for standard
+    /// input (alone); `dissect`, `stats` and `events` take several, decoded in parallel, one file
+    /// per thread (docs/output.md, "Several captures")
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<String>,
     /// Decode UDP to or from PORT (or PORT-PORT) as PROTO; repeatable
     #[arg(long = "decode-as", value_name = "PORT=PROTO")]
     pub decode_as: Vec<String>,
@@ -267,8 +270,8 @@ pub struct DissectArgs {
     /// Stop after printing N messages (decodes on one thread)
     #[arg(short = 'c', long = "count", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
-    /// Decoding threads (flows are split between them; the output is the same for any number).
-    /// Default: one per core, at most 4
+    /// Decoding threads (flows are split between them; with several captures, one capture a
+    /// thread; the output is the same for any number). Default: one per core, at most 4
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub threads: Option<u16>,
     /// Write each record out as soon as it is decoded, even from a file (a live input, such as
@@ -287,6 +290,10 @@ pub struct StatsArgs {
     /// Counts per time interval instead (like tshark -z io,stat): `1s`, `500ms`, `2m`, `0.5`
     #[arg(long, value_name = "DURATION")]
     pub interval: Option<String>,
+    /// With several captures: how many are decoded at once, one per thread. Default: one per
+    /// core, at most 4
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: Option<u16>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -299,6 +306,10 @@ pub struct EventsArgs {
     /// Only events of this kind (chat, kill, join…, or PROTO.KIND); repeatable
     #[arg(long, value_name = "KIND")]
     pub kind: Vec<String>,
+    /// With several captures: how many are decoded at once, one per thread. Default: one per
+    /// core, at most 4
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: Option<u16>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -589,7 +600,7 @@ fn tree_view(a: &DissectArgs, registry: &[&'static dyn Protocol]) -> Result<Tree
 
 /// `-2` reads the input twice: standard input is read once.
 fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
-    if args.two_pass && args.file == "-" {
+    if args.two_pass && args.files.iter().any(|f| f == "-") {
         return Err(UsageError(
             "-2 reads the capture twice: give a file, not standard input".into(),
         ));
@@ -597,11 +608,41 @@ fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
     Ok(args.two_pass)
 }
 
+/// The inputs as given: `-` (standard input) only alone.
+fn inputs(files: &[String]) -> Result<Vec<String>, UsageError> {
+    if files.len() > 1 && files.iter().any(|f| f == "-") {
+        return Err(UsageError(
+            "- (standard input) is the only input when given: it cannot be read beside files"
+                .into(),
+        ));
+    }
+    Ok(files.to_vec())
+}
+
+/// The arguments of a command that reads one capture, checked to name one.
+fn one_capture<'a>(args: &'a DecodeArgs, command: &str) -> Result<&'a DecodeArgs, UsageError> {
+    if args.files.len() > 1 {
+        return Err(UsageError(format!(
+            "{command} reads one capture, not {} (dissect, stats and events take several)",
+            args.files.len()
+        )));
+    }
+    Ok(args)
+}
+
+/// The one input of checked arguments.
+fn single_input(files: &[String]) -> Result<String, UsageError> {
+    files
+        .first()
+        .cloned()
+        .ok_or_else(|| UsageError("no capture given".into()))
+}
+
 /// Checks parsed arguments against the registry and resolves them into [`Settings`].
 pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Settings, UsageError> {
     let decode = |args: &DecodeArgs| -> Result<Decode, UsageError> {
         Ok(Decode {
-            input: args.file.clone(),
+            inputs: inputs(&args.files)?,
             config: config_from(args, registry)?,
             quiet: args.quiet,
             two_pass: two_pass(args)?,
@@ -624,6 +665,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,
             format: a.format.into(),
+            threads: a.threads.map(usize::from),
             interval: match a.interval.as_deref() {
                 None => None,
                 Some(t) => Some(crate::output::interval::parse_interval(t).ok_or_else(|| {
@@ -643,15 +685,16 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
                 decode: decode(&a.decode)?,
                 format: a.format.into(),
                 kinds: a.kind,
+                threads: a.threads.map(usize::from),
             }
         }
         Command::Tracks(a) => Settings::Tracks {
-            decode: decode(&a.decode)?,
+            decode: decode(one_capture(&a.decode, "tracks")?)?,
             format: a.format.into(),
         },
         Command::Demo(a) => {
             let args = DecodeArgs {
-                file: a.file.clone(),
+                files: vec![a.file.clone()],
                 decode_as: a.decode_as.clone(),
                 protocol: Vec::new(),
                 frames: Vec::new(),
@@ -688,7 +731,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         Command::Diff(a) => Settings::Diff(diff_settings(a, registry)?),
         Command::Report(a) => Settings::Report {
             output: report_output(&a)?,
-            decode: decode(&a.decode)?,
+            decode: decode(one_capture(&a.decode, "report")?)?,
         },
     })
 }
@@ -710,6 +753,7 @@ fn report_output(a: &ReportArgs) -> Result<String, UsageError> {
 }
 
 fn diff_settings(a: DiffArgs, registry: &[&'static dyn Protocol]) -> Result<Diff, UsageError> {
+    let golden = single_input(&one_capture(&a.decode, "diff")?.files)?;
     let compare = CompareOptions {
         time: a.compare.contains(&CompareExtra::Time),
         time_tolerance: a.time_tolerance,
@@ -739,7 +783,7 @@ fn diff_settings(a: DiffArgs, registry: &[&'static dyn Protocol]) -> Result<Diff
         })
         .collect::<Result<_, _>>()?;
     Ok(Diff {
-        golden: a.decode.file.clone(),
+        golden,
         new: a.new,
         options: DiffOptions {
             compare,
@@ -887,7 +931,7 @@ mod tests {
         let Ok(Settings::Dissect(d)) = settings(&args) else {
             panic!("dissect settings expected");
         };
-        assert_eq!(d.decode.input, "x");
+        assert_eq!(d.decode.inputs, ["x"]);
         assert_eq!(
             d.rendering,
             Rendering {

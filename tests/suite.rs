@@ -37,6 +37,8 @@ mod injection;
 mod interval;
 #[path = "live.rs"]
 mod live;
+#[path = "multi.rs"]
+mod multi;
 #[path = "quake3.rs"]
 mod quake3;
 #[path = "quake3_wild.rs"]

@@ -78,12 +78,20 @@ pub enum Input {
 impl Input {
     /// Opens `path`, or standard input for `-`. A FIFO blocks here until its writer opens it.
     pub fn open(path: &str) -> io::Result<Input> {
-        let file = if path == "-" {
+        if path == "-" {
             use std::os::fd::AsFd;
-            File::from(io::stdin().as_fd().try_clone_to_owned()?)
-        } else {
-            File::open(path)?
-        };
+            return Input::from_file(File::from(io::stdin().as_fd().try_clone_to_owned()?));
+        }
+        Input::open_path(std::path::Path::new(path))
+    }
+
+    /// Opens the file at `path` (`-` is a file of that name here). A FIFO blocks here until its
+    /// writer opens it.
+    pub fn open_path(path: &std::path::Path) -> io::Result<Input> {
+        Input::from_file(File::open(path)?)
+    }
+
+    fn from_file(file: File) -> io::Result<Input> {
         let meta = file.metadata()?;
         if meta.is_file() {
             let reader = BufReader::with_capacity(FILE_BUFFER, StopAware(file));

@@ -9,7 +9,7 @@ use super::{Decode, finish_outcome, open_or_exit, progress_total, warn_skipped};
 use crate::capture::{CaptureError, Input};
 use crate::engine::{Config, Engine};
 use crate::filter::Column;
-use crate::output::{ListFormat, OutputFormat, Rendering};
+use crate::output::{CaptureName, ListFormat, OutputFormat, Rendering};
 use crate::protocols;
 use crate::run::live::{self, FlushWhenIdle, Flushing, SharedOut};
 use crate::run::parallel::{self, Tuning};
@@ -63,54 +63,67 @@ fn field_mask(config: &Config, columns: &[Column]) -> Option<&'static FieldMask>
     Some(Box::leak(Box::new(mask)))
 }
 
-pub(super) fn dissect(args: Dissect) -> ExitCode {
-    let Decode {
-        input: file,
-        config,
-        quiet,
-        ..
-    } = args.decode;
-    let field_mask = match args.rendering.format {
-        _ if args.rendering.hex => None,
+/// The engine configuration `dissect` decodes with for `rendering`: field trees built only where
+/// the output or the filter reads them.
+pub(super) fn config_for(config: Config, rendering: &Rendering) -> Config {
+    let field_mask = match rendering.format {
+        _ if rendering.hex => None,
         OutputFormat::Summary => field_mask(&config, &[]),
         OutputFormat::Fields => field_mask(
             &config,
-            args.rendering.fields.map_or(&[], |s| s.columns.as_slice()),
+            rendering.fields.map_or(&[], |s| s.columns.as_slice()),
         ),
         OutputFormat::Tree | OutputFormat::Json => None,
     };
-    let config = Config {
+    Config {
         field_mask,
         flow_stats: false,
         message_stats: false,
         // The summary's hex dumps show the decoders' extra buffers, which come with the trees.
         detail: needs_tree(&config)
-            || args.rendering.hex
-            || match args.rendering.format {
+            || rendering.hex
+            || match rendering.format {
                 OutputFormat::Summary => false,
-                OutputFormat::Fields => args
-                    .rendering
+                OutputFormat::Fields => rendering
                     .fields
                     .is_some_and(|s| s.columns.iter().any(Column::needs_tree)),
                 OutputFormat::Tree | OutputFormat::Json => true,
             },
         ..config
-    };
+    }
+}
+
+/// The first line of `--format fields -E header=y` (nothing otherwise), written once, before
+/// any record.
+pub(super) fn header(rendering: &Rendering) -> Option<String> {
+    rendering
+        .fields
+        .filter(|s| s.header)
+        .map(|spec| spec.header_line())
+}
+
+pub(super) fn dissect(args: Dissect) -> ExitCode {
+    let file = args.decode.input().to_string();
+    let config = config_for(args.decode.config, &args.rendering);
     let mut input = match open_or_exit(&file) {
         Ok(x) => x,
         Err(code) => return code,
     };
     input.report_quiet(live::HOLD_QUIET);
-    let len = progress_total(&input, quiet);
+    let len = progress_total(&input, args.decode.quiet);
     let flushing = Flushing::choose(args.line_buffered, input.is_live());
     let warn = warn_skipped(&file);
     let mut out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
     // The header goes first, whoever writes the records (every decoding thread has a writer).
-    if let Some(spec) = args.rendering.fields.filter(|s| s.header)
-        && let Err(e) = out.write_all(spec.header_line().as_bytes())
+    if let Some(line) = header(&args.rendering)
+        && let Err(e) = out.write_all(line.as_bytes())
     {
         return finish_outcome(&file, Outcome::Output(e));
     }
+    let capture = CaptureName {
+        name: file.clone(),
+        keyed: false,
+    };
     // `-c` stops at a record count: one thread, which knows when it has written them.
     let threads = match args.count {
         Some(_) => 1,
@@ -119,7 +132,7 @@ pub(super) fn dissect(args: Dissect) -> ExitCode {
     if threads > 1 {
         let tuning = Tuning::for_format(args.rendering.format);
         let outcome = parallel::dissect_sharded(
-            Box::new(input),
+            (Box::new(input), &capture),
             len,
             config,
             threads,
@@ -135,35 +148,39 @@ pub(super) fn dissect(args: Dissect) -> ExitCode {
         rendering: args.rendering,
         count: args.count,
         flushing,
+        capture,
     };
-    let outcome = dissect_one_thread(input, len, config, how, out, warn);
+    let (outcome, _) = dissect_one_thread(input, len, config, how, out, warn);
     finish_outcome(&file, outcome)
 }
 
 /// How `dissect` writes on the calling thread.
-struct OneThread {
-    rendering: crate::output::Rendering,
+pub(super) struct OneThread {
+    pub rendering: crate::output::Rendering,
     /// `-c`: stop after this many records.
-    count: Option<u64>,
-    flushing: Flushing,
+    pub count: Option<u64>,
+    pub flushing: Flushing,
+    pub capture: CaptureName,
 }
 
 /// `dissect` on the calling thread: flushed as `flushing` says, stopped after `-c` records.
-fn dissect_one_thread(
+/// Returns how the run ended and how many records it wrote.
+pub(super) fn dissect_one_thread<W: Write>(
     input: Input,
     len: Option<u64>,
     config: Config,
     how: OneThread,
-    out: BufWriter<io::StdoutLock<'static>>,
+    out: W,
     mut warn: impl FnMut(&CaptureError),
-) -> Outcome {
+) -> (Outcome, u64) {
     let OneThread {
         rendering,
         count,
         flushing,
+        capture,
     } = how;
     let out = RefCell::new(out);
-    let mut writer = rendering.writer(SharedOut(&out));
+    let mut writer = rendering.writer_for(SharedOut(&out), &capture);
     let input = FlushWhenIdle {
         input,
         out: &out,
@@ -193,22 +210,23 @@ fn dissect_one_thread(
     {
         outcome = Outcome::Output(e);
     }
-    outcome
+    (outcome, written)
+}
+
+/// The engine configuration of `stats`: field trees only for what a filter reads.
+pub(super) fn stats_config(config: Config) -> Config {
+    Config {
+        detail: needs_tree(&config),
+        field_mask: field_mask(&config, &[]),
+        ..config
+    }
 }
 
 /// `stats`, or with `--interval` the counts per interval (the sink counts each printed record).
 pub(super) fn stats(decode: Decode, format: ListFormat, interval: Option<u64>) -> ExitCode {
-    let Decode {
-        input: file,
-        config,
-        quiet,
-        ..
-    } = decode;
-    let config = Config {
-        detail: needs_tree(&config),
-        field_mask: field_mask(&config, &[]),
-        ..config
-    };
+    let file = decode.input().to_string();
+    let Decode { config, quiet, .. } = decode;
+    let config = stats_config(config);
     let input = match open_or_exit(&file) {
         Ok(x) => x,
         Err(code) => return code,

@@ -15,6 +15,8 @@ pub mod demo;
 pub mod diff;
 mod dissect;
 pub mod events;
+mod inputs;
+mod many;
 pub mod reference;
 pub mod report;
 pub mod tracks;
@@ -36,12 +38,16 @@ pub enum Settings {
         format: ListFormat,
         /// `--interval` in nanoseconds.
         interval: Option<u64>,
+        /// With several captures, how many are decoded at once (`None`: the default).
+        threads: Option<usize>,
     },
     Events {
         decode: Decode,
         format: events::EventFormat,
         /// `--kind` selectors, each a known kind.
         kinds: Vec<String>,
+        /// With several captures, how many are decoded at once (`None`: the default).
+        threads: Option<usize>,
     },
     Tracks {
         decode: Decode,
@@ -67,11 +73,12 @@ pub enum Settings {
     },
 }
 
-/// The input and the engine configuration, shared by every command that decodes.
+/// The inputs and the engine configuration, shared by every command that decodes.
 #[derive(Debug)]
 pub struct Decode {
-    /// A file name, or `-` for standard input.
-    pub input: String,
+    /// File or directory names as given, or `-` (standard input, then the only one). Commands
+    /// that read one capture have exactly one ([`Decode::input`]).
+    pub inputs: Vec<String>,
     pub config: Config,
     /// `--quiet`: no progress bar.
     pub quiet: bool,
@@ -79,8 +86,31 @@ pub struct Decode {
     pub two_pass: bool,
 }
 
+impl Decode {
+    /// The input of a command that reads one capture (the first, should there be more).
+    pub fn input(&self) -> &str {
+        one_input(&self.inputs)
+    }
+
+    /// Whether the inputs are several captures: more than one name, or a directory (whatever it
+    /// holds, so that the output's shape does not depend on how many files it has).
+    pub fn several(&self) -> bool {
+        let one = self.input();
+        self.inputs.len() > 1 || (one != "-" && std::path::Path::new(one).is_dir())
+    }
+}
+
+/// [`Decode::input`] of `inputs`, for where the configuration has been moved out of its
+/// [`Decode`].
+fn one_input(inputs: &[String]) -> &str {
+    inputs.first().map_or("-", String::as_str)
+}
+
 /// Runs the command the settings describe and returns the process's exit code.
 pub fn run(settings: Settings) -> ExitCode {
+    if many::several(&settings) {
+        return many::run(settings);
+    }
     match first_pass(settings) {
         Ok(settings) => run_second(settings),
         Err(code) => code,
@@ -94,11 +124,13 @@ fn run_second(settings: Settings) -> ExitCode {
             decode,
             format,
             interval,
+            ..
         } => dissect::stats(decode, format, interval),
         Settings::Events {
             decode,
             format,
             kinds,
+            ..
         } => events::command(decode, format, kinds),
         Settings::Tracks { decode, format } => tracks::command(decode, format),
         Settings::Protocols(format) => reference::protocols(format),
@@ -127,12 +159,12 @@ fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
     if !decode.two_pass {
         return Ok(settings);
     }
-    let input = open_or_exit(&decode.input)?;
+    let input = open_or_exit(decode.input())?;
     // A FIFO or a device is read once (standard input is refused with the options).
     if input.file_len().is_none() {
         eprintln!(
             "gamedissect: {}: -2 reads the capture twice: give a regular file",
-            input_name(&decode.input)
+            input_name(decode.input())
         );
         return Err(ExitCode::from(2));
     }
@@ -192,9 +224,9 @@ type Opened<W> = (Input, Option<u64>, W);
 fn open_decode(
     decode: &Decode,
 ) -> Result<Opened<impl FnMut(&CaptureError) + Send + 'static>, ExitCode> {
-    let input = open_or_exit(&decode.input)?;
+    let input = open_or_exit(decode.input())?;
     let len = progress_total(&input, decode.quiet);
-    Ok((input, len, warn_skipped(&decode.input)))
+    Ok((input, len, warn_skipped(decode.input())))
 }
 
 fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {

@@ -33,6 +33,10 @@ pub struct ProtocolStats {
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FlowStats {
+    /// The capture the flow is of, when several captures are counted together (flow numbers
+    /// are per capture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capture: Option<String>,
     pub flow: u64,
     pub client: SocketAddr,
     pub server: SocketAddr,
@@ -199,12 +203,69 @@ impl Stats {
             self.flows[i].count(errors, first_of_datagram, d);
         }
     }
+
+    /// Adds another capture's counts to these, its flows aside: sums, and for the peaks (of
+    /// the flow table, the decoder state and reassembly, each of one capture's own engine) the
+    /// highest.
+    pub fn add(&mut self, o: &Stats) {
+        self.frames += o.frames;
+        self.captured_bytes += o.captured_bytes;
+        self.truncated_frames += o.truncated_frames;
+        self.bad_records += o.bad_records;
+        self.not_ip += o.not_ip;
+        self.not_udp += o.not_udp;
+        self.link_errors += o.link_errors;
+        self.udp_datagrams += o.udp_datagrams;
+        self.records += o.records;
+        for (name, p) in &o.protocols {
+            let t = self.protocols.entry(name).or_default();
+            t.datagrams += p.datagrams;
+            t.messages += p.messages;
+            t.bytes += p.bytes;
+            t.malformed += p.malformed;
+            t.short += p.short;
+            t.warnings += p.warnings;
+        }
+        for (name, types) in &o.message_types {
+            let mine = self.message_types.entry(name).or_default();
+            for (t, c) in types {
+                let m = mine.entry(t.clone()).or_default();
+                m.messages += c.messages;
+                m.bytes += c.bytes;
+            }
+        }
+        for (k, n) in &o.notes {
+            *self.notes.entry(k).or_default() += n;
+        }
+        self.flow_table.add(&o.flow_table);
+        let (r, x) = (&mut self.reassembly, &o.reassembly);
+        r.fragments += x.fragments;
+        r.reassembled += x.reassembled;
+        r.timed_out += x.timed_out;
+        r.dropped_memory_cap += x.dropped_memory_cap;
+        r.dropped_pending_cap += x.dropped_pending_cap;
+        r.dropped_invalid += x.dropped_invalid;
+        r.peak_bytes = r.peak_bytes.max(x.peak_bytes);
+    }
+}
+
+impl FlowTableStats {
+    fn add(&mut self, o: &FlowTableStats) {
+        self.created += o.created;
+        self.evicted_idle += o.evicted_idle;
+        self.evicted_cap += o.evicted_cap;
+        self.peak = self.peak.max(o.peak);
+        self.unlisted += o.unlisted;
+        self.state_peak = self.state_peak.max(o.state_peak);
+        self.state_dropped += o.state_dropped;
+    }
 }
 
 impl FlowStats {
     /// A flow as first seen: plain UDP, the first sender taken as the client.
     fn new(flow: u64, client: SocketAddr, server: SocketAddr, time: Timestamp) -> FlowStats {
         FlowStats {
+            capture: None,
             flow,
             client,
             server,

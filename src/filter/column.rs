@@ -10,11 +10,17 @@ use crate::proto::Meta;
 use crate::proto::Protocol;
 use crate::tree::Record;
 
-/// One `-e` column: a registered field, an expert note (its messages) or a record-level field.
+/// The column `-e capture`: the capture a record comes from, as given or found (a name for
+/// columns only: a filter has nothing to choose among the captures named to it).
+pub const CAPTURE: &str = "capture";
+
+/// One `-e` column: a registered field, an expert note (its messages), a record-level field, or
+/// the capture's name.
 #[derive(Debug)]
 pub struct Column {
     pub name: String,
-    target: Target,
+    /// `None`: [`CAPTURE`].
+    target: Option<Target>,
 }
 
 impl Column {
@@ -29,7 +35,10 @@ impl Column {
             .map(|n| {
                 Ok(Column {
                     name: n.clone(),
-                    target: known.get(n)?,
+                    target: match n.as_str() {
+                        CAPTURE => None,
+                        n => Some(known.get(n)?),
+                    },
                 })
             })
             .collect()
@@ -37,21 +46,26 @@ impl Column {
 
     /// Whether the column reads decoded fields.
     pub fn needs_tree(&self) -> bool {
-        matches!(self.target, Target::Field(_))
+        matches!(self.target, Some(Target::Field(_)))
     }
 
     /// The registered field the column reads, if it reads one.
     pub fn field_name(&self) -> Option<&'static str> {
         match self.target {
-            Target::Field(def) => Some(def.name),
+            Some(Target::Field(def)) => Some(def.name),
             _ => None,
         }
     }
 
-    /// Appends each occurrence's text to `out` (cleared first).
-    pub fn texts(&self, meta: &Meta<'_>, rec: &Record, out: &mut Vec<String>) {
+    /// Appends each occurrence's text to `out` (cleared first); `capture` is the name of the
+    /// capture the record comes from.
+    pub fn texts(&self, meta: &Meta<'_>, rec: &Record, capture: &str, out: &mut Vec<String>) {
         out.clear();
-        match self.target {
+        let Some(target) = self.target else {
+            out.push(capture.to_string());
+            return;
+        };
+        match target {
             // Times keep the capture's precision (an f64 would lose nanoseconds of the epoch).
             Target::Builtin(Builtin::TimeEpoch) => {
                 let mut s = String::new();
@@ -67,7 +81,7 @@ impl Column {
             ),
             _ => {
                 let mut seen = false;
-                each_value(&self.target, meta, rec, &mut seen, &mut |v| {
+                each_value(&target, meta, rec, &mut seen, &mut |v| {
                     out.push(text_of(v));
                     false
                 });

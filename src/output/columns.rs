@@ -136,6 +136,8 @@ pub struct FieldsWriter<W: Write> {
     spec: &'static FieldsSpec,
     line: String,
     values: Vec<String>,
+    /// What `-e capture` writes.
+    capture: String,
 }
 
 impl<W: Write> FieldsWriter<W> {
@@ -145,7 +147,14 @@ impl<W: Write> FieldsWriter<W> {
             spec,
             line: String::with_capacity(256),
             values: Vec::new(),
+            capture: String::new(),
         }
+    }
+
+    /// The records come from the capture `name` (the `capture` column).
+    pub fn with_capture(mut self, name: &str) -> Self {
+        name.clone_into(&mut self.capture);
+        self
     }
 }
 
@@ -157,7 +166,7 @@ impl<W: Write> RecordWriter for FieldsWriter<W> {
             if i > 0 {
                 self.line.push_str(&spec.separator);
             }
-            c.texts(meta, rec, &mut self.values);
+            c.texts(meta, rec, &self.capture, &mut self.values);
             let picked: &[String] = match spec.occurrence {
                 Occurrence::All => &self.values,
                 Occurrence::First => self.values.first().map(std::slice::from_ref).unwrap_or(&[]),

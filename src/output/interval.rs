@@ -54,6 +54,8 @@ pub struct IntervalStats<W: Write> {
     late: u64,
     out: W,
     started: bool,
+    /// `"capture":"NAME",`, the JSON object's first key when several captures are written.
+    capture_key: String,
 }
 
 impl<W: Write> IntervalStats<W> {
@@ -66,7 +68,17 @@ impl<W: Write> IntervalStats<W> {
             late: 0,
             out,
             started: false,
+            capture_key: String::new(),
         }
+    }
+
+    /// The JSON object starts with a `capture` key holding `name` (several captures in one
+    /// output; the text has a header line per capture instead).
+    pub fn with_capture(mut self, name: &str) -> Self {
+        self.capture_key = "\"capture\":".to_string();
+        super::json::string_into(&mut self.capture_key, name);
+        self.capture_key.push(',');
+        self
     }
 
     /// Counts one printed record; writes the intervals that ended before the one before it.
@@ -125,7 +137,8 @@ impl<W: Write> IntervalStats<W> {
             ),
             ListFormat::Json => write!(
                 self.out,
-                "{{\"interval\":{:?},\"intervals\":[",
+                "{{{}\"interval\":{:?},\"intervals\":[",
+                self.capture_key,
                 self.width_ns as f64 / 1e9
             ),
         }

@@ -1,6 +1,6 @@
 //! NDJSON: one object per message with exactly the keys `frame`, `time`, `time_epoch`,
 //! `time_relative`, `src`, `dst`, `flow`, `direction`, `protocol`, `type`, `length`, `summary`,
-//! `fields`, `notes`.
+//! `fields`, `notes` (and a first key `capture` when several captures are written at once).
 //!
 //! `fields` nests the field tree, each field keyed by its name's last segment:
 //! `quake3.svc.snapshot.server_time` is `fields.quake3.svc.snapshot.server_time`. A field declared
@@ -26,6 +26,8 @@ pub struct JsonWriter<W: Write> {
     out: W,
     buf: String,
     hex: bool,
+    /// `"capture":"NAME",`, the first key of every record, when several captures are written.
+    capture_key: String,
 }
 
 impl<W: Write> JsonWriter<W> {
@@ -34,7 +36,17 @@ impl<W: Write> JsonWriter<W> {
             out,
             buf: String::with_capacity(8192),
             hex: false,
+            capture_key: String::new(),
         }
+    }
+
+    /// Every record starts with a `capture` key holding `name` (several captures in one output).
+    pub fn with_capture(mut self, name: &str) -> Self {
+        self.capture_key.clear();
+        self.capture_key.push_str("\"capture\":");
+        string_into(&mut self.capture_key, name);
+        self.capture_key.push(',');
+        self
     }
 
     /// With `hex`, every record also has `hex` (the payload) and `sources` (each extra data
@@ -364,8 +376,15 @@ fn members_into(out: &mut String, children: &[Field], mut first: bool) {
 
 /// One record as a JSON object (no trailing newline).
 pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
+    out.push('{');
+    keys_into(out, meta, rec);
+    out.push('}');
+}
+
+/// The keys of a record's object, from `frame` to `notes`.
+fn keys_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
     // The addresses come preformatted once per flow (`meta.src_text` is `meta.src` shown).
-    out.push_str("{\"frame\":");
+    out.push_str("\"frame\":");
     push_uint(out, meta.frame);
     out.push_str(",\"time\":\"");
     meta.time.rfc3339_into(out);
@@ -397,7 +416,6 @@ pub fn record_into(out: &mut String, meta: &Meta<'_>, rec: &Record) {
     fields_into(out, rec);
     out.push_str(",\"notes\":");
     notes_into(out, rec);
-    out.push('}');
 }
 
 /// The record's `fields` object, as [`record_into`] writes it.
@@ -449,13 +467,13 @@ fn hex_keys_into(out: &mut String, payload: &[u8], rec: &Record) {
 impl<W: Write> RecordWriter for JsonWriter<W> {
     fn record(&mut self, meta: &Meta<'_>, rec: &Record) -> io::Result<()> {
         self.buf.clear();
-        record_into(&mut self.buf, meta, rec);
+        self.buf.push('{');
+        self.buf.push_str(&self.capture_key);
+        keys_into(&mut self.buf, meta, rec);
         if self.hex {
-            self.buf.pop();
             hex_keys_into(&mut self.buf, meta.payload, rec);
-            self.buf.push('}');
         }
-        self.buf.push('\n');
+        self.buf.push_str("}\n");
         self.out.write_all(self.buf.as_bytes())
     }
 

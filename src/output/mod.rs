@@ -77,9 +77,23 @@ impl Rendering {
         }
     }
 
-    /// The writer for this rendering into `out`.
+    /// The writer for this rendering into `out`, of records of no named capture.
     pub fn writer<'w, W: io::Write + 'w>(self, out: W) -> Box<dyn RecordWriter + 'w> {
+        self.writer_for(out, &CaptureName::default())
+    }
+
+    /// The writer for this rendering into `out`, of records of the capture `capture`.
+    pub fn writer_for<'w, W: io::Write + 'w>(
+        self,
+        out: W,
+        capture: &CaptureName,
+    ) -> Box<dyn RecordWriter + 'w> {
         match self.format {
+            OutputFormat::Json if capture.keyed => Box::new(
+                JsonWriter::new(out)
+                    .with_hex(self.hex)
+                    .with_capture(&capture.name),
+            ),
             OutputFormat::Summary => {
                 Box::new(SummaryWriter::new(out, self.color).with_hex(self.hex))
             }
@@ -96,10 +110,21 @@ impl Rendering {
                     occurrence: columns::Occurrence::All,
                     aggregator: String::new(),
                 };
-                Box::new(FieldsWriter::new(out, self.fields.unwrap_or(&NO_COLUMNS)))
+                let spec = self.fields.unwrap_or(&NO_COLUMNS);
+                Box::new(FieldsWriter::new(out, spec).with_capture(&capture.name))
             }
         }
     }
+}
+
+/// The capture a writer's records come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaptureName {
+    /// As given or found (`-` for standard input): the `capture` column of `--format fields`.
+    pub name: String,
+    /// One of several captures written together: JSON records carry `name` as a first key,
+    /// `capture` (docs/output.md, "Several captures").
+    pub keyed: bool,
 }
 
 /// How the tree shows a message: which subtrees are expanded, and whether each line carries

@@ -4,6 +4,9 @@ use std::io::{self, Write};
 
 use crate::engine::{Config, FrameRange, Stats};
 
+mod combined;
+pub use combined::Combined;
+
 /// How many of the first `read` frames `--frames` selects (all of them without it).
 pub fn frames_selected(config: &Config, read: u64) -> u64 {
     let clip = |r: &FrameRange| (r.first.max(1), r.last.min(read));
@@ -42,6 +45,11 @@ pub fn write_json<W: Write>(mut out: W, stats: &Stats, selected: u64) -> io::Res
 /// `--frames` (said only when fewer than all).
 pub fn write_text<W: Write>(mut out: W, s: &Stats, selected: u64) -> io::Result<()> {
     write!(out, "Capture: {} frames", s.frames)?;
+    tables_text(out, s, selected)
+}
+
+/// The text after the first words of the first line.
+fn tables_text<W: Write>(mut out: W, s: &Stats, selected: u64) -> io::Result<()> {
     if selected < s.frames {
         write!(out, " read, {selected} selected by --frames")?;
     }
@@ -103,9 +111,15 @@ fn flows_text<W: Write>(out: &mut W, s: &Stats) -> io::Result<()> {
         s.flows.len()
     )?;
     for f in &s.flows {
+        // A flow number is per capture: with several, the capture names it too.
+        if let Some(c) = &f.capture {
+            write!(out, "  {}", crate::text::escaped(c))?;
+        } else {
+            write!(out, "  ")?;
+        }
         writeln!(
             out,
-            "  #{} {} → {} {} (by {}; roles: {}) c→s {} pkts {} bytes, s→c {} pkts {} bytes, {} messages, {} malformed, {} .. {}",
+            "#{} {} → {} {} (by {}; roles: {}) c→s {} pkts {} bytes, s→c {} pkts {} bytes, {} messages, {} malformed, {} .. {}",
             f.flow,
             f.client,
             f.server,

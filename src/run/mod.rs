@@ -3,6 +3,7 @@
 //! tests, benches and fuzzing. It knows no command: the commands call it.
 
 pub mod live;
+pub mod many;
 pub mod parallel;
 mod progress;
 

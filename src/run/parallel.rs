@@ -27,7 +27,7 @@ use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use crate::capture::CaptureError;
 use crate::capture::source::{is_quiet, quiet_error, read_through_buffer};
 use crate::engine::{Config, Engine, Shard};
-use crate::output::{OutputFormat, Rendering};
+use crate::output::{CaptureName, OutputFormat, Rendering};
 use crate::protocols;
 use crate::run::live::Flushing;
 use crate::run::{Outcome, Progress, run_capture_each};
@@ -231,6 +231,7 @@ fn run_shard(
     batch_bytes: usize,
     progress: Option<Progress>,
     mut warn: impl FnMut(&CaptureError),
+    capture: &CaptureName,
 ) -> Outcome {
     let pending = Rc::new(RefCell::new(Pending {
         batch: Batch::new(batch_bytes + batch_bytes / 4),
@@ -247,7 +248,7 @@ fn run_shard(
         at: 0,
         pending: Rc::clone(&pending),
     };
-    let mut writer = rendering.writer(PendingBytes(Rc::clone(&pending)));
+    let mut writer = rendering.writer_for(PendingBytes(Rc::clone(&pending)), capture);
     // Tree output separates records by a blank line before each but the first; every shard
     // writes it before each, and the merger drops the very first.
     writer.after_earlier_records();
@@ -455,12 +456,12 @@ fn merge(
     }
 }
 
-/// Decodes `input` on `shards` threads and writes the records to `out` in frame order, exactly
-/// as one thread would, flushing as `flushing` says. Bad records are reported through `warn`
-/// (by one shard).
+/// Decodes `input` (the capture `capture`) on `shards` threads and writes the records to `out`
+/// in frame order, exactly as one thread would, flushing as `flushing` says. Bad records are
+/// reported through `warn` (by one shard).
 #[allow(clippy::too_many_arguments)]
 pub fn dissect_sharded(
-    input: Box<dyn BufRead + Send>,
+    (input, capture): (Box<dyn BufRead + Send>, &CaptureName),
     total_len: Option<u64>,
     config: Config,
     shards: usize,
@@ -484,6 +485,7 @@ pub fn dissect_sharded(
         let otx = otx.clone();
         let config = config.clone();
         let mut shard_warn = warn.take();
+        let capture = capture.clone();
         // Every shard reads every frame: the first one reports progress for all.
         let progress = if index == 0 {
             Progress::maybe(total_len)
@@ -509,6 +511,7 @@ pub fn dissect_sharded(
                         w(e)
                     }
                 },
+                &capture,
             )
         }));
     }
@@ -548,7 +551,7 @@ pub fn render_sharded(
     let rendering = Rendering::plain(format);
     let input = Box::new(io::Cursor::new(bytes.to_vec()));
     let outcome = dissect_sharded(
-        input,
+        (input, &CaptureName::default()),
         None,
         config,
         shards,

@@ -16,7 +16,7 @@
 
 use std::process::ExitCode;
 
-use super::{Decode, finish_outcome, open_decode};
+use super::{Decode, finish_outcome, one_input, open_decode};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Write};
@@ -498,8 +498,8 @@ pub(super) fn command(decode: Decode, dir: Option<std::path::PathBuf>, single: b
     let mut out = io::stdout().lock();
     let written = crate::commands::demo::write_report(&mut out, &report, dir.as_deref());
     match (outcome, written.and_then(|_| out.flush())) {
-        (Outcome::Done, Err(e)) => finish_outcome(&decode.input, Outcome::Output(e)),
-        (o, _) => finish_outcome(&decode.input, o),
+        (Outcome::Done, Err(e)) => finish_outcome(one_input(&decode.inputs), Outcome::Output(e)),
+        (o, _) => finish_outcome(one_input(&decode.inputs), o),
     }
 }
 

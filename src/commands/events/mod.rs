@@ -15,7 +15,7 @@ mod write;
 use std::io;
 use std::process::ExitCode;
 
-use super::{Decode, finish_outcome, open_decode};
+use super::{Decode, finish_outcome, one_input, open_decode};
 use std::collections::HashMap;
 
 use crate::proto::{Meta, Protocol};
@@ -23,7 +23,7 @@ use crate::protocols;
 use crate::toolkit::facts::{At, Event, EventExtractor, Events, KindDef, Scope};
 use crate::tree::Record;
 
-pub use write::{EventFormat, EventWriter};
+pub use write::{EventFormat, EventWriter, csv_header};
 
 /// Every kind of event, per protocol, in registry order.
 pub fn kinds() -> impl Iterator<Item = &'static KindDef> {
@@ -183,17 +183,14 @@ pub(super) fn command(
         Ok(opened) => opened,
         Err(code) => return code,
     };
-    let out = io::stdout().lock();
-    let outcome = crate::commands::events::run::events(
-        input,
-        len,
-        decode.config,
-        kinds,
-        format,
-        out,
-        &mut warn,
-    );
-    finish_outcome(&decode.input, outcome)
+    let out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let writer = match EventWriter::new(out, format) {
+        Ok(w) => w,
+        Err(e) => return finish_outcome(decode.input(), crate::run::Outcome::Output(e)),
+    };
+    let outcome =
+        crate::commands::events::run::events(input, len, decode.config, kinds, writer, &mut warn);
+    finish_outcome(one_input(&decode.inputs), outcome)
 }
 
 #[cfg(test)]

@@ -1,23 +1,22 @@
 //! Running `gamedissect events`: the same engine and loop as `dissect`, each record handed to
 //! the [`Extractor`] and each event written at once.
 
-use std::io::{self, BufWriter};
+use std::io;
 
 use super::{EventFormat, EventWriter, Extractor};
 use crate::engine::{Config, Engine, FrameRange};
 use crate::protocols;
 use crate::run::{Outcome, run_capture};
 
-/// Decodes `input` with `config` and writes its events; `kinds` are the `--kind` selectors.
-/// Every frame is decoded and read for names; `config.frames` only chooses which events are
-/// written.
-pub fn events<R: io::BufRead>(
+/// Decodes `input` with `config` and writes its events with `writer`; `kinds` are the `--kind`
+/// selectors. Every frame is decoded and read for names; `config.frames` only chooses which
+/// events are written.
+pub fn events<R: io::BufRead, W: io::Write>(
     input: R,
     total_len: Option<u64>,
     config: Config,
     kinds: Vec<String>,
-    format: EventFormat,
-    out: impl io::Write,
+    mut writer: EventWriter<W>,
     warn: &mut dyn FnMut(&crate::capture::CaptureError),
 ) -> Outcome {
     let frames = config.frames;
@@ -30,10 +29,6 @@ pub fn events<R: io::BufRead>(
             last: frames.last,
         },
         ..config
-    };
-    let mut writer = match EventWriter::new(BufWriter::with_capacity(1 << 16, out), format) {
-        Ok(w) => w,
-        Err(e) => return Outcome::Output(e),
     };
     let registry = protocols::all();
     let mut extractor = Extractor::new(&registry, kinds, frames);
@@ -56,6 +51,8 @@ pub fn events<R: io::BufRead>(
 pub fn events_of(bytes: &[u8], config: Config, kinds: &[&str], format: EventFormat) -> String {
     let mut out = Vec::new();
     let kinds = kinds.iter().map(|k| k.to_string()).collect();
-    let _ = events(bytes, None, config, kinds, format, &mut out, &mut |_| {});
+    if let Ok(writer) = EventWriter::new(&mut out, format) {
+        let _ = events(bytes, None, config, kinds, writer, &mut |_| {});
+    }
     String::from_utf8_lossy(&out).into_owned()
 }

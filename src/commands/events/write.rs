@@ -30,31 +30,64 @@ pub const COLUMNS: [&str; 13] = [
     "details",
 ];
 
+/// The CSV header line, with a first column `capture` when several captures are written.
+pub fn csv_header(keyed: bool) -> String {
+    let capture = if keyed { "capture," } else { "" };
+    format!("{capture}{}\n", COLUMNS.join(","))
+}
+
 pub struct EventWriter<W: Write> {
     out: W,
     format: EventFormat,
     line: String,
+    /// The capture's name, when several are written: before each text line (`NAME:`), a first
+    /// CSV column, a JSON key.
+    capture: Option<String>,
 }
 
 impl<W: Write> EventWriter<W> {
-    pub fn new(out: W, format: EventFormat) -> io::Result<EventWriter<W>> {
-        let mut w = EventWriter {
+    pub fn new(mut out: W, format: EventFormat) -> io::Result<EventWriter<W>> {
+        if format == EventFormat::Csv {
+            out.write_all(csv_header(false).as_bytes())?;
+        }
+        Ok(EventWriter {
             out,
             format,
             line: String::new(),
-        };
-        if format == EventFormat::Csv {
-            writeln!(w.out, "{}", COLUMNS.join(","))?;
+            capture: None,
+        })
+    }
+
+    /// A writer of the events of the capture `name`, one of several written together (the CSV
+    /// header, [`csv_header`], is written once before them all).
+    pub fn of_capture(out: W, format: EventFormat, name: &str) -> EventWriter<W> {
+        EventWriter {
+            out,
+            format,
+            line: String::new(),
+            capture: Some(name.to_string()),
         }
-        Ok(w)
     }
 
     pub fn event(&mut self, e: &Event) -> io::Result<()> {
         self.line.clear();
+        let capture = self.capture.as_deref();
         match self.format {
-            EventFormat::Text => text_line(&mut self.line, e),
-            EventFormat::Json => json_line(&mut self.line, e),
-            EventFormat::Csv => csv_line(&mut self.line, e),
+            EventFormat::Text => {
+                if let Some(c) = capture {
+                    crate::text::push_escaped(&mut self.line, c);
+                    self.line.push(':');
+                }
+                text_line(&mut self.line, e);
+            }
+            EventFormat::Json => json_line(&mut self.line, e, capture),
+            EventFormat::Csv => {
+                if let Some(c) = capture {
+                    csv_field(&mut self.line, c);
+                    self.line.push(',');
+                }
+                csv_line(&mut self.line, e);
+            }
         }
         self.line.push('\n');
         self.out.write_all(self.line.as_bytes())
@@ -111,7 +144,7 @@ fn text_line(s: &mut String, e: &Event) {
     }
 }
 
-fn json_line(s: &mut String, e: &Event) {
+fn json_line(s: &mut String, e: &Event, capture: Option<&str>) {
     let label = |l: &Option<Label>, raw: bool| match l {
         Some(l) => serde_json::Value::String(if raw { l.raw.clone() } else { l.clean.clone() }),
         None => serde_json::Value::Null,
@@ -122,7 +155,7 @@ fn json_line(s: &mut String, e: &Event) {
         .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.clone())))
         .collect();
     let rel_secs = (e.time.as_nanos() - e.base.as_nanos()) as f64 / 1e9;
-    let v = serde_json::json!({
+    let mut v = serde_json::json!({
         "frame": e.frame,
         "time": e.time.rfc3339(),
         "rel": rel_secs,
@@ -137,6 +170,9 @@ fn json_line(s: &mut String, e: &Event) {
         "text_raw": label(&e.text, true),
         "details": details,
     });
+    if let (Some(c), Some(map)) = (capture, v.as_object_mut()) {
+        map.insert("capture".into(), c.into());
+    }
     s.push_str(&v.to_string());
 }
 

@@ -262,7 +262,13 @@ pub fn command<R: io::BufRead>(
     output: &str,
     warn: &mut dyn FnMut(&crate::capture::CaptureError),
 ) -> Outcome {
-    let (gathered, outcome) = gather(input, total_len, decode.config.clone(), &decode.input, warn);
+    let (gathered, outcome) = gather(
+        input,
+        total_len,
+        decode.config.clone(),
+        decode.input(),
+        warn,
+    );
     if let Outcome::InputError(_) = &outcome
         && gathered.stats.frames == 0
     {
@@ -342,5 +348,5 @@ pub(super) fn run(decode: Decode, output: &str) -> ExitCode {
         Err(code) => return code,
     };
     let outcome = crate::commands::report::command(input, len, &decode, output, &mut warn);
-    finish_outcome(&decode.input, outcome)
+    finish_outcome(decode.input(), outcome)
 }

@@ -8,7 +8,7 @@
 
 use std::process::ExitCode;
 
-use super::{Decode, finish_outcome, open_decode};
+use super::{Decode, finish_outcome, one_input, open_decode};
 use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 
@@ -344,5 +344,5 @@ pub(super) fn command(decode: Decode, format: crate::commands::tracks::TrackForm
     let out = io::stdout().lock();
     let outcome =
         crate::commands::tracks::tracks(input, len, decode.config, format, out, &mut warn);
-    finish_outcome(&decode.input, outcome)
+    finish_outcome(one_input(&decode.inputs), outcome)
 }
