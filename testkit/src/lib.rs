@@ -19,4 +19,5 @@ pub mod inject;
 pub mod par;
 pub mod quake3;
 pub mod recovery;
+pub mod score;
 pub mod synth;

@@ -430,10 +430,14 @@ pub fn case_frames(n: usize) -> Vec<(String, Vec<bool>)> {
     kept
 }
 
-/// How a set of cases is distributed: what issue 37 judges the recovery by.
+/// How a set of cases is distributed: what issue 37 judges the recovery by. A case that counts
+/// no game message (a cut too near the end) says nothing of the recovery: it is left out of the
+/// shares, counted in `empty`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Distribution {
+    /// The cases that count game messages.
     pub cases: usize,
+    pub empty: usize,
     /// The median case's exact share (the mean of the two middle ones for an even count), 0..=1.
     pub median: f64,
     pub worst: f64,
@@ -446,9 +450,13 @@ pub struct Distribution {
 impl Distribution {
     pub fn of<'a>(cases: impl IntoIterator<Item = &'a Figures>) -> Distribution {
         let mut shares = Vec::new();
-        let (mut wrong, mut errors) = (0, 0);
+        let (mut wrong, mut errors, mut empty) = (0, 0, 0);
         for f in cases {
-            shares.push(f.share());
+            if f.counted == 0 {
+                empty += 1;
+            } else {
+                shares.push(f.share());
+            }
             wrong += f.wrong;
             errors += f.errors;
         }
@@ -461,6 +469,7 @@ impl Distribution {
         };
         Distribution {
             cases: n,
+            empty,
             median,
             worst: shares.first().copied().unwrap_or(1.0),
             at_95: shares.iter().filter(|&&s| s >= 0.95).count(),
