@@ -13,8 +13,10 @@
 #                      packets each way, the machine's load before and after
 # A session whose .pcap exists already is skipped (a rerun completes the set);
 # DIR/corpus.txt gets one line per session made or failed. "--parallel 2" runs
-# two sessions at a time, each with its own ports (server 27960 or 27980);
-# "--ports 1" runs on the second set, beside another run of this script.
+# two sessions at a time, each on its own loopback address (127.0.0.1 and
+# 127.0.0.2), both on Quake 3's own port 27960: a capture cut mid-session is
+# recognised by that port only, so a session on another port would measure the
+# port, not the key recovery. "--lane 1" runs on 127.0.0.2 beside another run.
 #
 # A session: tcpdump -> dedicated server (scripts/capture-quake3.sh's
 # start_server: map, bots, g_log) -> quakestat queries -> the OpenArena
@@ -53,7 +55,7 @@
 # render in software: on a small machine, one session at a time.
 set -euo pipefail
 
-CORPUS_PORT=${PORT:-27960}
+CORPUS_PORT=${PORT:-27960} CORPUS_ADDR=${ADDR:-127.0.0.1}
 CORPUS_SCRIPT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 # shellcheck source=scripts/capture-quake3.sh
 source "$(dirname "$CORPUS_SCRIPT")/capture-quake3.sh"
@@ -331,7 +333,7 @@ write_meta() {
         echo "seconds_in_game: $PLAYED"
         echo "clients: $JOINED (${CL_NAME[*]})"
         echo "bots: ${S[bots]} (${BOTS[*]})"
-        echo "server_port: $PORT"
+        echo "server: $ADDR:$PORT"
         echo "packets: $(packets "$pcap" udp)"
         echo "packets_to_server: $(packets "$pcap" "udp and dst port $PORT")"
         for ((i = 0; i < JOINED; i++)); do
@@ -357,8 +359,11 @@ session() {
     mkfifo "$WORK/srv_in"
     exec {SFD}<>"$WORK/srv_in"
     exec 2> >(tee "$WORK/session.err" >&2)
-    log "=== $SESSION: $spec (port $PORT, load $load0)"
-    start_tcpdump "$pcap.part"
+    log "=== $SESSION: $spec ($ADDR:$PORT, load $load0)"
+    # Only this session's address: another may run on 127.0.0.2 at the same time.
+    tcpdump -i lo -U -nn -w "$pcap.part" "udp port $PORT and host $ADDR" 2>"$WORK/tcpdump.err" &
+    TCPDUMP_PID=$!
+    wait_for "$WORK/tcpdump.err" 'listening on' 10 || die "tcpdump did not start"
     MAP=${S[map]}
     BOTS=("${BOT_NAMES[@]:0:${S[bots]}}")
     mapfile -t SERVER_ARGS < <(proto_args)
@@ -406,17 +411,17 @@ spec_of() {
     die "no session $1"
 }
 
-# worker DIR LANE LANES PORTS NAME... : every LANES-th session from LANE, one
-# at a time, each in its own process on ports set PORTS.
+# worker DIR LANE LANES ADDRESS NAME... : every LANES-th session from LANE,
+# one at a time, each in its own process on loopback address 127.0.0.ADDRESS.
 worker() {
-    local dir=$1 lane=$2 lanes=$3 ports=$4 k=0 name; shift 4
+    local dir=$1 lane=$2 lanes=$3 address=$4 k=0 name; shift 4
     for name; do
         if ((k++ % lanes != lane)); then continue; fi
         if [[ -f $dir/q3-$name.pcap ]]; then log "$name: made already"; continue; fi
         local spec
         spec=$(spec_of "$name")
         # shellcheck disable=SC2086
-        if PORT=$((27960 + 20 * ports)) bash "$CORPUS_SCRIPT" --session "$dir" $spec; then
+        if ADDR=127.0.0.$address bash "$CORPUS_SCRIPT" --session "$dir" $spec; then
             echo "$name ok $(date -u +%H:%M:%S)" >>"$dir/corpus.txt"
         else
             echo "$name FAILED $(date -u +%H:%M:%S)" >>"$dir/corpus.txt"
@@ -426,11 +431,11 @@ worker() {
 }
 
 corpus_main() {
-    [[ $# -ge 1 ]] || die "usage: $0 DIR [--parallel 2 | --ports N] [SESSION...]"
-    local dir lanes=1 ports=0
+    [[ $# -ge 1 ]] || die "usage: $0 DIR [--parallel 2 | --lane 1] [SESSION...]"
+    local dir lanes=1 first=0
     mkdir -p "$1"; dir=$(cd "$1" && pwd); shift
     if [[ ${1:-} == --parallel ]]; then lanes=$2; shift 2; fi
-    if [[ ${1:-} == --ports ]]; then ports=$2; shift 2; fi
+    if [[ ${1:-} == --lane ]]; then first=$2; shift 2; fi
     local names=("$@") line w
     if ((${#names[@]} == 0)); then
         for line in "${SESSIONS[@]}"; do read -r -a w <<<"$line"; names+=("${w[0]}"); done
@@ -438,7 +443,7 @@ corpus_main() {
     [[ $(id -u) -eq 0 ]] || die "must run as root (tcpdump on lo)"
     local lane pids=()
     for ((lane = 0; lane < lanes; lane++)); do
-        worker "$dir" "$lane" "$lanes" $((ports + lane)) "${names[@]}" &
+        worker "$dir" "$lane" "$lanes" $((1 + first + lane)) "${names[@]}" &
         pids+=($!)
     done
     for lane in "${pids[@]}"; do wait "$lane"; done
@@ -447,7 +452,7 @@ corpus_main() {
 
 if [[ ${1:-} == --session ]]; then
     shift
-    PORT=$CORPUS_PORT
+    PORT=$CORPUS_PORT ADDR=$CORPUS_ADDR
     session "$@"
 else
     corpus_main "$@"
