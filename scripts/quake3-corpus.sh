@@ -367,7 +367,10 @@ session() {
     MAP=${S[map]}
     BOTS=("${BOT_NAMES[@]:0:${S[bots]}}")
     mapfile -t SERVER_ARGS < <(proto_args)
-    SERVER_ARGS+=(+set g_gametype "${S[gametype]}" +set g_teamAutoJoin 1 +set capturelimit 0)
+    # sv_maxclients 16: bots take client slots too (the default 8 refused a third client
+    # beside six bots: "Server is full").
+    SERVER_ARGS+=(+set g_gametype "${S[gametype]}" +set g_teamAutoJoin 1 +set capturelimit 0
+        +set sv_maxclients 16)
     start_server "${SERVER_ARGS[@]}"
     queries "before the clients connect" >>"$WORK/queries.txt" 2>&1
     start_display
