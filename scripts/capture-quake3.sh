@@ -3,6 +3,11 @@
 # on loopback, for gamedissect's Quake III dissector tests.
 #
 # Usage:  bash scripts/capture-quake3.sh [legacy|ioq3|busy|busy-ioq3|all]  (default: all)
+#         bash scripts/capture-quake3.sh corpus DIR [PROFILE...]
+#
+#   corpus -> the recovery corpus (scripts/quake3-corpus.sh): about two dozen
+#             sessions of 2 to 10 minutes into DIR, varying what the key
+#             recovery depends on (see that script).
 #
 #   legacy -> captures/quake3-openarena-legacy.pcap + .log
 #             Debian's openarena / openarena-server as packaged: the wrappers run
@@ -368,16 +373,27 @@ run_busy() {
 }
 
 # ---------------------------------------------------------------- main
-check_prereqs
-case "${1:-all}" in
-    legacy) run_capture openarena-legacy legacy ;;
-    ioq3)   run_capture ioq3-protocol ioq3 +set com_protocol 72 ;;
-    busy)   run_busy openarena-busy ;;
-    busy-ioq3) run_busy ioq3-busy +set com_protocol 72 ;;
-    all)
-        run_capture openarena-legacy legacy
-        run_capture ioq3-protocol ioq3 +set com_protocol 72
-        ;;
-    *) die "usage: $0 [legacy|ioq3|busy|busy-ioq3|all]" ;;
-esac
-log "done"
+main() {
+    if [[ ${1:-} == corpus ]]; then
+        shift
+        exec bash "$ROOT/scripts/quake3-corpus.sh" "$@"
+    fi
+    check_prereqs
+    case "${1:-all}" in
+        legacy) run_capture openarena-legacy legacy ;;
+        ioq3)   run_capture ioq3-protocol ioq3 +set com_protocol 72 ;;
+        busy)   run_busy openarena-busy ;;
+        busy-ioq3) run_busy ioq3-busy +set com_protocol 72 ;;
+        all)
+            run_capture openarena-legacy legacy
+            run_capture ioq3-protocol ioq3 +set com_protocol 72
+            ;;
+        *) die "usage: $0 [legacy|ioq3|busy|busy-ioq3|all|corpus DIR [PROFILE...]]" ;;
+    esac
+    log "done"
+}
+
+# scripts/quake3-corpus.sh sources this file for its helpers and runs its own main.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    main "$@"
+fi

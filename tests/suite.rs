@@ -41,6 +41,8 @@ mod live;
 mod multi;
 #[path = "quake3.rs"]
 mod quake3;
+#[path = "quake3_corpus.rs"]
+mod quake3_corpus;
 #[path = "quake3_wild.rs"]
 mod quake3_wild;
 #[path = "quake3_wild_busy.rs"]
