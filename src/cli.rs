@@ -61,6 +61,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// One self-contained HTML page of charts and tables about a capture (docs/report.md)
     Report(ReportArgs),
+    /// The capture as pcapng, each decoded message a packet comment for Wireshark and tshark
+    /// (docs/annotate.md)
+    Annotate(AnnotateArgs),
 }
 
 /// What `diff` compares beside the decoded fields.
@@ -339,6 +342,17 @@ pub struct ReportArgs {
     /// options)
     #[arg(short = 'w', long, value_name = "FILE")]
     pub output: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AnnotateArgs {
+    /// The capture and how it is decoded: every frame is written; --protocol, --frames and -Y
+    /// choose which messages become comments
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// The pcapng file to write, or - for standard output when it is not a terminal
+    #[arg(short = 'w', long, value_name = "OUT.pcapng")]
+    pub output: String,
 }
 
 /// A usage mistake found after parsing (unknown protocol name, bad range).
@@ -690,7 +704,36 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             output: report_output(&a)?,
             decode: decode(&a.decode)?,
         },
+        Command::Annotate(a) => Settings::Annotate {
+            output: annotate_output(&a)?,
+            decode: decode(&a.decode)?,
+        },
     })
+}
+
+/// `annotate -w`: not a terminal (pcapng is binary), and not the capture being read (which
+/// creating the output would empty first).
+fn annotate_output(a: &AnnotateArgs) -> Result<String, UsageError> {
+    if a.output == "-" {
+        if io::stdout().is_terminal() {
+            return Err(UsageError(
+                "annotate writes binary pcapng: -w FILE, or -w - into a pipe (| tshark -r -)"
+                    .into(),
+            ));
+        }
+        return Ok(a.output.clone());
+    }
+    let same = |x: &str, y: &str| match (std::fs::canonicalize(x), std::fs::canonicalize(y)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if a.decode.file != "-" && same(&a.decode.file, &a.output) {
+        return Err(UsageError(format!(
+            "-w {}: that is the capture being read",
+            crate::text::escaped(&a.output)
+        )));
+    }
+    Ok(a.output.clone())
 }
 
 /// The report's `-w FILE`. Without it, an `-o` that is not `KEY=VALUE` was most likely meant

@@ -1,6 +1,8 @@
 //! The integration tests, one module per file of `tests/` (docs/testing.md lists them), built
 //! as one binary: `cargo test --test suite golden::` runs one file's tests.
 
+#[path = "annotate.rs"]
+mod annotate;
 #[path = "architecture.rs"]
 mod architecture;
 #[path = "cli.rs"]

@@ -1,6 +1,6 @@
 //! The commands, one module each, run from checked [`Settings`] (made by [`crate::cli`], the
 //! only module that knows clap) to an exit code: `dissect` and `stats` here, and `events`,
-//! `tracks`, `report`, `demo`, `diff`, `fields` and `protocols` in their modules.
+//! `tracks`, `report`, `demo`, `diff`, `annotate`, `fields` and `protocols` in their modules.
 //!
 //! Exit codes: 0 success (also when the reader of our output goes away, as with `| head`),
 //! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by `cli`).
@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use crate::text::escaped;
 
+mod annotate;
 pub mod demo;
 pub mod diff;
 mod dissect;
@@ -65,6 +66,11 @@ pub enum Settings {
         /// A file name, or `-` for standard output.
         output: String,
     },
+    Annotate {
+        decode: Decode,
+        /// The pcapng to write: a file name, or `-` for standard output.
+        output: String,
+    },
 }
 
 /// The input and the engine configuration, shared by every command that decodes.
@@ -110,6 +116,7 @@ fn run_second(settings: Settings) -> ExitCode {
             single,
         } => demo::command(decode, dir, single),
         Settings::Report { decode, output } => report::run(decode, &output),
+        Settings::Annotate { decode, output } => annotate::command(decode, &output),
     }
 }
 
@@ -121,7 +128,8 @@ fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
         Settings::Stats { decode, .. }
         | Settings::Events { decode, .. }
         | Settings::Tracks { decode, .. }
-        | Settings::Report { decode, .. } => decode,
+        | Settings::Report { decode, .. }
+        | Settings::Annotate { decode, .. } => decode,
         _ => return Ok(settings),
     };
     if !decode.two_pass {
