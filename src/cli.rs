@@ -2,6 +2,10 @@
 //! and resolved. It decodes nothing and writes nothing; [`crate::run`] does, from the settings.
 //!
 //! Usage errors (exit code 2) are reported here, before any input is opened.
+//!
+//! [`generate`] makes the shell completions and man pages from the same definitions.
+
+pub mod generate;
 
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -64,6 +68,18 @@ pub enum Command {
     /// The capture as pcapng, each decoded message a packet comment for Wireshark and tshark
     /// (docs/annotate.md)
     Annotate(AnnotateArgs),
+    /// A shell's completion script, on standard output (README "Install")
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The man pages: gamedissect.1 and one per command (gamedissect-dissect.1 …)
+    Man {
+        /// Directory to write them into, made if missing (default: the current directory)
+        #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 /// What `diff` compares beside the decoded fields.
@@ -708,7 +724,17 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             output: annotate_output(&a)?,
             decode: decode(&a.decode)?,
         },
+        Command::Completions { shell } => Settings::Completions(generate::completions(shell)),
+        Command::Man { dir } => man_settings(dir),
     })
+}
+
+/// `man [-o DIR]`: the pages, made now, and where they go.
+fn man_settings(dir: Option<std::path::PathBuf>) -> Settings {
+    Settings::Man {
+        dir: dir.unwrap_or_else(|| ".".into()),
+        pages: generate::man_pages(),
+    }
 }
 
 /// `annotate -w`: not a terminal (pcapng is binary), and not the capture being read (which

@@ -7,6 +7,8 @@ mod annotate;
 mod architecture;
 #[path = "cli.rs"]
 mod cli;
+#[path = "completions.rs"]
+mod completions;
 #[path = "decoders_property.rs"]
 mod decoders_property;
 #[path = "demo.rs"]

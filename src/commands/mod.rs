@@ -71,6 +71,13 @@ pub enum Settings {
         /// The pcapng to write: a file name, or `-` for standard output.
         output: String,
     },
+    /// A shell's completion script, made by `cli`, for standard output.
+    Completions(Vec<u8>),
+    /// Man pages made by `cli` (file name, roff text), for `dir`.
+    Man {
+        dir: std::path::PathBuf,
+        pages: Vec<(String, Vec<u8>)>,
+    },
 }
 
 /// The input and the engine configuration, shared by every command that decodes.
@@ -117,6 +124,12 @@ fn run_second(settings: Settings) -> ExitCode {
         } => demo::command(decode, dir, single),
         Settings::Report { decode, output } => report::run(decode, &output),
         Settings::Annotate { decode, output } => annotate::command(decode, &output),
+        Settings::Completions(script) => {
+            let mut out = io::stdout().lock();
+            let written = out.write_all(&script);
+            finish_listing(written, &mut out)
+        }
+        Settings::Man { dir, pages } => reference::man_pages(&dir, &pages),
     }
 }
 
