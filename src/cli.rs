@@ -2,6 +2,10 @@
 //! and resolved. It decodes nothing and writes nothing; [`crate::run`] does, from the settings.
 //!
 //! Usage errors (exit code 2) are reported here, before any input is opened.
+//!
+//! [`generate`] makes the shell completions and man pages from the same definitions.
+
+pub mod generate;
 
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -61,6 +65,21 @@ pub enum Command {
     Demo(DemoArgs),
     /// One self-contained HTML page of charts and tables about a capture (docs/report.md)
     Report(ReportArgs),
+    /// The capture as pcapng, each decoded message a packet comment for Wireshark and tshark
+    /// (docs/annotate.md)
+    Annotate(AnnotateArgs),
+    /// A shell's completion script, on standard output (README "Install")
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The man pages: gamedissect.1 and one per command (gamedissect-dissect.1 …)
+    Man {
+        /// Directory to write them into, made if missing (default: the current directory)
+        #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 /// What `diff` compares beside the decoded fields.
@@ -350,6 +369,17 @@ pub struct ReportArgs {
     /// options)
     #[arg(short = 'w', long, value_name = "FILE")]
     pub output: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AnnotateArgs {
+    /// The capture and how it is decoded: every frame is written; --protocol, --frames and -Y
+    /// choose which messages become comments
+    #[command(flatten)]
+    pub decode: DecodeArgs,
+    /// The pcapng file to write, or - for standard output when it is not a terminal
+    #[arg(short = 'w', long, value_name = "OUT.pcapng")]
+    pub output: String,
 }
 
 /// A usage mistake found after parsing (unknown protocol name, bad range).
@@ -733,7 +763,46 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             output: report_output(&a)?,
             decode: decode(one_capture(&a.decode, "report")?)?,
         },
+        Command::Annotate(a) => Settings::Annotate {
+            output: annotate_output(&a)?,
+            decode: decode(&a.decode)?,
+        },
+        Command::Completions { shell } => Settings::Completions(generate::completions(shell)),
+        Command::Man { dir } => man_settings(dir),
     })
+}
+
+/// `man [-o DIR]`: the pages, made now, and where they go.
+fn man_settings(dir: Option<std::path::PathBuf>) -> Settings {
+    Settings::Man {
+        dir: dir.unwrap_or_else(|| ".".into()),
+        pages: generate::man_pages(),
+    }
+}
+
+/// `annotate -w`: not a terminal (pcapng is binary), and not the capture being read (which
+/// creating the output would empty first).
+fn annotate_output(a: &AnnotateArgs) -> Result<String, UsageError> {
+    if a.output == "-" {
+        if io::stdout().is_terminal() {
+            return Err(UsageError(
+                "annotate writes binary pcapng: -w FILE, or -w - into a pipe (| tshark -r -)"
+                    .into(),
+            ));
+        }
+        return Ok(a.output.clone());
+    }
+    let same = |x: &str, y: &str| match (std::fs::canonicalize(x), std::fs::canonicalize(y)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if a.decode.file != "-" && same(&a.decode.file, &a.output) {
+        return Err(UsageError(format!(
+            "-w {}: that is the capture being read",
+            crate::text::escaped(&a.output)
+        )));
+    }
+    Ok(a.output.clone())
 }
 
 /// The report's `-w FILE`. Without it, an `-o` that is not `KEY=VALUE` was most likely meant

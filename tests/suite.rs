@@ -1,10 +1,14 @@
 //! The integration tests, one module per file of `tests/` (docs/testing.md lists them), built
 //! as one binary: `cargo test --test suite golden::` runs one file's tests.
 
+#[path = "annotate.rs"]
+mod annotate;
 #[path = "architecture.rs"]
 mod architecture;
 #[path = "cli.rs"]
 mod cli;
+#[path = "completions.rs"]
+mod completions;
 #[path = "decoders_property.rs"]
 mod decoders_property;
 #[path = "demo.rs"]

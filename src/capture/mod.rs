@@ -7,6 +7,7 @@
 //! the same error. Both formats are short enough that owning the code costs less than working
 //! around either crate.
 
+pub mod pcapng_write;
 pub mod q3demo;
 pub mod source;
 
@@ -95,6 +96,23 @@ struct Interface {
     linktype: u32,
     resolution: Resolution,
     offset_secs: i64,
+    snaplen: u32,
+    /// The `if_tsresol` byte as the file holds it (6 when absent), whatever `resolution` made
+    /// of it: a copy of the interface keeps the file's own reading.
+    tsresol: u8,
+}
+
+/// What the capture says of an interface, as a pcapng writer needs it to describe the same
+/// interface: the packets' timestamps, in [`CaptureReader::timestamp_units`], then mean the
+/// same instants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InterfaceInfo {
+    pub linktype: u32,
+    pub snaplen: u32,
+    /// `if_tsresol`: 10^-n seconds a unit, or 2^-n with the top bit set; 6 by default.
+    pub tsresol: u8,
+    /// `if_tsoffset`: seconds added to every timestamp.
+    pub tsoffset: i64,
 }
 
 #[derive(Debug)]
@@ -103,6 +121,7 @@ enum State {
         big_endian: bool,
         nanos: bool,
         linktype: u32,
+        snaplen: u32,
     },
     PcapNg {
         big_endian: bool,
@@ -124,6 +143,12 @@ pub struct CaptureReader<R: BufRead> {
     format: Format,
     /// pcapng: the first block's bytes already consumed during detection.
     pending_first_block: bool,
+    /// pcapng: section header blocks read.
+    sections: u64,
+    /// The last packet's timestamp as the file holds it, in its interface's units.
+    units: u64,
+    /// pcapng: where the last packet block's options are in `buf` (empty for none).
+    options: std::ops::Range<usize>,
 }
 
 const PCAPNG_SHB: u32 = 0x0A0D_0D0A;
@@ -232,6 +257,7 @@ impl<R: BufRead> CaptureReader<R> {
             }
             // The top bits of the link-type word carry FCS information, not the link type.
             let linktype = u32_at(&head, 16, big_endian) & 0x0fff_ffff;
+            let snaplen = u32_at(&head, 12, big_endian);
             return Ok(CaptureReader {
                 input,
                 offset: 24,
@@ -241,9 +267,13 @@ impl<R: BufRead> CaptureReader<R> {
                     big_endian,
                     nanos,
                     linktype,
+                    snaplen,
                 },
                 format: Format::Pcap { big_endian, nanos },
                 pending_first_block: false,
+                sections: 0,
+                units: 0,
+                options: 0..0,
             });
         }
         if magic == [0x0a, 0x0d, 0x0d, 0x0a] {
@@ -258,6 +288,9 @@ impl<R: BufRead> CaptureReader<R> {
                 },
                 format: Format::PcapNg,
                 pending_first_block: true,
+                sections: 0,
+                units: 0,
+                options: 0..0,
             });
         }
         if let Some(reader) = Self::demo(input, magic)? {
@@ -299,6 +332,9 @@ impl<R: BufRead> CaptureReader<R> {
             state: State::Demo(q3demo::Timing::new(head)),
             format: Format::Demo,
             pending_first_block: false,
+            sections: 0,
+            units: 0,
+            options: 0..0,
         }))
     }
 
@@ -339,6 +375,72 @@ impl<R: BufRead> CaptureReader<R> {
         self.offset
     }
 
+    /// Interface `id` of the current section, as described so far (pcap: interface 0).
+    pub fn interface(&self, id: u32) -> Option<InterfaceInfo> {
+        match &self.state {
+            State::Pcap {
+                nanos,
+                linktype,
+                snaplen,
+                ..
+            } => (id == 0).then_some(InterfaceInfo {
+                linktype: *linktype,
+                snaplen: *snaplen,
+                tsresol: if *nanos { 9 } else { 6 },
+                tsoffset: 0,
+            }),
+            State::PcapNg { interfaces, .. } => {
+                let i = interfaces.get(id as usize)?;
+                Some(InterfaceInfo {
+                    linktype: i.linktype,
+                    snaplen: i.snaplen,
+                    tsresol: i.tsresol,
+                    tsoffset: i.offset_secs,
+                })
+            }
+            State::Demo(_) => None,
+        }
+    }
+
+    /// Section header blocks read so far: interface numbers start again at each (pcap: 0).
+    pub fn section(&self) -> u64 {
+        self.sections
+    }
+
+    /// The last packet's timestamp as the file holds it, in its interface's units
+    /// ([`InterfaceInfo::tsresol`], before `tsoffset`): what a copy writes to keep it exact.
+    /// 0 for a simple packet block, which has none, and for a demo.
+    pub fn timestamp_units(&self) -> u64 {
+        self.units
+    }
+
+    /// The packet comments (`opt_comment`) of the last packet block, invalid UTF-8 replaced;
+    /// none for pcap. Read on demand: decoding never pays for them.
+    pub fn comments(&self) -> Vec<String> {
+        let be = match self.state {
+            State::PcapNg { big_endian, .. } => big_endian,
+            _ => return Vec::new(),
+        };
+        let Some(mut options) = self.buf.get(self.options.clone()) else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        while options.len() >= 4 {
+            let code = u16_at(options, 0, be);
+            let len = u16_at(options, 2, be) as usize;
+            let Some(value) = options.get(4..4 + len) else {
+                break;
+            };
+            match code {
+                0 => break,
+                1 => found.push(String::from_utf8_lossy(value).into_owned()),
+                _ => {}
+            }
+            options = options.get(4 + len.div_ceil(4) * 4..).unwrap_or_default();
+        }
+        found
+    }
+
     /// The next packet, `Ok(None)` at a clean end of input, or a located error at a record that
     /// cannot be read (after which the reader must not be used again).
     #[allow(clippy::should_implement_trait)]
@@ -370,6 +472,7 @@ impl<R: BufRead> CaptureReader<R> {
             big_endian,
             nanos,
             linktype,
+            ..
         } = self.state
         else {
             unreachable!("pcap state checked by caller")
@@ -388,6 +491,7 @@ impl<R: BufRead> CaptureReader<R> {
             _ => None,
         };
         if let Some(incl) = in_place {
+            self.units = pcap_units(&head, big_endian, nanos);
             self.consume = 16 + incl;
             self.offset = start + 16 + incl as u64;
             let b = self.input.fill_buf().map_err(|e| io_error(start, e))?;
@@ -419,6 +523,7 @@ impl<R: BufRead> CaptureReader<R> {
                 ),
             });
         }
+        self.units = pcap_units(&head, big_endian, nanos);
         self.buf.resize(incl, 0);
         let got = read_full(&mut self.input, &mut self.buf).map_err(|e| io_error(start + 16, e))?;
         self.offset = start + 16 + got as u64;
@@ -451,6 +556,7 @@ impl<R: BufRead> CaptureReader<R> {
                 PCAPNG_SHB => {
                     *big_endian = block.be;
                     interfaces.clear();
+                    self.sections += 1;
                 }
                 PCAPNG_IDB => {
                     let body = &self.buf[..block.body_len];
@@ -460,7 +566,8 @@ impl<R: BufRead> CaptureReader<R> {
                 }
                 PCAPNG_EPB | PCAPNG_OPB | PCAPNG_SPB => {
                     let body = &self.buf[..block.body_len];
-                    return Ok(Some(packet_event(body, interfaces, &block)));
+                    let seen = (&mut self.units, &mut self.options);
+                    return Ok(Some(packet_event(body, interfaces, &block, seen)));
                 }
                 _ => {} // statistics, name resolution, custom blocks: nothing to dissect
             }
@@ -615,6 +722,8 @@ fn add_interface(
         linktype: u32::MAX,
         resolution: Resolution::Decimal(6),
         offset_secs: 0,
+        snaplen: 0,
+        tsresol: 6,
     });
     Ok(Some(CaptureError {
         offset: block.start,
@@ -663,7 +772,14 @@ fn packet_head(body: &[u8], kind: u32, be: bool) -> Option<PacketHead> {
 }
 
 /// The packet of a packet block, or a bad record when its header or interface does not hold.
-fn packet_event<'b>(body: &'b [u8], interfaces: &[Interface], block: &Block) -> Event<'b> {
+/// `seen` takes the block's timestamp units and where its options are.
+fn packet_event<'b>(
+    body: &'b [u8],
+    interfaces: &[Interface],
+    block: &Block,
+    (units, options): (&mut u64, &mut std::ops::Range<usize>),
+) -> Event<'b> {
+    *options = 0..0;
     let bad = |message: String| {
         Event::BadRecord(CaptureError {
             offset: block.start,
@@ -698,6 +814,10 @@ fn packet_event<'b>(body: &'b [u8], interfaces: &[Interface], block: &Block) -> 
     } else {
         convert_ts(h.ts, iface)
     };
+    *units = h.ts;
+    if block.kind != PCAPNG_SPB {
+        *options = h.data_at + h.caplen.div_ceil(4) * 4..body.len();
+    }
     Event::Packet(Packet {
         data: &body[h.data_at..h.data_at + h.caplen],
         orig_len: h.orig_len.max(h.caplen as u32),
@@ -707,6 +827,13 @@ fn packet_event<'b>(body: &'b [u8], interfaces: &[Interface], block: &Block) -> 
         offset: block.start,
         pseudo: 0,
     })
+}
+
+/// A pcap record's timestamp in its file's units (micro- or nanoseconds).
+fn pcap_units(head: &[u8; 16], big_endian: bool, nanos: bool) -> u64 {
+    let secs = u32_at(head, 0, big_endian) as u64;
+    let frac = u32_at(head, 4, big_endian) as u64;
+    secs * if nanos { 1_000_000_000 } else { 1_000_000 } + frac
 }
 
 fn io_error(offset: u64, e: io::Error) -> CaptureError {
@@ -724,6 +851,8 @@ fn parse_idb(body: &[u8], be: bool) -> Option<Interface> {
         linktype: u16_at(body, 0, be) as u32,
         resolution: Resolution::Decimal(6),
         offset_secs: 0,
+        snaplen: u32_at(body, 4, be),
+        tsresol: 6,
     };
     let mut at = 8;
     while at + 4 <= body.len() {
@@ -734,6 +863,7 @@ fn parse_idb(body: &[u8], be: bool) -> Option<Interface> {
             (0, _) => break,
             (9, 1) => {
                 let v = value[0];
+                iface.tsresol = v;
                 let n = v & 0x7f;
                 // Resolutions finer than what fits a u64 count of units are treated as the default.
                 iface.resolution = if v & 0x80 != 0 {

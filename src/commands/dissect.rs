@@ -43,13 +43,13 @@ impl std::error::Error for CountReached {}
 
 /// Whether the display filter reads decoded fields, which are then built even where the output
 /// does not show them.
-fn needs_tree(config: &Config) -> bool {
+pub(super) fn needs_tree(config: &Config) -> bool {
     config.filter.as_ref().is_some_and(|f| f.needs_tree())
 }
 
 /// For output that shows no tree, the trees a filter and `-e` columns read: only their fields
 /// (see [`crate::filter::field_mask`]). Leaked as the fields spec is: one small mask per run.
-fn field_mask(config: &Config, columns: &[Column]) -> Option<&'static FieldMask> {
+pub(super) fn field_mask(config: &Config, columns: &[Column]) -> Option<&'static FieldMask> {
     let mut names = config
         .filter
         .as_ref()

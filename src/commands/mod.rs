@@ -1,6 +1,6 @@
 //! The commands, one module each, run from checked [`Settings`] (made by [`crate::cli`], the
 //! only module that knows clap) to an exit code: `dissect` and `stats` here, and `events`,
-//! `tracks`, `report`, `demo`, `diff`, `fields` and `protocols` in their modules.
+//! `tracks`, `report`, `demo`, `diff`, `annotate`, `fields` and `protocols` in their modules.
 //!
 //! Exit codes: 0 success (also when the reader of our output goes away, as with `| head`),
 //! 1 input error (unreadable, not a capture, cut off), 2 usage error (reported by `cli`).
@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use crate::text::escaped;
 
+mod annotate;
 pub mod demo;
 pub mod diff;
 mod dissect;
@@ -70,6 +71,18 @@ pub enum Settings {
         decode: Decode,
         /// A file name, or `-` for standard output.
         output: String,
+    },
+    Annotate {
+        decode: Decode,
+        /// The pcapng to write: a file name, or `-` for standard output.
+        output: String,
+    },
+    /// A shell's completion script, made by `cli`, for standard output.
+    Completions(Vec<u8>),
+    /// Man pages made by `cli` (file name, roff text), for `dir`.
+    Man {
+        dir: std::path::PathBuf,
+        pages: Vec<(String, Vec<u8>)>,
     },
 }
 
@@ -142,6 +155,13 @@ fn run_second(settings: Settings) -> ExitCode {
             single,
         } => demo::command(decode, dir, single),
         Settings::Report { decode, output } => report::run(decode, &output),
+        Settings::Annotate { decode, output } => annotate::command(decode, &output),
+        Settings::Completions(script) => {
+            let mut out = io::stdout().lock();
+            let written = out.write_all(&script);
+            finish_listing(written, &mut out)
+        }
+        Settings::Man { dir, pages } => reference::man_pages(&dir, &pages),
     }
 }
 
@@ -153,7 +173,8 @@ fn first_pass(mut settings: Settings) -> Result<Settings, ExitCode> {
         Settings::Stats { decode, .. }
         | Settings::Events { decode, .. }
         | Settings::Tracks { decode, .. }
-        | Settings::Report { decode, .. } => decode,
+        | Settings::Report { decode, .. }
+        | Settings::Annotate { decode, .. } => decode,
         _ => return Ok(settings),
     };
     if !decode.two_pass {

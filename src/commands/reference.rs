@@ -1,5 +1,6 @@
 //! The reference generated from the registered definitions: the field and expert-note tables
-//! (`gamedissect fields`, `docs/fields.md`) and the protocol listing (`gamedissect protocols`).
+//! (`gamedissect fields`, `docs/fields.md`), the protocol listing (`gamedissect protocols`),
+//! and the man pages `cli` made from its own (`gamedissect man`).
 
 use std::io::BufWriter;
 use std::process::ExitCode;
@@ -207,4 +208,21 @@ pub(super) fn fields(protocol: Option<&str>, markdown: bool) -> ExitCode {
         fields_text(&mut out, &registry, protocol)
     };
     finish_listing(written, &mut out)
+}
+
+/// `man`: writes the pages into `dir`, made if missing.
+pub(super) fn man_pages(dir: &std::path::Path, pages: &[(String, Vec<u8>)]) -> ExitCode {
+    let written = std::fs::create_dir_all(dir).and_then(|_| {
+        pages
+            .iter()
+            .try_for_each(|(name, page)| std::fs::write(dir.join(name), page))
+    });
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let dir = crate::text::escaped(&dir.to_string_lossy()).into_owned();
+            eprintln!("gamedissect: {dir}: cannot write the man pages: {e}");
+            ExitCode::from(1)
+        }
+    }
 }

@@ -615,6 +615,23 @@ impl Engine {
         }
     }
 
+    /// Gives up the holds past their frame or byte bound now, as the next datagram would
+    /// before it is decoded, and hands on what is then ready. Between datagrams (a run of
+    /// frames that are not UDP) this keeps the frames behind a hold within the bounds for a
+    /// caller that keeps them all (`annotate`); the records are the same as without it. The
+    /// time bound is left to that datagram: a capture's time can go backwards.
+    pub fn deliver_overdue<E>(
+        &mut self,
+        sink: &mut dyn FnMut(&Meta<'_>, &mut Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.hold.waiting.is_empty() {
+            return Ok(());
+        }
+        // The earliest time there is: no hold is past the time bound at it.
+        let never = Timestamp::new(i64::MIN, 0, 0);
+        self.deliver_waiting(GiveUp::Overdue(never), sink)
+    }
+
     /// Hands on every waiting delivery, giving up every hold: the input has ended, or a live
     /// input went quiet (decoding goes on after it: a pad found later keys later messages).
     pub fn flush<E>(

@@ -65,14 +65,18 @@ pub fn run_capture<R: BufRead>(
 /// Link types met so far, so that each one gamedissect cannot read is said once, where its first
 /// frame is (its frames are otherwise only counted as not IP).
 #[derive(Default)]
-struct LinkTypes {
+pub(crate) struct LinkTypes {
     last: Option<u32>,
     unsupported: Vec<u32>,
 }
 
 impl LinkTypes {
     #[inline]
-    fn check(&mut self, p: &crate::capture::Packet<'_>, warn: &mut dyn FnMut(&CaptureError)) {
+    pub(crate) fn check(
+        &mut self,
+        p: &crate::capture::Packet<'_>,
+        warn: &mut dyn FnMut(&CaptureError),
+    ) {
         // Captures have one link type, or a few interleaved: the list is looked at only on a
         // change.
         if self.last == Some(p.linktype) {

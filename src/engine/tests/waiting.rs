@@ -235,3 +235,42 @@ fn a_flow_whose_state_is_dropped_gives_up_its_holds() {
     let at: Vec<u64> = seen.iter().map(|s| s.at).collect();
     assert_eq!(at, [2, 2]);
 }
+
+/// Between datagrams (frames that are not UDP), `deliver_overdue` gives up a hold once it is
+/// past its frame bound, as the next datagram would, so that a caller keeping every frame
+/// behind it (`annotate`) keeps no more than the bound; the time bound waits for a datagram.
+#[test]
+fn holds_past_their_frame_bound_are_given_up_between_datagrams() {
+    let mut e = Engine::new(registry(), Config::default());
+    let mut arp = vec![0u8; 12];
+    arp.extend_from_slice(&[0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    let hold = to_holder(b"HOLD");
+    let mut seen = Vec::new();
+    let mut settled = Vec::new();
+    for i in 0..WAIT_FRAMES + 3 {
+        let data = if i == 0 { &hold } else { &arp };
+        let pkt = Packet {
+            data,
+            orig_len: data.len() as u32,
+            // A minute past the hold at once: no time bound applies between datagrams.
+            time: Timestamp::new(1_000 + 60 * (i > 0) as i64, 0, 6),
+            linktype: crate::net::linktype::ETHERNET,
+            interface: 0,
+            offset: 0,
+            pseudo: 0,
+        };
+        let mut sink = |m: &Meta<'_>, r: &mut Record| {
+            seen.push((m.frame, r.summary.clone(), r.notes.len()));
+            Ok::<(), ()>(())
+        };
+        e.packet(&pkt, &mut sink).unwrap();
+        e.deliver_overdue(&mut sink).unwrap();
+        settled.push(e.settled_frames());
+    }
+    // Held through frame WAIT_FRAMES + 1, given up at the frame after it.
+    assert_eq!(settled[1], 0);
+    assert_eq!(settled[WAIT_FRAMES as usize], 0);
+    assert_eq!(settled[WAIT_FRAMES as usize + 1], WAIT_FRAMES + 2);
+    assert_eq!(seen, [(1, "keyed 1".to_string(), 1)]);
+}
