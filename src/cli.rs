@@ -765,7 +765,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
         },
         Command::Annotate(a) => Settings::Annotate {
             output: annotate_output(&a)?,
-            decode: decode(&a.decode)?,
+            decode: decode(one_capture(&a.decode, "annotate")?)?,
         },
         Command::Completions { shell } => Settings::Completions(generate::completions(shell)),
         Command::Man { dir } => man_settings(dir),
@@ -796,7 +796,11 @@ fn annotate_output(a: &AnnotateArgs) -> Result<String, UsageError> {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     };
-    if a.decode.file != "-" && same(&a.decode.file, &a.output) {
+    if a.decode
+        .files
+        .iter()
+        .any(|f| f != "-" && same(f, &a.output))
+    {
         return Err(UsageError(format!(
             "-w {}: that is the capture being read",
             crate::text::escaped(&a.output)

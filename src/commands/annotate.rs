@@ -243,11 +243,8 @@ pub(super) fn command(decode: Decode, output: &str) -> ExitCode {
         Ok(opened) => opened,
         Err(code) => return code,
     };
-    let Decode {
-        input: file,
-        config,
-        ..
-    } = decode;
+    let file = decode.input().to_owned();
+    let Decode { config, .. } = decode;
     let reader = match CaptureReader::new(input) {
         Ok(r) => r,
         Err(e) => return finish_outcome(&file, Outcome::InputError(e)),
