@@ -54,6 +54,9 @@ pub enum Command {
         /// Markdown, as in docs/fields.md
         #[arg(long)]
         markdown: bool,
+        /// The Parquet columns of every protocol (markdown, as in docs/parquet.md)
+        #[arg(long, conflicts_with_all = ["markdown", "protocol"])]
+        parquet: bool,
     },
     /// Compare two decodes message by message and field by field (exit 1 when they differ)
     Diff(DiffArgs),
@@ -587,6 +590,29 @@ fn tree_view(a: &DissectArgs, registry: &[&'static dyn Protocol]) -> Result<Tree
     })
 }
 
+/// `fields`: a known protocol, or all.
+fn fields_settings(
+    protocol: Option<String>,
+    markdown: bool,
+    parquet: bool,
+    registry: &[&'static dyn Protocol],
+) -> Result<Settings, UsageError> {
+    if let Some(p) = &protocol
+        && p != "udp"
+        && protocols::index_of(registry, p).is_none()
+    {
+        return Err(UsageError(format!(
+            "unknown protocol {p:?} (known: {})",
+            protocol_names(registry)
+        )));
+    }
+    Ok(Settings::Fields {
+        protocol,
+        markdown,
+        parquet,
+    })
+}
+
 /// `-2` reads the input twice: standard input is read once.
 fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
     if args.two_pass && args.file == "-" {
@@ -673,18 +699,11 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             }
         }
         Command::Protocols { format } => Settings::Protocols(format.into()),
-        Command::Fields { protocol, markdown } => {
-            if let Some(p) = &protocol
-                && p != "udp"
-                && protocols::index_of(registry, p).is_none()
-            {
-                return Err(UsageError(format!(
-                    "unknown protocol {p:?} (known: {})",
-                    protocol_names(registry)
-                )));
-            }
-            Settings::Fields { protocol, markdown }
-        }
+        Command::Fields {
+            protocol,
+            markdown,
+            parquet,
+        } => fields_settings(protocol, markdown, parquet, registry)?,
         Command::Diff(a) => Settings::Diff(diff_settings(a, registry)?),
         Command::Report(a) => Settings::Report {
             output: report_output(&a)?,

@@ -4,6 +4,7 @@
 pub mod columns;
 pub mod interval;
 pub mod json;
+pub mod parquet;
 pub mod stats;
 pub mod summary;
 pub mod text_tree;
