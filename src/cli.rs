@@ -143,6 +143,8 @@ value_enum!(
         Json,
         /// The values of the -e fields, one line per message (like tshark -T fields)
         Fields,
+        /// Hive-partitioned Parquet files under the -w directory (docs/parquet.md)
+        Parquet,
     }
 );
 
@@ -278,6 +280,10 @@ pub struct DissectArgs {
     /// a pipe, already flushes whenever it waits for more)
     #[arg(short = 'l', long)]
     pub line_buffered: bool,
+    /// With --format parquet: the directory to write into (made if missing; refused if it
+    /// already holds a run's protocol=… partitions)
+    #[arg(short = 'w', long = "write", value_name = "DIR")]
+    pub write: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -613,6 +619,21 @@ fn fields_settings(
     })
 }
 
+/// `-w DIR` goes with `--format parquet` and only with it; options of the text formats do not.
+fn parquet_dir(a: &DissectArgs) -> Result<Option<std::path::PathBuf>, UsageError> {
+    let parquet = a.format == FormatArg::Parquet;
+    match (&a.write, parquet) {
+        (None, true) => Err(UsageError(
+            "--format parquet writes files: give the directory with -w DIR".into(),
+        )),
+        (Some(_), false) => Err(UsageError("-w DIR takes --format parquet".into())),
+        _ if parquet && (a.hex || a.line_buffered) => Err(UsageError(
+            "--hex and -l take a text format, not --format parquet".into(),
+        )),
+        _ => Ok(a.write.clone()),
+    }
+}
+
 /// `-2` reads the input twice: standard input is read once.
 fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
     if args.two_pass && args.file == "-" {
@@ -646,6 +667,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             threads: a.threads.map(usize::from),
             line_buffered: a.line_buffered,
             count: a.count,
+            write: parquet_dir(&a)?,
         }),
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,

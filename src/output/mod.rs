@@ -31,6 +31,9 @@ pub enum OutputFormat {
     Json,
     /// The values of the -e fields, one line per message (like tshark -T fields).
     Fields,
+    /// Hive-partitioned Parquet files under a directory (`-w`), not a stream: see
+    /// [`parquet::ParquetSink`].
+    Parquet,
 }
 
 /// The formats of the listings (`stats`, `protocols`, `diff`): text for people, JSON for tools.
@@ -99,6 +102,7 @@ impl Rendering {
                 };
                 Box::new(FieldsWriter::new(out, self.fields.unwrap_or(&NO_COLUMNS)))
             }
+            OutputFormat::Parquet => Box::new(NoStream),
         }
     }
 }
@@ -121,6 +125,17 @@ impl TreeView {
         expand: &[],
         compact: false,
     };
+}
+
+/// Parquet is written to files by [`parquet::ParquetSink`], never to a stream.
+struct NoStream;
+
+impl RecordWriter for NoStream {
+    fn record(&mut self, _: &Meta<'_>, _: &Record) -> io::Result<()> {
+        Err(io::Error::other(
+            "Parquet is written with -w DIR, not to a stream",
+        ))
+    }
 }
 
 /// A destination for records.
