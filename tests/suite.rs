@@ -37,6 +37,8 @@ mod injection;
 mod interval;
 #[path = "live.rs"]
 mod live;
+#[path = "parquet.rs"]
+mod parquet;
 #[path = "quake3.rs"]
 mod quake3;
 #[path = "quake3_wild.rs"]
