@@ -58,6 +58,9 @@ pub enum Command {
         /// Markdown, as in docs/fields.md
         #[arg(long)]
         markdown: bool,
+        /// The Parquet columns of every protocol (markdown, as in docs/parquet.md)
+        #[arg(long, conflicts_with_all = ["markdown", "protocol"])]
+        parquet: bool,
     },
     /// Compare two decodes message by message and field by field (exit 1 when they differ)
     Diff(DiffArgs),
@@ -159,6 +162,8 @@ value_enum!(
         Json,
         /// The values of the -e fields, one line per message (like tshark -T fields)
         Fields,
+        /// Hive-partitioned Parquet files under the -w directory (docs/parquet.md)
+        Parquet,
     }
 );
 
@@ -297,6 +302,10 @@ pub struct DissectArgs {
     /// a pipe, already flushes whenever it waits for more)
     #[arg(short = 'l', long)]
     pub line_buffered: bool,
+    /// With --format parquet: the directory to write into (made if missing; refused if it
+    /// already holds a run's protocol=… partitions)
+    #[arg(short = 'w', long = "write", value_name = "DIR")]
+    pub write: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -628,6 +637,56 @@ fn tree_view(a: &DissectArgs, registry: &[&'static dyn Protocol]) -> Result<Tree
     })
 }
 
+/// `fields`: a known protocol, or all.
+fn fields_settings(
+    protocol: Option<String>,
+    markdown: bool,
+    parquet: bool,
+    registry: &[&'static dyn Protocol],
+) -> Result<Settings, UsageError> {
+    if let Some(p) = &protocol
+        && p != "udp"
+        && protocols::index_of(registry, p).is_none()
+    {
+        return Err(UsageError(format!(
+            "unknown protocol {p:?} (known: {})",
+            protocol_names(registry)
+        )));
+    }
+    Ok(Settings::Fields {
+        protocol,
+        markdown,
+        parquet,
+    })
+}
+
+/// `-w DIR` goes with `--format parquet` and only with it; options of the text formats do not.
+fn parquet_dir(a: &DissectArgs) -> Result<Option<std::path::PathBuf>, UsageError> {
+    let parquet = a.format == FormatArg::Parquet;
+    match (&a.write, parquet) {
+        (None, true) => Err(UsageError(
+            "--format parquet writes files: give the directory with -w DIR".into(),
+        )),
+        (Some(_), false) => Err(UsageError("-w DIR takes --format parquet".into())),
+        _ if parquet && (a.hex || a.line_buffered) => Err(UsageError(
+            "--hex and -l take a text format, not --format parquet".into(),
+        )),
+        // One writer per run names its files part-0: captures side by side would collide.
+        _ if parquet && (a.decode.files.len() > 1 || is_dir(&a.decode.files[0])) => {
+            Err(UsageError(
+                "--format parquet takes one capture: run it once per capture, each into a \
+                 -w DIR of its own (docs/scale.md)"
+                    .into(),
+            ))
+        }
+        _ => Ok(a.write.clone()),
+    }
+}
+
+fn is_dir(file: &str) -> bool {
+    std::path::Path::new(file).is_dir()
+}
+
 /// `-2` reads the input twice: standard input is read once.
 fn two_pass(args: &DecodeArgs) -> Result<bool, UsageError> {
     if args.two_pass && args.files.iter().any(|f| f == "-") {
@@ -691,6 +750,7 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             threads: a.threads.map(usize::from),
             line_buffered: a.line_buffered,
             count: a.count,
+            write: parquet_dir(&a)?,
         }),
         Command::Stats(a) => Settings::Stats {
             decode: decode(&a.decode)?,
@@ -746,18 +806,11 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             }
         }
         Command::Protocols { format } => Settings::Protocols(format.into()),
-        Command::Fields { protocol, markdown } => {
-            if let Some(p) = &protocol
-                && p != "udp"
-                && protocols::index_of(registry, p).is_none()
-            {
-                return Err(UsageError(format!(
-                    "unknown protocol {p:?} (known: {})",
-                    protocol_names(registry)
-                )));
-            }
-            Settings::Fields { protocol, markdown }
-        }
+        Command::Fields {
+            protocol,
+            markdown,
+            parquet,
+        } => fields_settings(protocol, markdown, parquet, registry)?,
         Command::Diff(a) => Settings::Diff(diff_settings(a, registry)?),
         Command::Report(a) => Settings::Report {
             output: report_output(&a)?,

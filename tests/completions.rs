@@ -94,7 +94,7 @@ fn the_parser_has_the_commands_and_options_the_test_walks() {
     assert!(dissect.longs.iter().any(|l| l == "decode-as"));
     assert!(dissect.shorts.contains(&'Y'));
     let format = dissect.values.iter().find(|(l, _)| l == "format").unwrap();
-    assert_eq!(format.1, ["summary", "tree", "json", "fields"]);
+    assert_eq!(format.1, ["summary", "tree", "json", "fields", "parquet"]);
     let shells = &subs[10].values;
     assert!(shells.is_empty(), "the shell is positional: {shells:?}");
 }
@@ -150,6 +150,8 @@ fn zsh_completes_every_command_and_option() {
                 format!("'--{long}["),
                 format!("'--{long}=["),
                 format!("'*--{long}=["),
+                // An option with conflicts: `'(--other)--long[…]'`.
+                format!(")--{long}["),
             ];
             assert!(
                 forms.iter().any(|f| own.contains(f.as_str())),

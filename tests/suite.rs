@@ -43,6 +43,8 @@ mod interval;
 mod live;
 #[path = "multi.rs"]
 mod multi;
+#[path = "parquet.rs"]
+mod parquet;
 #[path = "quake3.rs"]
 mod quake3;
 #[path = "quake3_corpus.rs"]

@@ -65,6 +65,8 @@ pub enum Settings {
         /// Only this protocol's fields (a known name).
         protocol: Option<String>,
         markdown: bool,
+        /// The Parquet reference instead (docs/parquet.md).
+        parquet: bool,
     },
     Diff(diff::Diff),
     Report {
@@ -147,7 +149,11 @@ fn run_second(settings: Settings) -> ExitCode {
         } => events::command(decode, format, kinds),
         Settings::Tracks { decode, format } => tracks::command(decode, format),
         Settings::Protocols(format) => reference::protocols(format),
-        Settings::Fields { protocol, markdown } => reference::fields(protocol.as_deref(), markdown),
+        Settings::Fields {
+            protocol,
+            markdown,
+            parquet,
+        } => reference::fields(protocol.as_deref(), markdown, parquet),
         Settings::Diff(d) => crate::commands::diff::command(&d),
         Settings::Demo {
             decode,

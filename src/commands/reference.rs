@@ -198,11 +198,13 @@ pub(super) fn protocols(format: ListFormat) -> ExitCode {
 }
 
 /// `fields`: the markdown reference, or one line per field (of one protocol, already checked to
-/// exist).
-pub(super) fn fields(protocol: Option<&str>, markdown: bool) -> ExitCode {
+/// exist), or the Parquet reference.
+pub(super) fn fields(protocol: Option<&str>, markdown: bool, parquet: bool) -> ExitCode {
     let registry = protocols::all();
     let mut out = BufWriter::new(io::stdout().lock());
-    let written = if markdown {
+    let written = if parquet {
+        out.write_all(crate::output::parquet::schema::markdown(&registry).as_bytes())
+    } else if markdown {
         out.write_all(fields_markdown_for(&registry, protocol).as_bytes())
     } else {
         fields_text(&mut out, &registry, protocol)

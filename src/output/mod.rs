@@ -4,6 +4,7 @@
 pub mod columns;
 pub mod interval;
 pub mod json;
+pub mod parquet;
 pub mod stats;
 pub mod summary;
 pub mod text_tree;
@@ -30,6 +31,9 @@ pub enum OutputFormat {
     Json,
     /// The values of the -e fields, one line per message (like tshark -T fields).
     Fields,
+    /// Hive-partitioned Parquet files under a directory (`-w`), not a stream: see
+    /// [`parquet::ParquetSink`].
+    Parquet,
 }
 
 /// The formats of the listings (`stats`, `protocols`, `diff`): text for people, JSON for tools.
@@ -113,6 +117,7 @@ impl Rendering {
                 let spec = self.fields.unwrap_or(&NO_COLUMNS);
                 Box::new(FieldsWriter::new(out, spec).with_capture(&capture.name))
             }
+            OutputFormat::Parquet => Box::new(NoStream),
         }
     }
 }
@@ -145,6 +150,17 @@ impl TreeView {
         expand: &[],
         compact: false,
     };
+}
+
+/// Parquet is written to files by [`parquet::ParquetSink`], never to a stream.
+struct NoStream;
+
+impl RecordWriter for NoStream {
+    fn record(&mut self, _: &Meta<'_>, _: &Record) -> io::Result<()> {
+        Err(io::Error::other(
+            "Parquet is written with -w DIR, not to a stream",
+        ))
+    }
 }
 
 /// A destination for records.

@@ -65,7 +65,9 @@ impl Tuning {
     /// there larger blocks save hand-overs (about 7% of a summary run).
     pub fn for_format(format: OutputFormat) -> Tuning {
         match format {
-            OutputFormat::Summary | OutputFormat::Fields => Tuning::default(),
+            OutputFormat::Summary | OutputFormat::Fields | OutputFormat::Parquet => {
+                Tuning::default()
+            }
             OutputFormat::Json | OutputFormat::Tree => Tuning {
                 block: 64 * 1024,
                 blocks_queued: 2,

@@ -72,6 +72,15 @@ pub struct FieldDef {
     /// JSON writes it as one object keyed by each key's name or text, in order, and the text
     /// tree as one `key: value` line per pair (see [`FieldDef::map`]).
     pub map: bool,
+    /// The kind of the value a group carries of its own (`srb2.tics.tic` is its tic number),
+    /// `None` for a group without one; declared with [`FieldDef::valued`], so that typed
+    /// outputs (Parquet) know its column without seeing data.
+    pub group_value: Option<Kind>,
+    /// Fields named outside this one's dotted name that a decoder places under it (a Quake 3
+    /// snapshot entity reused as a gamestate baseline): each a field name, or `prefix.*` for
+    /// every field directly under a name prefix. Declared with [`FieldDef::holds`]; with the
+    /// dotted names they make the registry's whole tree (docs/parquet.md).
+    pub holds: &'static [&'static str],
 }
 
 impl FieldDef {
@@ -92,6 +101,8 @@ impl FieldDef {
             key_start,
             nests: false,
             map: false,
+            group_value: None,
+            holds: &[],
         }
     }
     pub const fn group(name: &'static str, label: &'static str) -> FieldDef {
@@ -143,6 +154,16 @@ impl FieldDef {
     /// `{"sim/multiplay/chat": "hi", …}` without a tree node per element.
     pub const fn map(mut self) -> FieldDef {
         self.map = true;
+        self
+    }
+    /// Declares the kind of the value this group carries (see [`FieldDef::group_value`]).
+    pub const fn valued(mut self, kind: Kind) -> FieldDef {
+        self.group_value = Some(kind);
+        self
+    }
+    /// Declares fields named elsewhere that sit under this one (see [`FieldDef::holds`]).
+    pub const fn holds(mut self, names: &'static [&'static str]) -> FieldDef {
+        self.holds = names;
         self
     }
     pub const fn hex(mut self) -> FieldDef {

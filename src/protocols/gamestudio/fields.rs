@@ -21,53 +21,53 @@ crate::field_defs! {
         .desc("How the CPosition encoding was decided");
     // One group per message kind, so that each kind is its own JSON key with one shape of
     // arguments; the arguments keep one name each (`gamestudio.msg.*`) for filters.
-    CLS_FILL = group("gamestudio.cls_fill", "Message").repeated()
+    CLS_FILL = group("gamestudio.cls_fill", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A5 only: a one-byte filler; its children are the `gamestudio.msg.*` fields");
-    CLS_JOIN = group("gamestudio.cls_join", "Message").repeated()
+    CLS_JOIN = group("gamestudio.cls_join", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client joins: its DirectPlay id and player name; its children are the `gamestudio.msg.*` fields");
-    CLS_CREATE = group("gamestudio.cls_create", "Message").repeated()
+    CLS_CREATE = group("gamestudio.cls_create", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client asks the server to create an entity; its children are the `gamestudio.msg.*` fields");
-    CLS_REMOVE = group("gamestudio.cls_remove", "Message").repeated()
+    CLS_REMOVE = group("gamestudio.cls_remove", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client removes an entity; its children are the `gamestudio.msg.*` fields");
-    CLS_PING = group("gamestudio.cls_ping", "Message").repeated()
+    CLS_PING = group("gamestudio.cls_ping", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client keep-alive; its children are the `gamestudio.msg.*` fields");
-    CLS_LEVEL = group("gamestudio.cls_level", "Message").repeated()
+    CLS_LEVEL = group("gamestudio.cls_level", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client reports the level it loaded; its children are the `gamestudio.msg.*` fields");
-    CLS_VAR = group("gamestudio.cls_var", "Message").repeated()
+    CLS_VAR = group("gamestudio.cls_var", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client sends a script variable; its children are the `gamestudio.msg.*` fields");
-    CLS_STRING = group("gamestudio.cls_string", "Message").repeated()
+    CLS_STRING = group("gamestudio.cls_string", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client sends a script string; its children are the `gamestudio.msg.*` fields");
-    CLS_SKILL = group("gamestudio.cls_skill", "Message").repeated()
+    CLS_SKILL = group("gamestudio.cls_skill", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client sends an entity skill; its children are the `gamestudio.msg.*` fields");
-    CLS_SKILL3 = group("gamestudio.cls_skill3", "Message").repeated()
+    CLS_SKILL3 = group("gamestudio.cls_skill3", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A client sends three entity skills; its children are the `gamestudio.msg.*` fields");
-    SVC_FILL = group("gamestudio.svc_fill", "Message").repeated()
+    SVC_FILL = group("gamestudio.svc_fill", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A5 only: a one-byte filler; its children are the `gamestudio.msg.*` fields");
-    SVC_CREATE = group("gamestudio.svc_create", "Message").repeated()
+    SVC_CREATE = group("gamestudio.svc_create", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server creates an entity; its children are the `gamestudio.msg.*` fields");
-    SVC_REMOVE = group("gamestudio.svc_remove", "Message").repeated()
+    SVC_REMOVE = group("gamestudio.svc_remove", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server removes an entity; its children are the `gamestudio.msg.*` fields");
-    SVC_ENTSOUND = group("gamestudio.svc_entsound", "Message").repeated()
+    SVC_ENTSOUND = group("gamestudio.svc_entsound", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server plays a sound on an entity; its children are the `gamestudio.msg.*` fields");
-    SVC_EFFECT = group("gamestudio.svc_effect", "Message").repeated()
+    SVC_EFFECT = group("gamestudio.svc_effect", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server starts a particle effect; its children are the `gamestudio.msg.*` fields");
-    SVC_INFO = group("gamestudio.svc_info", "Message").repeated()
+    SVC_INFO = group("gamestudio.svc_info", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server's protocol version and time; its children are the `gamestudio.msg.*` fields");
-    SVC_VAR = group("gamestudio.svc_var", "Message").repeated()
+    SVC_VAR = group("gamestudio.svc_var", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server sends a script variable; its children are the `gamestudio.msg.*` fields");
-    SVC_STRING = group("gamestudio.svc_string", "Message").repeated()
+    SVC_STRING = group("gamestudio.svc_string", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server sends a script string; its children are the `gamestudio.msg.*` fields");
-    SVC_SKILL = group("gamestudio.svc_skill", "Message").repeated()
+    SVC_SKILL = group("gamestudio.svc_skill", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server sends an entity skill; its children are the `gamestudio.msg.*` fields");
-    SVC_SKILL3 = group("gamestudio.svc_skill3", "Message").repeated()
+    SVC_SKILL3 = group("gamestudio.svc_skill3", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("The server sends three entity skills; its children are the `gamestudio.msg.*` fields");
-    SVC_LOCAL = group("gamestudio.svc_local", "Message").repeated()
+    SVC_LOCAL = group("gamestudio.svc_local", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("A6+ only: the server runs a function on the client; its children are the `gamestudio.msg.*` fields");
-    SVC_UPDATE1 = group("gamestudio.svc_update1", "Message").repeated()
+    SVC_UPDATE1 = group("gamestudio.svc_update1", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("An entity update, parameter group 1; its children are the `gamestudio.msg.*` fields");
-    SVC_UPDATE2 = group("gamestudio.svc_update2", "Message").repeated()
+    SVC_UPDATE2 = group("gamestudio.svc_update2", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("An entity update, parameter group 2; its children are the `gamestudio.msg.*` fields");
-    SVC_UPDATE3 = group("gamestudio.svc_update3", "Message").repeated()
+    SVC_UPDATE3 = group("gamestudio.svc_update3", "Message").repeated().holds(&["gamestudio.msg.*"])
         .desc("An entity update, parameter group 3; its children are the `gamestudio.msg.*` fields");
     CMD = enumeration("gamestudio.msg.cmd", "Command").hex()
         .desc("Command byte (CLS_* towards the server, SVC_* towards the client)");

@@ -67,7 +67,7 @@ crate::field_defs! {
     SVC_CMD_INFO_KEY = string("quake3.svc.command.info.pair.key", "Key").desc("Info key");
     SVC_CMD_INFO_VALUE = string("quake3.svc.command.info.pair.value", "Value").desc("Info value");
     SVC_CMD_ARG = string("quake3.svc.command.arg", "Argument").repeated().desc("Other commands (scores …): arguments");
-    GAMESTATE = group("quake3.svc.gamestate", "Gamestate").desc("svc_gamestate: configstrings, baselines, client number, checksum feed");
+    GAMESTATE = group("quake3.svc.gamestate", "Gamestate").holds(&["quake3.svc.snapshot.entity"]).desc("svc_gamestate: configstrings, baselines, client number, checksum feed");
     GS_COMMAND_SEQ = uint("quake3.svc.gamestate.command_sequence", "Command sequence").desc("Server's current reliable command number");
     GS_CONFIGSTRING = group("quake3.svc.gamestate.configstring", "Configstring").repeated().desc("One configstring");
     GS_CS_INDEX = uint("quake3.svc.gamestate.configstring.index", "Index").desc("Configstring index (0 serverinfo, 1 systeminfo, 32 models, 288 sounds, 544 players …)");
@@ -94,7 +94,7 @@ crate::field_defs! {
     SNAP_AREAMASK = bytes("quake3.svc.snapshot.areamask", "Area mask").desc("PVS area bits");
     SNAP_ENTITIES = uint("quake3.svc.snapshot.entities", "Entities").desc("Number of entities in the snapshot after applying the delta; absent while the entity list is not whole (a reference snapshot was not captured since the last non-delta one)");
     SNAP_REMOVED = uint("quake3.svc.snapshot.removed", "Removed").repeated().desc("Numbers of entities removed by this snapshot");
-    VOIP = group("quake3.svc.voip", "VoIP").repeated().desc("svc_voipSpeex / svc_voipOpus framing (ioquake3 flavour)");
+    VOIP = group("quake3.svc.voip", "VoIP").repeated().valued(crate::tree::Kind::Enum).desc("svc_voipSpeex / svc_voipOpus framing (ioquake3 flavour)");
     VOIP_CLIENT = uint("quake3.svc.voip.client", "Sender").desc("Sending client");
     VOIP_GENERATION = uint("quake3.svc.voip.generation", "Generation").desc("VoIP generation");
     VOIP_SEQUENCE = uint("quake3.svc.voip.sequence", "Sequence").desc("VoIP sequence");
@@ -254,5 +254,5 @@ crate::field_defs! {
     UC_WEAPON = uint("quake3.clc.move.usercmd.weapon", "Weapon").desc("Selected weapon");
     UC_CHANGED = string("quake3.clc.move.usercmd.changed", "Changed").repeated().desc("Fields sent in this usercmd");
     UC_KEYED = string("quake3.clc.move.usercmd.keyed", "Still keyed").repeated().desc("Fields whose value is not shown: sent keyed with key bits not known (no gamestate captured and not yet recovered)");
-    CLC_VOIP = group("quake3.clc.voip", "VoIP").repeated().desc("clc_voip framing (ioquake3 flavour)");
+    CLC_VOIP = group("quake3.clc.voip", "VoIP").repeated().valued(crate::tree::Kind::Enum).desc("clc_voip framing (ioquake3 flavour)");
 }

@@ -19,12 +19,12 @@ crate::field_defs! {
     NOTHING = group("srb2.nothing", "PT_NOTHING ack queue").desc("96-byte out-of-order ack queue");
     NOTHING_ACK = uint("srb2.nothing.ack", "Selective ack").repeated().desc("Sequence number received out of order (non-zero queue entries)");
 
-    CLIENTCMD = group("srb2.clientcmd", "Client command").desc("PT_CLIENTCMD/MIS, PT_CLIENT2CMD/MIS, PT_NODEKEEPALIVE/MIS body");
+    CLIENTCMD = group("srb2.clientcmd", "Client command").holds(&["srb2.cmd"]).desc("PT_CLIENTCMD/MIS, PT_CLIENT2CMD/MIS, PT_NODEKEEPALIVE/MIS body");
     CLIENT_TIC = uint("srb2.clientcmd.client_tic", "Client tic").desc("Low byte of the client's gametic");
     RESENDFROM = uint("srb2.clientcmd.resendfrom", "Resend from").desc("Low byte of the next tic the client needs from the server");
     CONSISTANCY = int("srb2.clientcmd.consistancy", "Consistency").desc("16-bit game-state checksum for client_tic");
 
-    CMD = group("srb2.cmd", "Ticcmd").repeated().desc("ticcmd_t; the value is the player slot when known");
+    CMD = group("srb2.cmd", "Ticcmd").repeated().valued(crate::tree::Kind::UInt).desc("ticcmd_t; the value is the player slot when known");
     CMD_PLAYER_NAME = string("srb2.cmd.player_name", "Player name").desc("Name of the player of this slot, as learned from the flow (not on the wire)");
     CMD_FORWARD = int("srb2.cmd.forward", "Forward move").desc("forwardmove, -50…50");
     CMD_SIDE = int("srb2.cmd.side", "Side move").desc("sidemove, -50…50");
@@ -38,19 +38,19 @@ crate::field_defs! {
     TICS_START_EXPANDED = uint("srb2.tics.start_expanded", "Start tic (expanded)").desc("8-bit start tic expanded against the flow's tic reference");
     TICS_NUMTICS = uint("srb2.tics.numtics", "Tics").desc("Number of tics");
     TICS_NUMSLOTS = uint("srb2.tics.numslots", "Slots").desc("Player slots per tic (highest player number in use + 1)");
-    TICS_TIC = group("srb2.tics.tic", "Tic").repeated().desc("The move records of one tic; the value is the absolute tic");
+    TICS_TIC = group("srb2.tics.tic", "Tic").repeated().valued(crate::tree::Kind::UInt).holds(&["srb2.cmd"]).desc("The move records of one tic; the value is the absolute tic");
     TICS_TIC_REPEAT = boolean("srb2.tics.tic.repeat", "Repeat").desc("This tic was already decoded from an earlier packet of the flow");
-    TICS_TEXT = group("srb2.tics.text", "Text commands of a tic").repeated().desc("Text-command section for one tic; the value is the tic");
+    TICS_TEXT = group("srb2.tics.text", "Text commands of a tic").repeated().valued(crate::tree::Kind::UInt).holds(&["srb2.textbuf"]).desc("Text-command section for one tic; the value is the tic");
     TICS_TEXT_COUNT = uint("srb2.tics.text.count", "Buffers").desc("Number of players with text commands in this tic");
 
-    TEXTBUF = group("srb2.textbuf", "Text-command buffer").repeated().desc("len + net commands of one player");
+    TEXTBUF = group("srb2.textbuf", "Text-command buffer").repeated().holds(&["srb2.xd"]).desc("len + net commands of one player");
     TEXTBUF_PLAYER = uint("srb2.textbuf.player", "Player").desc("Player number issuing the commands");
     TEXTBUF_PLAYER_NAME = string("srb2.textbuf.player_name", "Player name").desc("Name of the issuing player, as learned from the flow (not on the wire)");
     TEXTBUF_LEN = uint("srb2.textbuf.len", "Length").unit("bytes").desc("Length of the net-command bytes");
     XD_UNDECODED = bytes("srb2.textbuf.undecoded", "Undecoded commands").desc("Rest of a buffer after a command that could not be decoded");
-    TEXTCMD = group("srb2.textcmd", "Text command").desc("PT_TEXTCMD / PT_TEXTCMD2 body");
+    TEXTCMD = group("srb2.textcmd", "Text command").holds(&["srb2.textbuf"]).desc("PT_TEXTCMD / PT_TEXTCMD2 body");
 
-    XD = enumeration("srb2.xd", "Net command").repeated().nests().desc("XD id (netxcmd_t, numbered per release) and its body");
+    XD = enumeration("srb2.xd", "Net command").repeated().nests().holds(&["srb2.netvar"]).desc("XD id (netxcmd_t, numbered per release) and its body");
     XD_NAME = string("srb2.xd.player_name", "Player name").desc("Player name (XD_NAMEANDCOLOR, XD_ADDPLAYER)");
     XD_AVAILABILITIES = uint("srb2.xd.availabilities", "Skin availabilities").hex().desc("2.2: bitmask of unlockable skins");
     XD_COLOR = uint("srb2.xd.color", "Colour").desc("Skin colour (u8 up to 2.2.4, u16 from 2.2.5)");
@@ -94,7 +94,7 @@ crate::field_defs! {
     NETVAR_VALUE = string("srb2.netvar.value", "Value").desc("String value of the variable");
     NETVAR_STEALTH = uint("srb2.netvar.stealth", "Stealth").desc("1 = change silently");
 
-    SERVERCFG = group("srb2.servercfg", "Server config").desc("PT_SERVERCFG body");
+    SERVERCFG = group("srb2.servercfg", "Server config").holds(&["srb2.netvar"]).desc("PT_SERVERCFG body");
     CFG_VERSION = uint("srb2.servercfg.version", "Version").desc("VERSION (201 / 202), up to 2.2.9");
     CFG_SUBVERSION = uint("srb2.servercfg.subversion", "Subversion").desc("SUBVERSION, up to 2.2.9");
     CFG_SERVERPLAYER = uint("srb2.servercfg.serverplayer", "Server player").desc("Player number of the server's own player");
@@ -128,7 +128,7 @@ crate::field_defs! {
     ASKINFO_VERSION = uint("srb2.askinfo.version", "Version").desc("Sender's VERSION (201 = 2.1, 202 = 2.2)");
     ASKINFO_TIME = uint("srb2.askinfo.time", "Time").unit("tics").desc("Sender's clock, echoed in PT_SERVERINFO");
 
-    SERVERINFO = group("srb2.serverinfo", "Server info").desc("PT_SERVERINFO body");
+    SERVERINFO = group("srb2.serverinfo", "Server info").holds(&["srb2.file"]).desc("PT_SERVERINFO body");
     SI_255 = uint("srb2.serverinfo.x255", "Marker 255").desc("2.2.1+: always 0xFF");
     SI_PACKETVERSION = uint("srb2.serverinfo.packetversion", "Packet version").desc("2.2.1+ PACKETVERSION");
     SI_APPLICATION = string("srb2.serverinfo.application", "Application").desc("\"SRB2\"");
@@ -163,7 +163,7 @@ crate::field_defs! {
     FILE_MD5 = bytes("srb2.file.md5", "MD5").desc("MD5 of the file");
 
     PLAYERINFO = group("srb2.playerinfo", "Player info").desc("PT_PLAYERINFO body: 32 × 36 bytes; unused records are not shown");
-    PI_PLAYER = group("srb2.playerinfo.player", "Player").repeated().desc("A used record; the value is its index (player number)");
+    PI_PLAYER = group("srb2.playerinfo.player", "Player").repeated().valued(crate::tree::Kind::UInt).desc("A used record; the value is its index (player number)");
     PI_NUM = uint("srb2.playerinfo.player.num", "Number").desc("2.1.25: node; 2.2: player number");
     PI_NAME = string("srb2.playerinfo.player.name", "Name").desc("char[22]");
     PI_ADDRESS = string("srb2.playerinfo.player.address", "Address").desc("2.1.25: IPv4 of the player; 2.2: zero");
@@ -205,7 +205,7 @@ crate::field_defs! {
     FILERECEIVED_ID = uint("srb2.filereceived.fileid", "File id").desc("Completed file");
     TELLFILES = group("srb2.tellfiles", "Tell files needed").desc("PT_TELLFILESNEEDED body");
     TELLFILES_FIRST = int("srb2.tellfiles.first", "First").desc("First file index wanted");
-    MOREFILES = group("srb2.morefiles", "More files needed").desc("PT_MOREFILESNEEDED body");
+    MOREFILES = group("srb2.morefiles", "More files needed").holds(&["srb2.file"]).desc("PT_MOREFILESNEEDED body");
     MORE_FIRST = int("srb2.morefiles.first", "First").desc("Index of the first entry");
     MORE_NUM = uint("srb2.morefiles.num", "Entries").desc("Entries that follow");
     MORE_MORE = uint("srb2.morefiles.more", "More").desc("1 = further entries remain");
