@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 
 pub use crate::toolkit::meta::{Direction, Meta};
 use crate::toolkit::time::Timestamp;
-use crate::tree::{FieldDef, Note, NoteDef, Record};
+use crate::tree::{FieldDef, Note, NoteDef, Record, TypeFields};
 
 /// How sure a probe is that a datagram belongs to its protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -220,6 +220,11 @@ pub trait Protocol: Sync {
     /// protocol at every datagram cost 5 % of a `stats` run).
     fn overhearing(&self) -> Option<&dyn Overhearing> {
         None
+    }
+    /// Which fields each message type can carry (docs/parquet.md); by default every type
+    /// carries the whole tree.
+    fn type_fields(&self) -> &'static TypeFields {
+        &TypeFields::WHOLE
     }
 }
 

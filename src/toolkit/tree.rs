@@ -46,6 +46,40 @@ impl Kind {
     }
 }
 
+/// Which fields each of a protocol's message types can carry, so that a typed output (Parquet)
+/// gives a type's files the columns of those fields rather than the protocol's whole tree. A
+/// type no entry names carries the whole tree. Names are `FieldDef` names: each brings what is
+/// under it and what it [`holds`](FieldDef::holds), and the groups above it.
+#[derive(Debug)]
+pub struct TypeFields {
+    /// Fields every named type carries.
+    pub common: &'static [&'static str],
+    /// Type names (`prefix*` for every type starting with `prefix`) and the fields beside
+    /// `common` that their records can carry; the first entry naming a type decides.
+    pub by_type: &'static [(&'static [&'static str], &'static [&'static str])],
+}
+
+impl TypeFields {
+    /// No type named: every type carries the whole tree.
+    pub const WHOLE: TypeFields = TypeFields {
+        common: &[],
+        by_type: &[],
+    };
+
+    /// The fields records of `msg_type` can carry, `None` for the whole tree.
+    pub fn of(&self, msg_type: &str) -> Option<Vec<&'static str>> {
+        let named = |pattern: &str| match pattern.strip_suffix('*') {
+            Some(prefix) => msg_type.starts_with(prefix),
+            None => msg_type == pattern,
+        };
+        let (_, fields) = self
+            .by_type
+            .iter()
+            .find(|(types, _)| types.iter().any(|t| named(t)))?;
+        Some(self.common.iter().chain(fields.iter()).copied().collect())
+    }
+}
+
 /// A registered field: stable dotted name, label for humans, value type.
 #[derive(Debug)]
 pub struct FieldDef {

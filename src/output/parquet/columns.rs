@@ -17,7 +17,7 @@ use arrow_array::{
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef, Fields};
 
-use super::schema::{Node, Shape};
+use super::schema::{Node, Shape, def_key};
 use crate::tree::{Field, Kind, Value};
 
 /// What did not fit while appending: counted, never fatal (see [`super::Written`]).
@@ -465,7 +465,7 @@ pub fn push_item(node: &Node, col: &mut Col, f: &Field, m: &mut Misfits) {
                 }
             };
             for c in &f.children {
-                match index.get(c.def.name) {
+                match index.get(&def_key(c.def)) {
                     Some(&i) => place(&children[i], &mut s.children[at + i], row, c, m),
                     None => m.dropped += 1,
                 }
@@ -710,9 +710,13 @@ impl Rows {
         if let Col::Struct(s) = &mut self.cols[at::FIELDS] {
             let row = s.open_row();
             for f in &rec.fields {
-                match schema.index.get(f.def.name) {
+                match schema.index.get(&def_key(f.def)) {
                     Some(&i) => place(&schema.roots[i], &mut s.children[i], row, f, m),
-                    None => m.dropped += 1,
+                    // An empty root (a Quake 3 runt) in a type whose schema has no column for
+                    // it loses nothing.
+                    None => {
+                        m.dropped += u64::from(f.value != Value::None || !f.children.is_empty())
+                    }
                 }
             }
         }

@@ -30,7 +30,7 @@ use arrow_schema::Schema;
 use crate::proto::{Meta, Protocol};
 use crate::tree::Record;
 use columns::{Misfits, NullArrays, Rows};
-use schema::ProtocolSchema;
+use schema::{ProtocolFields, ProtocolSchema};
 
 /// A file's rows are handed over as a row group at this size.
 pub const ROW_GROUP_BYTES: usize = 4 << 20;
@@ -112,7 +112,8 @@ pub fn prepare_dir(dir: &Path) -> io::Result<()> {
 
 /// One file being written.
 struct Part {
-    schema: usize,
+    /// The schema of the part's message type.
+    schema: Arc<ProtocolSchema>,
     rows: Rows,
     /// Bytes of `rows` at the last measure.
     held: usize,
@@ -139,7 +140,7 @@ enum Job {
 pub struct ParquetSink {
     dir: PathBuf,
     capture: String,
-    schemas: Vec<ProtocolSchema>,
+    protocols: Vec<ProtocolFields>,
     parts: Vec<Part>,
     /// Per schema: the part of each message type.
     by_type: Vec<HashMap<String, usize>>,
@@ -153,7 +154,9 @@ pub struct ParquetSink {
 
 /// How every file is written: zstd; dictionary pages for text columns only (names, enum names,
 /// addresses repeat; a dictionary encoder per numeric column cost 12 MiB of a run's peak and
-/// zstd packs repeated numbers anyway); statistics per column chunk, no page index.
+/// zstd packs repeated numbers anyway); statistics per column chunk for numbers and times, none
+/// for text (the min and max of names and summaries prune little, and comparing every string
+/// took a tenth of the encoding); no page index.
 fn properties(schema: &Schema) -> WriterProperties {
     let mut b = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -169,7 +172,9 @@ fn properties(schema: &Schema) -> WriterProperties {
     if let Ok(parquet) = ArrowSchemaConverter::new().convert(schema) {
         for c in parquet.columns() {
             if c.physical_type() == PhysicalType::BYTE_ARRAY {
-                b = b.set_column_dictionary_enabled(c.path().clone(), true);
+                b = b
+                    .set_column_dictionary_enabled(c.path().clone(), true)
+                    .set_column_statistics_enabled(c.path().clone(), EnabledStatistics::None);
             }
         }
     }
@@ -213,7 +218,7 @@ impl ParquetSink {
     /// A sink writing under `dir` (see [`prepare_dir`]), every row's `capture` column `capture`.
     pub fn new(dir: &Path, capture: &str, registry: &[&'static dyn Protocol]) -> io::Result<Self> {
         prepare_dir(dir)?;
-        let schemas = schema::all(registry);
+        let protocols = ProtocolFields::all(registry);
         let (tx, rx) = sync_channel(1);
         let encoder = std::thread::Builder::new()
             .name("parquet".into())
@@ -221,8 +226,8 @@ impl ParquetSink {
         Ok(ParquetSink {
             dir: dir.to_path_buf(),
             capture: capture.to_string(),
-            by_type: schemas.iter().map(|_| HashMap::new()).collect(),
-            schemas,
+            by_type: protocols.iter().map(|_| HashMap::new()).collect(),
+            protocols,
             parts: Vec::new(),
             held: 0,
             shared: NullArrays::default(),
@@ -255,7 +260,11 @@ impl ParquetSink {
 
     /// The part for this record's protocol and type, opened on first use.
     fn part_of(&mut self, rec: &Record) -> io::Result<Option<usize>> {
-        let Some(s) = self.schemas.iter().position(|s| s.protocol == rec.protocol) else {
+        let Some(s) = self
+            .protocols
+            .iter()
+            .position(|s| s.protocol == rec.protocol)
+        else {
             return Ok(None);
         };
         if let Some(&p) = self.by_type[s].get(rec.msg_type.as_ref()) {
@@ -266,9 +275,10 @@ impl ParquetSink {
             .join(format!("protocol={}", hive_escape(rec.protocol)))
             .join(format!("type={}", hive_escape(&rec.msg_type)));
         fs::create_dir_all(&dir)?;
+        let schema = Arc::new(self.protocols[s].schema_of(&rec.msg_type));
         self.parts.push(Part {
-            schema: s,
-            rows: Rows::new(&self.schemas[s].arrow),
+            rows: Rows::new(&schema.arrow),
+            schema,
             held: 0,
             since_measure: 0,
             dir,
@@ -288,9 +298,13 @@ impl ParquetSink {
             return Ok(());
         };
         let part = &mut self.parts[p];
-        let schema = &self.schemas[part.schema];
-        part.rows
-            .push(&self.capture, meta, rec, schema, &mut self.written.misfits);
+        part.rows.push(
+            &self.capture,
+            meta,
+            rec,
+            &part.schema,
+            &mut self.written.misfits,
+        );
         self.written.rows += 1;
         part.since_measure += 1;
         if part.since_measure < MEASURE_EVERY {
@@ -319,10 +333,9 @@ impl ParquetSink {
         if part.rows.is_empty() {
             return Ok(());
         }
-        let schema = &self.schemas[part.schema].arrow;
         let batch = part
             .rows
-            .finish(schema, &mut self.shared)
+            .finish(&part.schema.arrow, &mut self.shared)
             .map_err(io::Error::other)?;
         self.held -= part.held;
         part.held = 0;
@@ -335,7 +348,7 @@ impl ParquetSink {
                 let f = self.written.files.len();
                 part.file = Some(f);
                 self.written.files.push(path.clone());
-                let schema = self.schemas[part.schema].arrow.clone();
+                let schema = part.schema.arrow.clone();
                 self.send(Job::Open(path, schema))?;
                 f
             }

@@ -1,5 +1,7 @@
 //! The Parquet schema, made from the field registry alone (never from data): one per protocol,
-//! shared by all of its message types, so a column has one type in every file of every capture.
+//! narrowed for each message type to the fields the protocol declares the type can carry
+//! ([`TypeFields`]), so a column has one type in every file of every capture, and a type's files
+//! hold the columns it fills rather than hundreds of nulls.
 //!
 //! The tree is the registry's: a field's children are the fields whose dotted name extends its
 //! own by one segment, plus those it declares it holds ([`FieldDef::holds`]); the roots are a
@@ -8,15 +10,22 @@
 
 use std::sync::Arc;
 
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 
 use crate::proto::Protocol;
-use crate::tree::{FieldDef, Kind};
+use crate::tree::{FieldDef, Kind, TypeFields};
 
 /// How deep the registry's tree may go: a `holds` that loops is cut here.
 const MAX_DEPTH: usize = 24;
+
+/// A field's key in a schema's indexes: its address. Each name is one `static` (`field_defs!`),
+/// and an address hashes in one step where a dotted name (`quake3.svc.snapshot.entity…`) took
+/// a tenth of a Parquet run in hashing and comparing.
+pub fn def_key(def: &'static FieldDef) -> usize {
+    std::ptr::from_ref(def) as usize
+}
 
 /// One column of a protocol's `fields` struct: a registered field and what it holds.
 #[derive(Debug)]
@@ -39,8 +48,8 @@ pub enum Shape {
     Object {
         own: Option<Kind>,
         children: Vec<Node>,
-        /// Child index by field name.
-        index: HashMap<&'static str, usize>,
+        /// Child index by field ([`def_key`]).
+        index: HashMap<usize, usize>,
     },
     /// Key/value pairs ([`FieldDef::map`]): the key field's text, the value field's node.
     Map {
@@ -84,7 +93,7 @@ impl Node {
             let index = children
                 .iter()
                 .enumerate()
-                .map(|(i, c)| (c.def.name, i))
+                .map(|(i, c)| (def_key(c.def), i))
                 .collect();
             Shape::Object {
                 own,
@@ -213,8 +222,8 @@ fn children_of(def: &FieldDef, defs: &[&'static FieldDef]) -> Vec<&'static Field
 pub struct ProtocolSchema {
     pub protocol: &'static str,
     pub roots: Vec<Node>,
-    /// Root index by field name.
-    pub index: HashMap<&'static str, usize>,
+    /// Root index by field ([`def_key`]).
+    pub index: HashMap<usize, usize>,
     /// The whole file schema: the record keys, `fields` and `notes`.
     pub arrow: Arc<Schema>,
 }
@@ -229,7 +238,7 @@ impl ProtocolSchema {
         let index = roots
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.def.name, i))
+            .map(|(i, n)| (def_key(n.def), i))
             .collect();
         let fields: Fields = roots.iter().map(Node::arrow_field).collect();
         let arrow = Arc::new(file_schema(DataType::Struct(fields)));
@@ -240,6 +249,50 @@ impl ProtocolSchema {
             arrow,
         }
     }
+}
+
+/// The fields of `defs` a message type's schema keeps (`wanted`, from
+/// [`TypeFields`](crate::tree::TypeFields)): each wanted field, everything under it and what it
+/// holds, to the end, and the groups above the wanted ones. Each column it makes is the
+/// protocol schema's column at the same path, with fewer members where that is a struct.
+pub fn subset(defs: &[&'static FieldDef], wanted: &[&'static str]) -> Vec<&'static FieldDef> {
+    let mut keep: HashSet<&'static str> = wanted.iter().copied().collect();
+    let inside = |keep: &HashSet<&str>, name: &str| {
+        name.match_indices('.')
+            .any(|(dot, _)| keep.contains(&name[..dot]))
+    };
+    loop {
+        let before = keep.len();
+        let held: Vec<&str> = defs
+            .iter()
+            .filter(|d| keep.contains(d.name))
+            .flat_map(|d| d.holds.iter().copied())
+            .collect();
+        for d in defs {
+            if keep.contains(d.name) {
+                continue;
+            }
+            let is_held = held.iter().any(|h| match h.strip_suffix(".*") {
+                Some(prefix) => d.name.rsplit_once('.').is_some_and(|(up, _)| up == prefix),
+                None => d.name == *h,
+            });
+            if is_held || inside(&keep, d.name) {
+                keep.insert(d.name);
+            }
+        }
+        if keep.len() == before {
+            break;
+        }
+    }
+    for w in wanted {
+        for (dot, _) in w.match_indices('.') {
+            keep.insert(&w[..dot]);
+        }
+    }
+    defs.iter()
+        .copied()
+        .filter(|d| keep.contains(d.name))
+        .collect()
 }
 
 /// The columns of a note, as JSON writes them plus the note's registered name.
@@ -286,10 +339,46 @@ pub fn all(registry: &[&'static dyn Protocol]) -> Vec<ProtocolSchema> {
         .collect()
 }
 
+/// A protocol's fields and which of them each message type carries: what its types' schemas
+/// are made from.
+#[derive(Debug)]
+pub struct ProtocolFields {
+    pub protocol: &'static str,
+    pub defs: Vec<&'static FieldDef>,
+    pub types: &'static TypeFields,
+}
+
+impl ProtocolFields {
+    /// Every protocol's, plain UDP first.
+    pub fn all(registry: &[&'static dyn Protocol]) -> Vec<ProtocolFields> {
+        let declared =
+            std::iter::once(&TypeFields::WHOLE).chain(registry.iter().map(|p| p.type_fields()));
+        crate::proto::all_fields(registry)
+            .into_iter()
+            .zip(declared)
+            .map(|((protocol, _, defs), types)| ProtocolFields {
+                protocol,
+                defs,
+                types,
+            })
+            .collect()
+    }
+
+    /// The schema of `msg_type`'s files: the fields the type can carry
+    /// ([`TypeFields::of`]), or the whole protocol's for a type not declared.
+    pub fn schema_of(&self, msg_type: &str) -> ProtocolSchema {
+        match self.types.of(msg_type) {
+            Some(wanted) => ProtocolSchema::new(self.protocol, &subset(&self.defs, &wanted)),
+            None => ProtocolSchema::new(self.protocol, &self.defs),
+        }
+    }
+}
+
 /// The Parquet reference (docs/parquet.md): every protocol's columns with their types.
 pub fn markdown(registry: &[&'static dyn Protocol]) -> String {
     let mut out = String::from(include_str!("parquet_head.md"));
-    for s in all(registry) {
+    let declared = ProtocolFields::all(registry);
+    for (s, d) in all(registry).into_iter().zip(&declared) {
         out.push_str(&format!(
             "\n## {}\n\nFiles under `protocol={}/`. `fields`:\n\n| column | type |\n|---|---|\n",
             s.protocol, s.protocol
@@ -298,8 +387,38 @@ pub fn markdown(registry: &[&'static dyn Protocol]) -> String {
             let mut path = String::from("fields");
             column_rows(&mut out, &mut path, &n.arrow_field());
         }
+        type_rows(&mut out, d.types);
     }
     out
+}
+
+/// The table of which fields each declared message type's files have.
+fn type_rows(out: &mut String, types: &TypeFields) {
+    if types.by_type.is_empty() {
+        return;
+    }
+    let list = |names: &[&str]| {
+        let v: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        if v.is_empty() {
+            "—".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let also = if types.common.is_empty() {
+        String::new()
+    } else {
+        format!("; every type also has {}", list(types.common))
+    };
+    out.push_str(&format!(
+        "\nMessage types: each type's files have the columns of the fields listed, with what is \
+         under them and the groups above them{also}. `X*` names every \
+         type starting with `X`; the first row naming a type decides.\n\n\
+         | types | fields |\n|---|---|\n"
+    ));
+    for (names, fields) in types.by_type {
+        out.push_str(&format!("| {} | {} |\n", list(names), list(fields)));
+    }
 }
 
 /// One table row per column under `field`, nested columns by their dotted path (`[]` marks a

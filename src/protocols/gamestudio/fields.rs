@@ -20,54 +20,80 @@ crate::field_defs! {
     POS_BASIS = string("gamestudio.pos_basis", "CPosition basis")
         .desc("How the CPosition encoding was decided");
     // One group per message kind, so that each kind is its own JSON key with one shape of
-    // arguments; the arguments keep one name each (`gamestudio.msg.*`) for filters.
-    CLS_FILL = group("gamestudio.cls_fill", "Message").repeated().holds(&["gamestudio.msg.*"])
+    // arguments; the arguments keep one name each (`gamestudio.msg.*`) for filters, and each
+    // group holds the arguments its message can have, in every dialect (`msg.rs`, `P::next`
+    // and the message's reader), so that its Parquet column has those and no others.
+    CLS_FILL = group("gamestudio.cls_fill", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd"])
         .desc("A5 only: a one-byte filler; its children are the `gamestudio.msg.*` fields");
-    CLS_JOIN = group("gamestudio.cls_join", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_JOIN = group("gamestudio.cls_join", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.player_dpid", "gamestudio.msg.player_name", "gamestudio.msg.session_name"])
         .desc("A client joins: its DirectPlay id and player name; its children are the `gamestudio.msg.*` fields");
-    CLS_CREATE = group("gamestudio.cls_create", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_CREATE = group("gamestudio.cls_create", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.player_dpid", "gamestudio.msg.file_name", "gamestudio.msg.start", "gamestudio.msg.action_index", "gamestudio.msg.identifier"])
         .desc("A client asks the server to create an entity; its children are the `gamestudio.msg.*` fields");
-    CLS_REMOVE = group("gamestudio.cls_remove", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_REMOVE = group("gamestudio.cls_remove", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_dpid", "gamestudio.msg.entity_index"])
         .desc("A client removes an entity; its children are the `gamestudio.msg.*` fields");
-    CLS_PING = group("gamestudio.cls_ping", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_PING = group("gamestudio.cls_ping", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.player_dpid"])
         .desc("A client keep-alive; its children are the `gamestudio.msg.*` fields");
-    CLS_LEVEL = group("gamestudio.cls_level", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_LEVEL = group("gamestudio.cls_level", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.player_dpid", "gamestudio.msg.level_name"])
         .desc("A client reports the level it loaded; its children are the `gamestudio.msg.*` fields");
-    CLS_VAR = group("gamestudio.cls_var", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_VAR = group("gamestudio.cls_var", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.var_index", "gamestudio.msg.var_length", "gamestudio.msg.var_value"])
         .desc("A client sends a script variable; its children are the `gamestudio.msg.*` fields");
-    CLS_STRING = group("gamestudio.cls_string", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_STRING = group("gamestudio.cls_string", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.string_index", "gamestudio.msg.text"])
         .desc("A client sends a script string; its children are the `gamestudio.msg.*` fields");
-    CLS_SKILL = group("gamestudio.cls_skill", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_SKILL = group("gamestudio.cls_skill", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_dpid", "gamestudio.msg.entity_index", "gamestudio.msg.struct_offset", "gamestudio.msg.struct_field", "gamestudio.msg.skill"])
         .desc("A client sends an entity skill; its children are the `gamestudio.msg.*` fields");
-    CLS_SKILL3 = group("gamestudio.cls_skill3", "Message").repeated().holds(&["gamestudio.msg.*"])
+    CLS_SKILL3 = group("gamestudio.cls_skill3", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_dpid", "gamestudio.msg.entity_index", "gamestudio.msg.struct_offset", "gamestudio.msg.struct_field", "gamestudio.msg.skill"])
         .desc("A client sends three entity skills; its children are the `gamestudio.msg.*` fields");
-    SVC_FILL = group("gamestudio.svc_fill", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_FILL = group("gamestudio.svc_fill", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd"])
         .desc("A5 only: a one-byte filler; its children are the `gamestudio.msg.*` fields");
-    SVC_CREATE = group("gamestudio.svc_create", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_CREATE = group("gamestudio.svc_create", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_index", "gamestudio.msg.identifier"])
         .desc("The server creates an entity; its children are the `gamestudio.msg.*` fields");
-    SVC_REMOVE = group("gamestudio.svc_remove", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_REMOVE = group("gamestudio.svc_remove", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_index"])
         .desc("The server removes an entity; its children are the `gamestudio.msg.*` fields");
-    SVC_ENTSOUND = group("gamestudio.svc_entsound", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_ENTSOUND = group("gamestudio.svc_entsound", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_index", "gamestudio.msg.sound_index", "gamestudio.msg.volume", "gamestudio.msg.sound_handle"])
         .desc("The server plays a sound on an entity; its children are the `gamestudio.msg.*` fields");
-    SVC_EFFECT = group("gamestudio.svc_effect", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_EFFECT = group("gamestudio.svc_effect", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.action_index", "gamestudio.msg.number", "gamestudio.msg.start", "gamestudio.msg.vel"])
         .desc("The server starts a particle effect; its children are the `gamestudio.msg.*` fields");
-    SVC_INFO = group("gamestudio.svc_info", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_INFO = group("gamestudio.svc_info", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.sync", "gamestudio.msg.protocol_version", "gamestudio.msg.server_time", "gamestudio.msg.frame_time"])
         .desc("The server's protocol version and time; its children are the `gamestudio.msg.*` fields");
-    SVC_VAR = group("gamestudio.svc_var", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_VAR = group("gamestudio.svc_var", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.var_index", "gamestudio.msg.var_length", "gamestudio.msg.var_value"])
         .desc("The server sends a script variable; its children are the `gamestudio.msg.*` fields");
-    SVC_STRING = group("gamestudio.svc_string", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_STRING = group("gamestudio.svc_string", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.string_index", "gamestudio.msg.text"])
         .desc("The server sends a script string; its children are the `gamestudio.msg.*` fields");
-    SVC_SKILL = group("gamestudio.svc_skill", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_SKILL = group("gamestudio.svc_skill", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_index", "gamestudio.msg.struct_offset", "gamestudio.msg.struct_field", "gamestudio.msg.skill"])
         .desc("The server sends an entity skill; its children are the `gamestudio.msg.*` fields");
-    SVC_SKILL3 = group("gamestudio.svc_skill3", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_SKILL3 = group("gamestudio.svc_skill3", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_index", "gamestudio.msg.struct_offset", "gamestudio.msg.struct_field", "gamestudio.msg.skill"])
         .desc("The server sends three entity skills; its children are the `gamestudio.msg.*` fields");
-    SVC_LOCAL = group("gamestudio.svc_local", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_LOCAL = group("gamestudio.svc_local", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.entity_index", "gamestudio.msg.function_index"])
         .desc("A6+ only: the server runs a function on the client; its children are the `gamestudio.msg.*` fields");
-    SVC_UPDATE1 = group("gamestudio.svc_update1", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_UPDATE1 = group("gamestudio.svc_update1", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.params", "gamestudio.msg.entity_index", "gamestudio.msg.pos", "gamestudio.msg.pan", "gamestudio.msg.scale", "gamestudio.msg.file_name", "gamestudio.msg.frame", "gamestudio.msg.frame_fraction", "gamestudio.msg.flags", "gamestudio.msg.skin", "gamestudio.msg.ambient", "gamestudio.msg.albedo"])
         .desc("An entity update, parameter group 1; its children are the `gamestudio.msg.*` fields");
-    SVC_UPDATE2 = group("gamestudio.svc_update2", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_UPDATE2 = group("gamestudio.svc_update2", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.params", "gamestudio.msg.entity_index", "gamestudio.msg.ambient", "gamestudio.msg.albedo", "gamestudio.msg.skin", "gamestudio.msg.tilt", "gamestudio.msg.roll", "gamestudio.msg.next_frame", "gamestudio.msg.pos", "gamestudio.msg.pan", "gamestudio.msg.frame", "gamestudio.msg.frame_fraction", "gamestudio.msg.flags"])
         .desc("An entity update, parameter group 2; its children are the `gamestudio.msg.*` fields");
-    SVC_UPDATE3 = group("gamestudio.svc_update3", "Message").repeated().holds(&["gamestudio.msg.*"])
+    SVC_UPDATE3 = group("gamestudio.svc_update3", "Message").repeated()
+        .holds(&["gamestudio.msg.cmd", "gamestudio.msg.params", "gamestudio.msg.entity_index", "gamestudio.msg.lightrange", "gamestudio.msg.color", "gamestudio.msg.alpha", "gamestudio.msg.u", "gamestudio.msg.v", "gamestudio.msg.flags2"])
         .desc("An entity update, parameter group 3; its children are the `gamestudio.msg.*` fields");
     CMD = enumeration("gamestudio.msg.cmd", "Command").hex()
         .desc("Command byte (CLS_* towards the server, SVC_* towards the client)");
@@ -170,7 +196,7 @@ crate::field_defs! {
     DP8_SACK_FLAGS = uint("dplay8.sack_flags", "SACK flags").hex().desc("SACK bFlags");
     DP8_RETRY = uint("dplay8.retry", "Retry").desc("SACK bRetry");
     DP8_NSEQ = uint("dplay8.next_seq", "Next send sequence").desc("SACK bNSeq");
-    DP8_SUB = group("dplay8.coalesced", "Coalesced payload").repeated()
+    DP8_SUB = group("dplay8.coalesced", "Coalesced payload").repeated().holds(&["dplay8.core_message"])
         .desc("One sub-payload of a coalesced DFRAME ([MC-DPL8R] 2.2.3)");
     DP8_SUB_SIZE = uint("dplay8.coalesced.size", "Size").desc("11-bit payload size (bSize + BIG_1..3 bits)");
     DP8_SUB_CMD = uint("dplay8.coalesced.command", "Command").hex().desc("Coalesce header bCommand flags");
@@ -212,3 +238,79 @@ crate::field_defs! {
     DP4_ENUM_FLAGS = uint("dplay4.enum_flags", "Enumeration flags").hex().desc("ENUMSESSIONS Flags (0x1 available, 0x2 all, 0x40 password required)");
     DP4_BODY = bytes("dplay4.body", "Body").desc("System message body (not decoded)");
 }
+
+/// The fields each message type's records can carry (`Flow::show` names a record after its
+/// first message that is not a fill, parsing every buffer in one direction; a DirectPlay type
+/// whose buffers named no message keeps the wrapper's name).
+pub static TYPES: crate::tree::TypeFields = crate::tree::TypeFields {
+    common: &[],
+    by_type: &[
+        (
+            &["CLS_*"],
+            &[
+                "gamestudio.dialect",
+                "gamestudio.dialect_basis",
+                "gamestudio.direction",
+                "gamestudio.direction_basis",
+                "gamestudio.cls_fill",
+                "gamestudio.cls_join",
+                "gamestudio.cls_create",
+                "gamestudio.cls_remove",
+                "gamestudio.cls_ping",
+                "gamestudio.cls_level",
+                "gamestudio.cls_var",
+                "gamestudio.cls_string",
+                "gamestudio.cls_skill",
+                "gamestudio.cls_skill3",
+                "gamestudio.undecoded",
+                "dplay8",
+                "dplay4",
+            ],
+        ),
+        (
+            &["SVC_*"],
+            &[
+                "gamestudio.dialect",
+                "gamestudio.dialect_basis",
+                "gamestudio.direction",
+                "gamestudio.direction_basis",
+                "gamestudio.pos_mode",
+                "gamestudio.pos_basis",
+                "gamestudio.svc_fill",
+                "gamestudio.svc_create",
+                "gamestudio.svc_remove",
+                "gamestudio.svc_entsound",
+                "gamestudio.svc_effect",
+                "gamestudio.svc_info",
+                "gamestudio.svc_var",
+                "gamestudio.svc_string",
+                "gamestudio.svc_skill",
+                "gamestudio.svc_skill3",
+                "gamestudio.svc_local",
+                "gamestudio.svc_update1",
+                "gamestudio.svc_update2",
+                "gamestudio.svc_update3",
+                "gamestudio.undecoded",
+                "dplay8",
+                "dplay4",
+            ],
+        ),
+        // Buffers that named no message: fills, an unknown first byte, nothing left.
+        (
+            &["fill", "empty", "DP8 DATA", "DP8 fragment", "DP4 player"],
+            &[
+                "gamestudio.dialect",
+                "gamestudio.dialect_basis",
+                "gamestudio.direction",
+                "gamestudio.direction_basis",
+                "gamestudio.cls_fill",
+                "gamestudio.svc_fill",
+                "gamestudio.undecoded",
+                "dplay8",
+                "dplay4",
+            ],
+        ),
+        (&["DP8 *"], &["dplay8"]),
+        (&["DP4 *"], &["dplay4"]),
+    ],
+};

@@ -158,6 +158,9 @@ impl Protocol for Gamestudio {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
     }
+    fn type_fields(&self) -> &'static crate::tree::TypeFields {
+        &fields::TYPES
+    }
     fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
         Some(&events::EVENTS)
     }

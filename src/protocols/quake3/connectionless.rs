@@ -633,6 +633,15 @@ mod tests {
         (res, r)
     }
 
+    /// Every command's records carry the `oob` group in Parquet (`fields::TYPES`).
+    #[test]
+    fn every_command_is_declared_with_the_oob_group() {
+        for &(name, _) in COMMANDS {
+            let declared = super::super::fields::TYPES.of(name);
+            assert_eq!(declared.as_deref(), Some(&["quake3.oob"][..]), "{name}");
+        }
+    }
+
     #[test]
     fn tv8_connect_decompresses() {
         let p = hex(

@@ -1,7 +1,8 @@
 //! Every field the Quake III Arena (id 1.32, ioquake3, OpenArena) decoder emits.
 
 crate::field_defs! {
-    ROOT = group("quake3", "Quake III Arena (id 1.32, ioquake3, OpenArena)");
+    // A datagram whose netchan flavour is not decided yet shows its sequence at the root.
+    ROOT = group("quake3", "Quake III Arena (id 1.32, ioquake3, OpenArena)").holds(&["quake3.netchan.sequence", "quake3.netchan.fragment"]);
 
     // Connectionless packets (ioquake3 code/server/sv_main.c `SV_ConnectionlessPacket`).
     OOB = group("quake3.oob", "Connectionless packet").desc("Packet starting with the 0xffffffff marker: one text command");
@@ -256,3 +257,62 @@ crate::field_defs! {
     UC_KEYED = string("quake3.clc.move.usercmd.keyed", "Still keyed").repeated().desc("Fields whose value is not shown: sent keyed with key bits not known (no gamestate captured and not yet recovered)");
     CLC_VOIP = group("quake3.clc.voip", "VoIP").repeated().valued(crate::tree::Kind::Enum).desc("clc_voip framing (ioquake3 flavour)");
 }
+
+/// The fields each message type's records can carry: a connectionless command its `oob` group,
+/// a netchan datagram its header and the messages of its direction (`svc` from the server,
+/// `clc` from the client; a datagram whose direction or flavour is not known yet, either).
+pub static TYPES: crate::tree::TypeFields = crate::tree::TypeFields {
+    common: &[],
+    by_type: &[
+        (
+            &[
+                "getchallenge",
+                "challengeResponse",
+                "connect",
+                "connectResponse",
+                "getinfo",
+                "infoResponse",
+                "getstatus",
+                "statusResponse",
+                "rcon",
+                "print",
+                "disconnect",
+                "echo",
+                "heartbeat",
+                "getserversExtResponse",
+                "getserversResponse",
+                "getserversExt",
+                "getservers",
+                "getKeyAuthorize",
+                "getIpAuthorize",
+                "ipAuthorize",
+                "keyAuthorize",
+                "banUser",
+                "getmotd",
+                "motd",
+                "oob",
+                "oob_unknown",
+            ],
+            &["quake3.oob"],
+        ),
+        (&["fragment", "untrusted", "runt"], &["quake3.netchan"]),
+        (
+            &[
+                "gamestate",
+                "snapshot",
+                "serverCommand",
+                "download",
+                "server",
+            ],
+            &["quake3.netchan", "quake3.svc"],
+        ),
+        (
+            &["clientCommand", "move", "client"],
+            &["quake3.netchan", "quake3.clc"],
+        ),
+        (
+            &["keyed", "netchan"],
+            &["quake3.netchan", "quake3.svc", "quake3.clc"],
+        ),
+    ],
+};

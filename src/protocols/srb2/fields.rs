@@ -220,7 +220,7 @@ crate::field_defs! {
 
     RESYNCHGET = group("srb2.resynchget", "Resynch get").desc("PT_RESYNCHGET body");
     RESYNCHGET_PLAYER = uint("srb2.resynchget.player", "Player").desc("Player confirmed");
-    RESYNCHEND = group("srb2.resynchend", "Resynch end").desc("PT_RESYNCHEND body (2.1.25 resynchend_pak)");
+    RESYNCHEND = group("srb2.resynchend", "Resynch end").holds(&["srb2.body"]).desc("PT_RESYNCHEND body (2.1.25 resynchend_pak)");
 
     RE_SEED = uint("srb2.resynchend.randomseed", "randomseed").desc("Random seed");
     RE_FLAGPLAYER = int("srb2.resynchend.flagplayer", "flagplayer").repeated().desc("CTF flag holder");
@@ -236,7 +236,7 @@ crate::field_defs! {
     RE_TOTALRING = int("srb2.resynchend.totalring", "totalring").repeated().desc("Rings per player");
     RE_REALTIME = uint("srb2.resynchend.realtime", "realtime").repeated().desc("Real time per player");
     RE_LAPS = uint("srb2.resynchend.laps", "laps").repeated().desc("Laps per player");
-    RESYNCH = group("srb2.resynch", "Resynching").desc("PT_RESYNCHING body (2.1.25 resynch_pak)");
+    RESYNCH = group("srb2.resynch", "Resynching").holds(&["srb2.body"]).desc("PT_RESYNCHING body (2.1.25 resynch_pak)");
     RS_PLAYERNUM = uint("srb2.resynch.playernum", "playernum").desc("player_t / mobj_t member (2.1.25 resynch_pak)");
     RS_PLAYERSTATE = uint("srb2.resynch.playerstate", "playerstate").desc("player_t / mobj_t member (2.1.25 resynch_pak)");
     RS_PFLAGS = uint("srb2.resynch.pflags", "pflags").desc("player_t / mobj_t member (2.1.25 resynch_pak)");
@@ -333,3 +333,70 @@ crate::field_defs! {
     RS_SCALESPEED = int("srb2.resynch.scalespeed", "scalespeed").desc("player_t / mobj_t member (2.1.25 resynch_pak)");
     RS_STALE = bytes("srb2.resynch.stale", "Stale object bytes").desc("Object part of resynch_pak when hasmo = 0");
 }
+
+/// The fields each packet type's records carry: the header and release of every datagram, then
+/// the body's group (`msg::body_group`, which a test keeps in step with this list).
+pub static TYPES: crate::tree::TypeFields = crate::tree::TypeFields {
+    common: &[
+        "srb2.release",
+        "srb2.release_basis",
+        "srb2.header",
+        "srb2.body",
+        "srb2.trailing",
+    ],
+    by_type: &[
+        (&["PT_NOTHING"], &["srb2.nothing"]),
+        (&["PT_SERVERCFG"], &["srb2.servercfg"]),
+        (
+            &[
+                "PT_CLIENTCMD",
+                "PT_CLIENTMIS",
+                "PT_CLIENT2CMD",
+                "PT_CLIENT2MIS",
+                "PT_NODEKEEPALIVE",
+                "PT_NODEKEEPALIVEMIS",
+            ],
+            &["srb2.clientcmd"],
+        ),
+        (&["PT_SERVERTICS"], &["srb2.tics"]),
+        (&["PT_SERVERREFUSE"], &["srb2.refuse"]),
+        (&["PT_ASKINFO"], &["srb2.askinfo"]),
+        (&["PT_SERVERINFO"], &["srb2.serverinfo"]),
+        (&["PT_PLAYERINFO"], &["srb2.playerinfo"]),
+        (&["PT_REQUESTFILE"], &["srb2.requestfile"]),
+        (&["PT_ASKINFOVIAMS"], &["srb2.askinfoviams"]),
+        (&["PT_RESYNCHEND"], &["srb2.resynchend"]),
+        (&["PT_RESYNCHGET"], &["srb2.resynchget"]),
+        (&["PT_RESYNCHING"], &["srb2.resynch"]),
+        (&["PT_FILEFRAGMENT"], &["srb2.fragment"]),
+        (&["PT_FILEACK"], &["srb2.fileack"]),
+        (&["PT_FILERECEIVED"], &["srb2.filereceived"]),
+        (&["PT_TEXTCMD", "PT_TEXTCMD2"], &["srb2.textcmd"]),
+        (&["PT_CLIENTJOIN"], &["srb2.join"]),
+        (&["PT_NODETIMEOUT"], &["srb2.nodetimeout"]),
+        (&["PT_LOGIN"], &["srb2.login"]),
+        (&["PT_TELLFILESNEEDED"], &["srb2.tellfiles"]),
+        (&["PT_MOREFILESNEEDED"], &["srb2.morefiles"]),
+        (&["PT_PING"], &["srb2.ping"]),
+        // Empty bodies, a datagram too short for a header, a type the release lacks (its body
+        // is `srb2.body`), the 0-byte reachability test, another game's headers.
+        (
+            &[
+                "PT_SERVERSHUTDOWN",
+                "PT_CLIENTQUIT",
+                "PT_WILLRESENDGAMESTATE",
+                "PT_CANRECEIVEGAMESTATE",
+                "PT_RECEIVEDGAMESTATE",
+                "PT_SENDINGLUAFILE",
+                "PT_ASKLUAFILE",
+                "PT_HASLUAFILE",
+                "PT_BASICKEEPALIVE",
+                "short",
+                "unknown",
+                "empty",
+                "other game",
+            ],
+            &[],
+        ),
+    ],
+};

@@ -73,6 +73,9 @@ impl Protocol for Srb2 {
     fn info(&self) -> &'static ProtocolInfo {
         &INFO
     }
+    fn type_fields(&self) -> &'static crate::tree::TypeFields {
+        &fields::TYPES
+    }
     fn events(&self) -> Option<&'static crate::toolkit::facts::Events> {
         Some(&events::EVENTS)
     }

@@ -568,3 +568,30 @@ fn ping(d: &mut Dissector<'_>, rel: Release, st: &State) -> Step<String> {
     }
     Ok(s)
 }
+
+#[cfg(test)]
+mod type_fields {
+    use super::*;
+
+    /// Every packet type is declared (`fields::TYPES`), with the group its body goes in: a
+    /// type's Parquet files have no column for a group it is not declared with.
+    #[test]
+    fn every_packet_type_declares_its_body_group() {
+        for &(pt, label) in Pt::ALL {
+            let declared = f::TYPES
+                .of(label)
+                .unwrap_or_else(|| panic!("{label} is not declared"));
+            if let Some(g) = body_group(pt) {
+                assert!(declared.contains(&g.name), "{label}: {} missing", g.name);
+            }
+            assert_eq!(
+                declared.len(),
+                f::TYPES.common.len() + usize::from(body_group(pt).is_some()),
+                "{label}: {declared:?}"
+            );
+        }
+        for other in ["short", "unknown", "empty", "other game"] {
+            assert_eq!(f::TYPES.of(other).map(|d| d.len()), Some(5), "{other}");
+        }
+    }
+}
