@@ -671,20 +671,8 @@ fn parquet_dir(a: &DissectArgs) -> Result<Option<std::path::PathBuf>, UsageError
         _ if parquet && (a.hex || a.line_buffered) => Err(UsageError(
             "--hex and -l take a text format, not --format parquet".into(),
         )),
-        // One writer per run names its files part-0: captures side by side would collide.
-        _ if parquet && (a.decode.files.len() > 1 || is_dir(&a.decode.files[0])) => {
-            Err(UsageError(
-                "--format parquet takes one capture: run it once per capture, each into a \
-                 -w DIR of its own (docs/scale.md)"
-                    .into(),
-            ))
-        }
         _ => Ok(a.write.clone()),
     }
-}
-
-fn is_dir(file: &str) -> bool {
-    std::path::Path::new(file).is_dir()
 }
 
 /// `-2` reads the input twice: standard input is read once.

@@ -446,3 +446,82 @@ fn commands_of_one_capture_refuse_several_and_stdin_goes_alone() {
             .starts_with("All 0 captures: 0 frames")
     );
 }
+
+/// Rows per `capture` over every Parquet file under `dir`.
+fn parquet_rows_by_capture(dir: &Path) -> std::collections::BTreeMap<String, usize> {
+    use ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use arrow_array::cast::AsArray;
+    let mut rows = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let file = std::fs::File::open(&p).unwrap();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .unwrap()
+                .build()
+                .unwrap();
+            for batch in reader {
+                let batch = batch.unwrap();
+                let names = batch.column_by_name("capture").unwrap().as_string::<i32>();
+                for name in names.iter().flatten() {
+                    *rows.entry(name.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    rows
+}
+
+/// `--format parquet` over several captures writes one set of files, each row naming its
+/// capture, as many rows per capture as its JSON records; an unreadable capture is said and
+/// the others written; `-c` counts over the captures in order.
+#[test]
+fn parquet_over_several_captures_names_each_row_s_capture() {
+    let (dir, found) = captures_dir("parquet");
+    let d = dir.to_str().unwrap();
+    let out = dir.join("out");
+    let missing = format!("{d}/missing.pcap");
+    let (code, stdout, err) = run(&[
+        "dissect",
+        "--format",
+        "parquet",
+        "-w",
+        out.to_str().unwrap(),
+        d,
+        &missing,
+    ]);
+    assert_eq!((code, stdout.len()), (1, 0));
+    assert_eq!(
+        err,
+        format!("gamedissect: {missing}: cannot open: No such file or directory (os error 2)\n")
+    );
+    let want: std::collections::BTreeMap<String, usize> = found
+        .iter()
+        .map(|f| {
+            (
+                f.clone(),
+                json_lines(&ok(&["dissect", "-f", "json", f])).len(),
+            )
+        })
+        .collect();
+    assert_eq!(want.values().sum::<usize>(), 1676 + 25 + 6);
+    assert_eq!(parquet_rows_by_capture(&out), want);
+    let counted = dir.join("counted");
+    ok(&[
+        "dissect",
+        "--format",
+        "parquet",
+        "-c",
+        "1680",
+        "-w",
+        counted.to_str().unwrap(),
+        d,
+    ]);
+    let rows = parquet_rows_by_capture(&counted);
+    assert_eq!(rows.values().copied().collect::<Vec<_>>(), [1676, 4]);
+}

@@ -189,27 +189,51 @@ fn dissect_parquet(
     file: &str,
     count: Option<u64>,
 ) -> ExitCode {
-    let mut sink = match ParquetSink::new(dir, file, &protocols::all()) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gamedissect: {}: {e}", dir.display());
-            return ExitCode::from(2);
-        }
+    let Some(mut sink) = parquet_sink(dir, file) else {
+        return ExitCode::from(2);
     };
+    let (outcome, _) = parquet_capture(&mut sink, input, len, config, file, count);
+    finish_outcome(file, finish_parquet(sink, outcome))
+}
+
+/// The Parquet writer for `dir`, its rows naming `capture`; `None` when it cannot write
+/// there (said on stderr).
+pub(super) fn parquet_sink(dir: &std::path::Path, capture: &str) -> Option<ParquetSink> {
+    ParquetSink::new(dir, capture, &protocols::all())
+        .inspect_err(|e| eprintln!("gamedissect: {}: {e}", dir.display()))
+        .ok()
+}
+
+/// Decodes one capture into `sink`, stopping after `count` records: how the read ended and
+/// how many records it wrote.
+pub(super) fn parquet_capture(
+    sink: &mut ParquetSink,
+    input: Input,
+    len: Option<u64>,
+    config: Config,
+    file: &str,
+    count: Option<u64>,
+) -> (Outcome, u64) {
     let mut warn = warn_skipped(file);
     let mut engine = Engine::new(protocols::all(), config);
     let (mut written, limit) = (0u64, count.unwrap_or(u64::MAX));
-    let mut outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
+    let outcome = run_capture(input, &mut engine, len, &mut warn, &mut |m, r| {
         sink.record(m, r)?;
         count_one(&mut written, limit)
     });
-    outcome = done_at_count(outcome);
+    (done_at_count(outcome), written)
+}
+
+/// Writes the files' last rows and footers, and says what did not fit; the run's outcome.
+pub(super) fn finish_parquet(sink: ParquetSink, outcome: Outcome) -> Outcome {
     match sink.finish() {
-        Ok(w) => warn_misfits(&w.misfits),
-        Err(e) if !matches!(outcome, Outcome::InputError(_)) => outcome = Outcome::Output(e),
-        Err(_) => {}
+        Ok(w) => {
+            warn_misfits(&w.misfits);
+            outcome
+        }
+        Err(e) if !matches!(outcome, Outcome::InputError(_)) => Outcome::Output(e),
+        Err(_) => outcome,
     }
-    finish_outcome(file, outcome)
 }
 
 /// What the Parquet schema could not hold, said once at the end (a decoder that places a field

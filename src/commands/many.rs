@@ -57,6 +57,10 @@ pub(super) fn run(settings: Settings) -> ExitCode {
         failed: AtomicBool::new(failed),
     };
     match settings {
+        Settings::Dissect(d) if d.write.is_some() => {
+            let dir = d.write.clone().unwrap_or_default();
+            parquet(jobs(d.decode, Some(1)), &d.rendering, &dir, d.count)
+        }
         Settings::Dissect(d) => {
             let jobs = jobs(d.decode, d.threads);
             let how = (d.rendering, d.count, d.line_buffered);
@@ -267,6 +271,51 @@ fn dissect(
     };
     let head = dissect::header(&rendering);
     jobs.run(&job, head, &mut jobs.reporter(), |_| Ok(()))
+}
+
+/// `dissect --format parquet -w DIR`: the captures one after the other on this thread (the
+/// encoder on a second), into one set of files, each row naming its capture; `-c` counts the
+/// records of every capture in order.
+fn parquet(jobs: Jobs, rendering: &Rendering, dir: &Path, count: Option<u64>) -> ExitCode {
+    let config = dissect::config_for(jobs.config.clone(), rendering);
+    let Some(mut sink) = dissect::parquet_sink(dir, "") else {
+        return ExitCode::from(2);
+    };
+    let mut left = count;
+    let mut outcome = Outcome::Done;
+    for i in 0..jobs.captures.len() {
+        if left == Some(0) || live::stopped_exit_code().is_some() {
+            break;
+        }
+        let name = jobs.name(i);
+        sink.set_capture(name);
+        let (input, config) = match jobs.open(i, &config) {
+            Ok(x) => x,
+            Err(why) => {
+                eprintln!("gamedissect: {}: {why}", escaped(name));
+                jobs.failed.store(true, Ordering::SeqCst);
+                continue;
+            }
+        };
+        let (ended, written) = dissect::parquet_capture(&mut sink, input, None, config, name, left);
+        left = left.map(|l| l.saturating_sub(written));
+        match ended {
+            Outcome::Done => {}
+            Outcome::InputError(e) => {
+                eprintln!("gamedissect: {}: {}", escaped(name), error_text(&e));
+                jobs.failed.store(true, Ordering::SeqCst);
+            }
+            Outcome::Output(_) => {
+                outcome = ended;
+                break;
+            }
+        }
+    }
+    let code = super::finish_outcome("", dissect::finish_parquet(sink, outcome));
+    if code == ExitCode::SUCCESS && jobs.failed.load(Ordering::SeqCst) {
+        return ExitCode::from(1);
+    }
+    code
 }
 
 /// One capture's counts for `stats`.

@@ -291,6 +291,11 @@ impl ParquetSink {
         Ok(Some(p))
     }
 
+    /// The `capture` of the rows appended from now on (several captures into one directory).
+    pub fn set_capture(&mut self, capture: &str) {
+        capture.clone_into(&mut self.capture);
+    }
+
     /// Appends one record to its file.
     pub fn record(&mut self, meta: &Meta<'_>, rec: &Record) -> io::Result<()> {
         let Some(p) = self.part_of(rec)? else {
