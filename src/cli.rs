@@ -174,7 +174,13 @@ value_enum!(
 
 value_enum!(
     /// `events --format`.
-    EventFormatArg => EventFormat { Text, Json, Csv }
+    EventFormatArg => EventFormat {
+        Text,
+        Json,
+        Csv,
+        /// Hive-partitioned Parquet files (protocol=…/kind=…) under the -w directory
+        Parquet,
+    }
 );
 
 value_enum!(
@@ -334,6 +340,10 @@ pub struct EventsArgs {
     /// Only events of this kind (chat, kill, join…, or PROTO.KIND); repeatable
     #[arg(long, value_name = "KIND")]
     pub kind: Vec<String>,
+    /// With --format parquet: the directory to write into (made if missing; refused if it
+    /// already holds a run's protocol=… partitions)
+    #[arg(short = 'w', long = "write", value_name = "DIR")]
+    pub write: Option<std::path::PathBuf>,
     /// With several captures: how many are decoded at once, one per thread. Default: one per
     /// core, at most 4
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -660,6 +670,31 @@ fn fields_settings(
     })
 }
 
+/// `events`: the kinds it names must exist; `-w DIR` goes with `--format parquet` only.
+fn events_settings(a: EventsArgs, decode: Decode) -> Result<Settings, UsageError> {
+    if let Some(k) = a
+        .kind
+        .iter()
+        .find(|k| !crate::commands::events::kind_known(k))
+    {
+        return Err(UsageError(format!(
+            "--kind {k:?}: unknown kind (see docs/events.md)"
+        )));
+    }
+    if (a.format == EventFormatArg::Parquet) != a.write.is_some() {
+        return Err(UsageError(
+            "events --format parquet writes files into -w DIR, and -w takes it".into(),
+        ));
+    }
+    Ok(Settings::Events {
+        decode,
+        format: a.format.into(),
+        kinds: a.kind,
+        threads: a.threads.map(usize::from),
+        write: a.write,
+    })
+}
+
 /// `-w DIR` goes with `--format parquet` and only with it; options of the text formats do not.
 fn parquet_dir(a: &DissectArgs) -> Result<Option<std::path::PathBuf>, UsageError> {
     let parquet = a.format == FormatArg::Parquet;
@@ -754,17 +789,8 @@ pub fn settings_from(cli: Cli, registry: &[&'static dyn Protocol]) -> Result<Set
             },
         },
         Command::Events(a) => {
-            if let Some(k) = a.kind.iter().find(|k| !crate::commands::events::kind_known(k)) {
-                return Err(UsageError(format!(
-                    "--kind {k:?}: unknown kind (see docs/events.md)"
-                )));
-            }
-            Settings::Events {
-                decode: decode(&a.decode)?,
-                format: a.format.into(),
-                kinds: a.kind,
-                threads: a.threads.map(usize::from),
-            }
+            let d = decode(&a.decode)?;
+            events_settings(a, d)?
         }
         Command::Tracks(a) => Settings::Tracks {
             decode: decode(one_capture(&a.decode, "tracks")?)?,

@@ -524,4 +524,34 @@ fn parquet_over_several_captures_names_each_row_s_capture() {
     ]);
     let rows = parquet_rows_by_capture(&counted);
     assert_eq!(rows.values().copied().collect::<Vec<_>>(), [1676, 4]);
+    // Events too: one set of files, each row naming its capture.
+    let events = dir.join("events");
+    ok(&[
+        "events",
+        "--format",
+        "parquet",
+        "-w",
+        events.to_str().unwrap(),
+        d,
+    ]);
+    let want: std::collections::BTreeMap<String, usize> = found
+        .iter()
+        .map(|f| {
+            (
+                f.clone(),
+                json_lines(&ok(&["events", "-f", "json", f])).len(),
+            )
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    assert_eq!(want.values().sum::<usize>(), 16 + 6);
+    assert_eq!(parquet_rows_by_capture(&events), want);
+    for args in [
+        vec!["events", "--format", "parquet", d],
+        vec!["events", "-f", "json", "-w", "x", d],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!((code, out.len()), (2, 0), "{args:?}");
+        assert!(err.contains("-w DIR"), "{err}");
+    }
 }

@@ -548,3 +548,103 @@ fn a_type_schema_is_its_protocol_schema_narrowed() {
         v.len()
     });
 }
+
+/// `events --format parquet`: every shipped capture's events, read back, are its `events -f
+/// json` lines, kind by kind in frame order (the capture column, keys, labels, details).
+#[test]
+fn events_read_back_as_their_json() {
+    use gamedissect::commands::events::EventFormat;
+    use gamedissect::commands::events::run::{events_of, extract};
+    use gamedissect::output::parquet::events::EventSink;
+    let mut total = 0;
+    for cap in shipped_captures() {
+        let at = cap.display().to_string();
+        let bytes = fs::read(&cap).unwrap();
+        let json = events_of(&bytes, config_for(&cap), &[], EventFormat::Json);
+        let dir = std::env::temp_dir().join(format!(
+            "gamedissect-parquet-events-{}-{}",
+            std::process::id(),
+            cap.file_name().unwrap().to_string_lossy()
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        let mut sink = EventSink::new(&dir, "cap.pcap").unwrap();
+        let ended = extract(
+            &bytes[..],
+            None,
+            config_for(&cap),
+            Vec::new(),
+            &mut |e| sink.event(e),
+            &mut |_| {},
+        );
+        assert!(matches!(ended, gamedissect::run::Outcome::Done), "{at}");
+        let (files, rows) = sink.finish().unwrap();
+        let mut want: BTreeMap<(String, String), Vec<J>> = BTreeMap::new();
+        for line in json.lines() {
+            let v: J = serde_json::from_str(line).unwrap();
+            let key = (
+                v["protocol"].as_str().unwrap().to_string(),
+                v["kind"].as_str().unwrap().to_string(),
+            );
+            want.entry(key).or_default().push(v);
+        }
+        assert_eq!(
+            rows as usize,
+            want.values().map(Vec::len).sum::<usize>(),
+            "{at}"
+        );
+        total += rows;
+        for f in files {
+            let path = f.display().to_string();
+            let key = want
+                .keys()
+                .find(|(p, k)| {
+                    path.contains(&format!(
+                        "protocol={}/kind={}/",
+                        hive_escape(p),
+                        hive_escape(k)
+                    ))
+                })
+                .unwrap_or_else(|| panic!("{path}"))
+                .clone();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(&f).unwrap())
+                .unwrap()
+                .build()
+                .unwrap();
+            let mut k = 0;
+            for b in reader {
+                let b = b.unwrap();
+                for i in 0..b.num_rows() {
+                    let w = &want[&key][k];
+                    let col = |name: &str| to_json(b.column_by_name(name).unwrap().as_ref(), i);
+                    assert_eq!(col("capture"), J::from("cap.pcap"));
+                    let labels = ["who", "target", "text"];
+                    let raw = labels.map(|l| format!("{l}_raw"));
+                    let names = ["frame", "flow"].into_iter().chain(labels);
+                    for name in names.chain(raw.iter().map(String::as_str)) {
+                        assert_eq!(col(name), w[name], "{at} {key:?} row {k} {name}");
+                    }
+                    assert!(same(&w["rel"], &col("rel")), "{at} {key:?} row {k} rel");
+                    let ns = b
+                        .column_by_name("time")
+                        .unwrap()
+                        .as_primitive::<TimestampNanosecondType>()
+                        .value(i);
+                    assert_eq!(
+                        J::from(rfc3339(ns, &w["time"])),
+                        w["time"],
+                        "{at} {key:?} row {k}"
+                    );
+                    assert_eq!(
+                        without_nulls(&col("details")),
+                        w["details"],
+                        "{at} {key:?} row {k}"
+                    );
+                    k += 1;
+                }
+            }
+            assert_eq!(k, want[&key].len(), "{at} {key:?}");
+        }
+        fs::remove_dir_all(&dir).ok();
+    }
+    assert_eq!(total, 206, "events of every shipped capture");
+}

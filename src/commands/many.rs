@@ -80,9 +80,16 @@ pub(super) fn run(settings: Settings) -> ExitCode {
         } => intervals(jobs(decode, threads), format, width),
         Settings::Events {
             decode,
+            kinds,
+            write: Some(dir),
+            ..
+        } => events_parquet(jobs(decode, Some(1)), kinds, &dir),
+        Settings::Events {
+            decode,
             format,
             kinds,
             threads,
+            write: None,
         } => events(jobs(decode, threads), format, kinds),
         other => super::run_second(other),
     }
@@ -282,40 +289,93 @@ fn parquet(jobs: Jobs, rendering: &Rendering, dir: &Path, count: Option<u64>) ->
         return ExitCode::from(2);
     };
     let mut left = count;
-    let mut outcome = Outcome::Done;
-    for i in 0..jobs.captures.len() {
-        if left == Some(0) || live::stopped_exit_code().is_some() {
-            break;
+    let outcome = jobs.one_after_another(&config, &mut |name, input, config| {
+        if left == Some(0) {
+            return None;
         }
-        let name = jobs.name(i);
         sink.set_capture(name);
-        let (input, config) = match jobs.open(i, &config) {
-            Ok(x) => x,
-            Err(why) => {
-                eprintln!("gamedissect: {}: {why}", escaped(name));
-                jobs.failed.store(true, Ordering::SeqCst);
-                continue;
-            }
-        };
         let (ended, written) = dissect::parquet_capture(&mut sink, input, None, config, name, left);
         left = left.map(|l| l.saturating_sub(written));
-        match ended {
-            Outcome::Done => {}
-            Outcome::InputError(e) => {
-                eprintln!("gamedissect: {}: {}", escaped(name), error_text(&e));
-                jobs.failed.store(true, Ordering::SeqCst);
-            }
-            Outcome::Output(_) => {
-                outcome = ended;
+        Some(ended)
+    });
+    jobs.exit_code(dissect::finish_parquet(sink, outcome))
+}
+
+/// `events --format parquet -w DIR`: the captures one after the other, into one set of files,
+/// each row naming its capture.
+fn events_parquet(jobs: Jobs, kinds: Vec<String>, dir: &Path) -> ExitCode {
+    let mut sink = match crate::output::parquet::events::EventSink::new(dir, "") {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gamedissect: {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    };
+    let config = jobs.config.clone();
+    let mut outcome = jobs.one_after_another(&config, &mut |name, input, config| {
+        sink.set_capture(name);
+        let mut warn = warn_skipped(name);
+        let kinds = kinds.clone();
+        Some(events::run::extract(
+            input,
+            None,
+            config,
+            kinds,
+            &mut |e| sink.event(e),
+            &mut warn,
+        ))
+    });
+    if let Err(e) = sink.finish()
+        && matches!(outcome, Outcome::Done)
+    {
+        outcome = Outcome::Output(e);
+    }
+    jobs.exit_code(outcome)
+}
+
+/// One capture's run on the calling thread: its name, input and configuration; `None` when
+/// the run is over before it.
+type InTurn<'a> = dyn FnMut(&str, Input, Config) -> Option<Outcome> + 'a;
+
+impl Jobs {
+    /// Runs `one` over the captures in order on this thread, saying on stderr each capture that
+    /// cannot be read (the others still run); stops at a signal or an output error. The
+    /// outcome of the run.
+    fn one_after_another(&self, config: &Config, one: &mut InTurn<'_>) -> Outcome {
+        for i in 0..self.captures.len() {
+            if live::stopped_exit_code().is_some() {
                 break;
             }
+            let name = self.name(i);
+            let ended = match self.open(i, config) {
+                Ok((input, config)) => one(name, input, config),
+                Err(why) => {
+                    eprintln!("gamedissect: {}: {why}", escaped(name));
+                    self.failed.store(true, Ordering::SeqCst);
+                    continue;
+                }
+            };
+            match ended {
+                None => break,
+                Some(Outcome::Done) => {}
+                Some(Outcome::InputError(e)) => {
+                    eprintln!("gamedissect: {}: {}", escaped(name), error_text(&e));
+                    self.failed.store(true, Ordering::SeqCst);
+                }
+                Some(output) => return output,
+            }
         }
+        Outcome::Done
     }
-    let code = super::finish_outcome("", dissect::finish_parquet(sink, outcome));
-    if code == ExitCode::SUCCESS && jobs.failed.load(Ordering::SeqCst) {
-        return ExitCode::from(1);
+
+    /// The exit code of a run whose last outcome is `outcome`: 1 when a capture failed.
+    fn exit_code(&self, outcome: Outcome) -> ExitCode {
+        let code = super::finish_outcome("", outcome);
+        if code == ExitCode::SUCCESS && self.failed.load(Ordering::SeqCst) {
+            return ExitCode::from(1);
+        }
+        code
     }
-    code
 }
 
 /// One capture's counts for `stats`.

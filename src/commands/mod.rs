@@ -49,6 +49,8 @@ pub enum Settings {
         kinds: Vec<String>,
         /// With several captures, how many are decoded at once (`None`: the default).
         threads: Option<usize>,
+        /// `-w`: the directory Parquet goes into (with `--format parquet`).
+        write: Option<std::path::PathBuf>,
     },
     Tracks {
         decode: Decode,
@@ -141,6 +143,12 @@ fn run_second(settings: Settings) -> ExitCode {
             interval,
             ..
         } => dissect::stats(decode, format, interval),
+        Settings::Events {
+            decode,
+            kinds,
+            write: Some(dir),
+            ..
+        } => events::parquet_command(decode, kinds, &dir),
         Settings::Events {
             decode,
             format,

@@ -193,6 +193,40 @@ pub(super) fn command(
     finish_outcome(one_input(&decode.inputs), outcome)
 }
 
+/// `events --format parquet -w DIR`: the events of one capture as Parquet files.
+pub(super) fn parquet_command(
+    decode: Decode,
+    kinds: Vec<String>,
+    dir: &std::path::Path,
+) -> ExitCode {
+    let (input, len, mut warn) = match open_decode(&decode) {
+        Ok(opened) => opened,
+        Err(code) => return code,
+    };
+    let file = one_input(&decode.inputs);
+    let mut sink = match crate::output::parquet::events::EventSink::new(dir, file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gamedissect: {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut outcome = run::extract(
+        input,
+        len,
+        decode.config,
+        kinds,
+        &mut |e| sink.event(e),
+        &mut warn,
+    );
+    if let Err(e) = sink.finish()
+        && matches!(outcome, crate::run::Outcome::Done)
+    {
+        outcome = crate::run::Outcome::Output(e);
+    }
+    finish_outcome(file, outcome)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

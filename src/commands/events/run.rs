@@ -7,6 +7,7 @@ use super::{EventFormat, EventWriter, Extractor};
 use crate::engine::{Config, Engine, FrameRange};
 use crate::protocols;
 use crate::run::{Outcome, run_capture};
+use crate::toolkit::facts::Event;
 
 /// Decodes `input` with `config` and writes its events with `writer`; `kinds` are the `--kind`
 /// selectors. Every frame is decoded and read for names; `config.frames` only chooses which
@@ -17,6 +18,31 @@ pub fn events<R: io::BufRead, W: io::Write>(
     config: Config,
     kinds: Vec<String>,
     mut writer: EventWriter<W>,
+    warn: &mut dyn FnMut(&crate::capture::CaptureError),
+) -> Outcome {
+    let mut outcome = extract(
+        input,
+        total_len,
+        config,
+        kinds,
+        &mut |e| writer.event(e),
+        warn,
+    );
+    if let Err(e) = writer.finish()
+        && matches!(outcome, Outcome::Done)
+    {
+        outcome = Outcome::Output(e);
+    }
+    outcome
+}
+
+/// Decodes `input` with `config` and hands each event to `emit`, as [`events`] writes them.
+pub fn extract<R: io::BufRead>(
+    input: R,
+    total_len: Option<u64>,
+    config: Config,
+    kinds: Vec<String>,
+    emit: &mut dyn FnMut(&Event) -> io::Result<()>,
     warn: &mut dyn FnMut(&crate::capture::CaptureError),
 ) -> Outcome {
     let frames = config.frames;
@@ -34,12 +60,9 @@ pub fn events<R: io::BufRead, W: io::Write>(
     let mut extractor = Extractor::new(&registry, kinds, frames);
     let mut engine = Engine::new(registry, config);
     let mut outcome = run_capture(input, &mut engine, total_len, warn, &mut |m, r| {
-        extractor.record(m, r, &mut |e| writer.event(&e))
+        extractor.record(m, r, &mut |e| emit(&e))
     });
-    let end = extractor
-        .finish(&mut |e| writer.event(&e))
-        .and_then(|()| writer.finish());
-    if let Err(e) = end
+    if let Err(e) = extractor.finish(&mut |e| emit(&e))
         && matches!(outcome, Outcome::Done)
     {
         outcome = Outcome::Output(e);

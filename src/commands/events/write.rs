@@ -11,6 +11,8 @@ pub enum EventFormat {
     Text,
     Json,
     Csv,
+    /// Files under a directory (`output::parquet::events`).
+    Parquet,
 }
 
 /// The CSV header, also the JSON keys.
@@ -80,7 +82,8 @@ impl<W: Write> EventWriter<W> {
                 }
                 text_line(&mut self.line, e);
             }
-            EventFormat::Json => json_line(&mut self.line, e, capture),
+            // Parquet goes to files (`output::parquet::events`), never through a writer.
+            EventFormat::Json | EventFormat::Parquet => json_line(&mut self.line, e, capture),
             EventFormat::Csv => {
                 if let Some(c) = capture {
                     csv_field(&mut self.line, c);

@@ -11,6 +11,7 @@
 //! rows are in frame order within each file, whatever the thread count.
 
 pub mod columns;
+pub mod events;
 pub mod schema;
 
 use std::collections::HashMap;
