@@ -252,7 +252,7 @@ impl ProtocolSchema {
 }
 
 /// The fields of `defs` a message type's schema keeps (`wanted`, from
-/// [`TypeFields`](crate::tree::TypeFields)): each wanted field, everything under it and what it
+/// [`TypeFields`]): each wanted field, everything under it and what it
 /// holds, to the end, and the groups above the wanted ones. Each column it makes is the
 /// protocol schema's column at the same path, with fewer members where that is a struct.
 pub fn subset(defs: &[&'static FieldDef], wanted: &[&'static str]) -> Vec<&'static FieldDef> {
