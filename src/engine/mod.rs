@@ -760,6 +760,8 @@ impl Engine {
         ));
         f.server = choice.server;
         f.role_source = choice.role_source;
+        // A decoder replacing one (a judge found the roles reversed) hears it all again.
+        f.heard_at = 0;
         if let Some(s) = f.stats {
             stats.flow_assigned(s, protocol.info().name, &choice);
             if let Some(basis) = basis {

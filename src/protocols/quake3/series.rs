@@ -150,3 +150,87 @@ impl Judge for Watch {
         Judgement::Undecided
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocols::quake3::bits::BitWriter;
+
+    /// A protocol-68 client datagram: sequence, qport, then serverId, the acknowledged server
+    /// sequence and a reliable acknowledgement, Huffman-coded, and a few bytes of moves.
+    fn client(seq: u32, qport: u16, ack: u32) -> Vec<u8> {
+        let mut w = BitWriter::default();
+        for v in [77_i64, ack as i64, 12] {
+            w.long(v);
+        }
+        let mut p = seq.to_le_bytes().to_vec();
+        p.extend_from_slice(&qport.to_le_bytes());
+        p.extend_from_slice(&w.data);
+        p.extend_from_slice(&[0x5a; 8]);
+        p
+    }
+
+    fn server(seq: u32) -> Vec<u8> {
+        let mut p = seq.to_le_bytes().to_vec();
+        p.extend_from_slice(&[0x10, 0xf5, 0x67, 0xa0, 0x31, 0x42, 0x53, 0x64]);
+        p
+    }
+
+    fn judge(first: &[u8]) -> Box<dyn Judge> {
+        Quake3Series
+            .watch(first)
+            .expect("a netchan-shaped datagram")
+    }
+
+    /// Server first (end 0), then the client acknowledging it: claimed at the client's third
+    /// datagram, the first sender the server.
+    #[test]
+    fn a_client_acknowledging_the_server_is_claimed_at_its_third_datagram() {
+        let first = server(500);
+        let mut j = judge(&first);
+        assert_eq!(j.weigh(&first, true), Judgement::Undecided);
+        assert_eq!(
+            j.weigh(&client(900, 4321, 500), false),
+            Judgement::Undecided
+        );
+        assert_eq!(j.weigh(&server(501), true), Judgement::Undecided);
+        assert_eq!(
+            j.weigh(&client(901, 4321, 501), false),
+            Judgement::Undecided
+        );
+        assert_eq!(
+            j.weigh(&client(902, 4321, 501), false),
+            Judgement::Claimed {
+                server_is_first: true,
+                basis: "quake3 netchan over 5 datagrams: the client's sequences rise 900..902 under qport 4321, 3 of its messages acknowledge the server's sequence (up to 501)".to_string(),
+            }
+        );
+    }
+
+    /// The same exchange with the qport changing, or acknowledgements far from the server's
+    /// sequence, is never claimed; a sequence falling back twice refutes it.
+    #[test]
+    fn no_claim_without_a_constant_qport_and_acknowledgements() {
+        for (qports, acks) in [([4321, 4322, 4321], [500, 501, 501]), ([7; 3], [9000; 3])] {
+            let first = server(500);
+            let mut j = judge(&first);
+            j.weigh(&first, true);
+            j.weigh(&server(501), true);
+            for k in 0..3 {
+                let v = j.weigh(
+                    &client(900 + k, qports[k as usize], acks[k as usize]),
+                    false,
+                );
+                assert_eq!(v, Judgement::Undecided, "{qports:?} {acks:?}");
+            }
+        }
+        let first = server(500);
+        let mut j = judge(&first);
+        j.weigh(&first, true);
+        assert_eq!(j.weigh(&server(400), true), Judgement::Undecided);
+        assert_eq!(j.weigh(&server(300), true), Judgement::Refuted);
+        // Not the netchan shape at all: a sequence of 0, or of 2^24 and more.
+        assert!(Quake3Series.watch(&server(0)).is_none());
+        assert!(Quake3Series.watch(&server(0x0100_0000)).is_none());
+    }
+}
