@@ -49,6 +49,8 @@ mod parquet;
 mod quake3;
 #[path = "quake3_corpus.rs"]
 mod quake3_corpus;
+#[path = "quake3_port.rs"]
+mod quake3_port;
 #[path = "quake3_wild.rs"]
 mod quake3_wild;
 #[path = "quake3_wild_busy.rs"]

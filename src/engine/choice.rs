@@ -316,6 +316,12 @@ pub const FOREIGN_PORTS: &[(u16, u16, &str)] = &[
     (6343, 6343, "sFlow"),
 ];
 
+/// Whether a flow between `src` and `dst` may be judged by its content: heuristics are on and
+/// neither port is a foreign protocol's ([`FOREIGN_PORTS`]).
+pub(super) fn watchable(config: &Config, src: SocketAddr, dst: SocketAddr) -> bool {
+    config.heuristics && foreign_port(Ends { src, dst }).is_none()
+}
+
 /// The foreign protocol on either end's port, the lower port first ([`FOREIGN_PORTS`]).
 fn foreign_port(ends: Ends) -> Option<&'static str> {
     ends.by_port().into_iter().find_map(|end| {

@@ -6,12 +6,12 @@ use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 
-use super::choice::{Decoder, PROBE_ATTEMPTS};
+use super::choice::{Choice, Decoder, PROBE_ATTEMPTS};
 use super::config::Config;
 use super::hindsight::Hindsight;
 use super::tally::Stats;
 use crate::capture::Timestamp;
-use crate::proto::{Release, RoleSource};
+use crate::proto::{Direction, Judge, Release, RoleSource};
 
 /// Capture time between two sweeps for idle flows.
 const SWEEP_EVERY_SECS: i64 = 60;
@@ -28,6 +28,17 @@ const NEW_FLOW_LOAD: u64 = 8;
 /// this many keyed messages before its first pad search.
 pub const CONVERSATION: u8 = 4;
 
+/// A flow on trial (`engine::series`): the protocol watching it, the end that sent first, the
+/// judge, the choice a likely probe made (which stands unless the judge tells the roles
+/// otherwise), and how many more datagrams the judge may weigh.
+pub(super) struct Watch {
+    pub protocol: usize,
+    pub first: SocketAddr,
+    pub judge: Box<dyn Judge>,
+    pub likely: Option<Choice>,
+    pub left: u8,
+}
+
 /// One conversation between two endpoints.
 pub(super) struct Flow {
     /// Flow number, in order of first appearance.
@@ -43,6 +54,8 @@ pub(super) struct Flow {
     seen: u8,
     /// Datagrams still to offer the probes while the flow has no decoder.
     pub probes_left: u8,
+    /// A protocol's judge weighing the flow while it is probed (`engine::series`).
+    pub watch: Option<Box<Watch>>,
     /// The flow's entry in [`Stats::flows`], when it is listed.
     pub stats: Option<usize>,
     /// Its decoder's state as last measured ([`crate::proto::FlowDecoder::state_bytes`]), part
@@ -58,6 +71,15 @@ pub(super) struct Flow {
 }
 
 impl Flow {
+    /// The direction of a datagram sent to `dst`, by the flow's server end.
+    pub fn direction_to(&self, dst: SocketAddr) -> Direction {
+        if dst == self.server {
+            Direction::ToServer
+        } else {
+            Direction::ToClient
+        }
+    }
+
     /// The source and destination as text, for a datagram from `src`.
     #[inline]
     pub fn ends_text(&self, src: SocketAddr, dst: SocketAddr) -> (&str, &str) {
@@ -226,6 +248,7 @@ impl FlowTable {
                     datagrams: 0,
                     seen: 0,
                     probes_left: PROBE_ATTEMPTS,
+                    watch: None,
                     stats,
                     state: 0,
                     state_dropped: false,

@@ -15,6 +15,7 @@ mod config;
 mod flows;
 pub mod hindsight;
 pub mod overheard;
+mod series;
 mod tally;
 mod waiting;
 
@@ -26,7 +27,7 @@ use crate::capture::{Packet, Timestamp};
 use crate::net::defrag::Defragmenter;
 use crate::net::{self, Frame, UdpLength};
 use crate::proto::{
-    Datagram, Direction, FlowDecoder, Meta, Overhearing, ProbeInput, Protocol, Release, RoleSource,
+    Datagram, FlowDecoder, Meta, Overhearing, ProbeInput, Protocol, Release, RoleSource,
 };
 use crate::toolkit::udp as udpf;
 use crate::tree::{Detail, Field, Note, NoteDef, Pos, Record, Value};
@@ -86,9 +87,13 @@ struct Arrival<'u, 'a> {
 
 /// What flow `f`'s decoder is told was overheard about the ends of `u` (new since its last
 /// look; nothing while it has no decoder, so that its first decoder hears it all).
-fn heard_by<'o>(o: &'o overheard::Overheard, f: &mut flows::Flow, u: &net::Udp<'_>) -> Heard<'o> {
+fn heard_by<'o>(
+    o: &'o overheard::Overheard,
+    f: &mut flows::Flow,
+    (src, dst): (SocketAddr, SocketAddr),
+) -> Heard<'o> {
     match f.decoder {
-        Some(_) => o.since(&mut f.heard_at, u.src, u.dst),
+        Some(_) => o.since(&mut f.heard_at, src, dst),
         None => Heard::default(),
     }
 }
@@ -235,6 +240,32 @@ fn weigh_claim(
     verdict
 }
 
+/// Probes a flow without a decoder ([`Engine::assign`]) and ends its trial when the judge or a
+/// probe decided ([`series`]): whether it has just settled as plain UDP, and whether it is on
+/// trial still (its datagram then waits for the verdict).
+fn probe(
+    f: &mut Flow,
+    (protocols, config): (&[&'static dyn Protocol], &Config),
+    stats: &mut Stats,
+    (overheard, hold): (&overheard::Overheard, &mut waiting::Queue),
+    u: &net::Udp<'_>,
+) -> (bool, bool) {
+    let on_trial = f.watch.is_some();
+    let (mut settled, mut claimed) = (false, false);
+    if f.decoder.is_none() && f.probes_left > 0 {
+        settled = Engine::assign(f, protocols, config, stats, u);
+        claimed = f.decoder.is_some();
+    } else if on_trial && let Some(claim) = series::weigh(f, protocols, config, u, None) {
+        // Past its probes (settled, or chosen by a likely probe), its judge weighs it still.
+        Engine::install(f, protocols, config, stats, claim);
+        claimed = true;
+    }
+    if on_trial && f.watch.is_none() {
+        series::end(f, (protocols, config), (overheard, hold), claimed);
+    }
+    (settled, f.watch.is_some())
+}
+
 /// Ends a flow's port claim: plain UDP from here on, probed no more.
 fn withdraw(f: &mut Flow, stats: &mut Stats, fact: (String, String)) {
     f.decoder = None;
@@ -273,25 +304,27 @@ fn state_dropped_note(budget: usize) -> Note {
     )
 }
 
-/// Runs the flow's decoder on the datagram into `records`; a plain UDP record when the flow has
-/// none, when it made nothing, or when it panicked (a bug: the flow is plain UDP from then on).
+/// Runs the flow's decoder on the datagram (whose UDP length said `declared`) into `records`; a
+/// plain UDP record when the flow has none, when it made nothing, or when it panicked (a bug:
+/// the flow is plain UDP from then on).
 #[inline]
 fn decode_into(
     records: &mut Vec<Record>,
     f: &mut Flow,
     protocols: &[&'static dyn Protocol],
     dgram: &Datagram<'_>,
-    u: &net::Udp<'_>,
+    declared: usize,
 ) {
     records.clear();
+    let payload = dgram.payload;
     let Some(d) = f.decoder.as_mut() else {
-        records.push(udp_record(u.payload, u.declared_len));
+        records.push(udp_record(payload, declared));
         return;
     };
     // The datagram as plain UDP, under the flow's protocol, with a note saying why.
     let protocol = protocols[d.protocol].info().name;
     let fallback = |note: &'static NoteDef, message: &str| {
-        let mut r = udp_record(u.payload, u.declared_len);
+        let mut r = udp_record(payload, declared);
         r.protocol = protocol;
         r.expert(note, None, message);
         r
@@ -480,18 +513,14 @@ impl Engine {
             f.last_seen = a.time;
             return Ok(());
         }
-        let settled = f.decoder.is_none()
-            && f.probes_left > 0
-            && Engine::assign(f, &self.protocols, &self.config, &mut self.stats, u);
+        let parts = (&self.protocols[..], &self.config);
+        let queue = (&self.overheard, &mut self.hold);
+        let (settled, trial) = probe(f, parts, &mut self.stats, queue, u);
         f.last_seen = a.time;
         let index_in_flow = f.datagrams;
         f.datagrams += 1;
-        let direction = if u.dst == f.server {
-            Direction::ToServer
-        } else {
-            Direction::ToClient
-        };
-        let overheard = heard_by(&self.overheard, f, u);
+        let direction = f.direction_to(u.dst);
+        let overheard = heard_by(&self.overheard, f, (u.src, u.dst));
         let dgram = Datagram {
             payload: u.payload,
             truncated: a.cut,
@@ -506,7 +535,8 @@ impl Engine {
             role_source: f.role_source,
             detail: detail_for(&self.config, a.frame, index_in_flow),
         };
-        decode_into(&mut self.records, f, &self.protocols, &dgram, u);
+        let declared = u.declared_len;
+        decode_into(&mut self.records, f, &self.protocols, &dgram, declared);
         let on_trial = (&mut self.records, &mut self.hold.releases, &mut self.stats);
         let verdict = weigh_claim(f, &self.protocols, on_trial, u, a.frame);
         let measured = measure_state(f, &self.fresh_state);
@@ -539,7 +569,7 @@ impl Engine {
             state_dropped.then(|| self.config.state_budget()),
             settled,
         );
-        let result = if self.hold.waiting.is_empty() && !held {
+        let result = if self.hold.waiting.is_empty() && !held && !trial {
             self.hold.releases.clear();
             Engine::deliver(
                 &mut self.records,
@@ -551,7 +581,8 @@ impl Engine {
         } else {
             let records = std::mem::take(&mut self.records);
             let at_bytes = self.stats.captured_bytes;
-            let w = Waiting::new(&meta, (notes, tally, records), held, at_bytes);
+            let mut w = Waiting::new(&meta, (notes, tally, records), held, at_bytes);
+            (w.trial, w.declared, w.conversations) = (trial, declared, conversations);
             self.hold.waiting.push_back(w);
             self.hold.apply_releases();
             self.deliver_waiting(GiveUp::None, sink)
@@ -583,11 +614,22 @@ impl Engine {
                     self.hold
                         .overdue_head(self.frame, t, self.stats.captured_bytes)
                 }
-                GiveUp::All => self.hold.waiting.front().filter(|w| w.held),
+                GiveUp::All => self.hold.waiting.front().filter(|w| w.waits()),
             };
             if let Some(w) = due {
-                let (frame, key) = (w.frame, (w.src, w.dst));
-                if let Some(f) = self.flows.get_mut(key)
+                let (frame, key, held) = (w.frame, (w.src, w.dst), w.held);
+                // A trial past the bounds ends undecided: its datagrams stand as first shown.
+                if w.trial {
+                    let flow = w.flow;
+                    if let Some(f) = self.flows.get_mut(key).filter(|f| f.id == flow) {
+                        f.watch = None;
+                    }
+                    self.hold.end_trial(flow);
+                }
+                // Only a decoder's hold is given up: a trial alone (a flow's, or an evicted
+                // flow's under a new flow with the same ends) leaves the decoder as it is.
+                if held
+                    && let Some(f) = self.flows.get_mut(key)
                     && let Some(d) = f.decoder.as_mut()
                     && let Some(fact) = d.give_up(frame, &mut self.hold.releases)
                 {
@@ -597,7 +639,7 @@ impl Engine {
                 // A decoder that is gone (its flow forgotten) or that released nothing: the
                 // records first shown stand.
                 if let Some(w) = self.hold.waiting.front_mut() {
-                    w.held = false;
+                    (w.held, w.trial) = (false, false);
                 }
             }
             let Some(mut w) = self.hold.pop_ready() else {
@@ -675,9 +717,10 @@ impl Engine {
         });
     }
 
-    /// Probes a flow that has no decoder yet and, when a protocol claims it, gives it one.
-    /// Returns whether this was the flow's last probe and nothing claimed it: it is settled as
-    /// plain UDP, which its record and its statistics say.
+    /// Probes a flow that has no decoder yet, weighs it for a series judge ([`series`]), and,
+    /// when a protocol claims it, gives it one. Returns whether this was the flow's last probe
+    /// and nothing claimed it: it is settled as plain UDP, which its record and its statistics
+    /// say.
     fn assign(
         f: &mut Flow,
         protocols: &[&'static dyn Protocol],
@@ -686,7 +729,8 @@ impl Engine {
         u: &net::Udp<'_>,
     ) -> bool {
         f.probes_left -= 1;
-        let Some(choice) = choose(protocols, config, u.src, u.dst, u.payload) else {
+        let chosen = choose(protocols, config, u.src, u.dst, u.payload);
+        let Some((choice, basis)) = series::weigh(f, protocols, config, u, chosen) else {
             if f.probes_left > 0 {
                 return false;
             }
@@ -695,18 +739,35 @@ impl Engine {
             }
             return true;
         };
+        Engine::install(f, protocols, config, stats, (choice, basis));
+        false
+    }
+
+    /// Gives a flow the decoder of `choice`, and its roles; `basis` is what a series judge's
+    /// claim rests on, for `stats`.
+    fn install(
+        f: &mut Flow,
+        protocols: &[&'static dyn Protocol],
+        config: &Config,
+        stats: &mut Stats,
+        (choice, basis): (choice::Choice, Option<String>),
+    ) {
         let protocol = protocols[choice.protocol];
         f.decoder = Some(Decoder::new(
             (choice.protocol, protocol.info().name),
-            new_state(protocol, config, u.src, u.dst),
+            new_state(protocol, config, choice.client, choice.server),
             choice.chosen_by,
         ));
         f.server = choice.server;
         f.role_source = choice.role_source;
+        // A decoder replacing one (a judge found the roles reversed) hears it all again.
+        f.heard_at = 0;
         if let Some(s) = f.stats {
             stats.flow_assigned(s, protocol.info().name, &choice);
+            if let Some(basis) = basis {
+                stats.flow_facts(s, vec![("decoder".to_string(), basis)]);
+            }
         }
-        false
     }
 
     /// Adds the layers' notes to each record, and counts and hands on those the filters select.

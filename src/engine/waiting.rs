@@ -44,6 +44,13 @@ pub(super) struct Waiting {
     pub records: Vec<Record>,
     /// Its decoder holds it: it may still be decoded again.
     pub held: bool,
+    /// Its flow is on trial ([`super::series`]): it waits for the judge's verdict, to be
+    /// decoded from the start if the flow is claimed, or shown as it is.
+    pub trial: bool,
+    /// The UDP length it declared, and the conversations in the flow table when it came: what
+    /// decoding it again on a claim needs.
+    pub declared: usize,
+    pub conversations: usize,
     /// Captured bytes read before it.
     pub at_bytes: u64,
 }
@@ -70,8 +77,16 @@ impl Waiting {
             tally,
             records,
             held,
+            trial: false,
+            declared: meta.payload.len(),
+            conversations: 0,
             at_bytes,
         }
+    }
+
+    /// Whether anything holds it: its decoder or its flow's trial.
+    pub fn waits(&self) -> bool {
+        self.held || self.trial
     }
 
     pub fn meta(&self, base: Timestamp) -> Meta<'_> {
@@ -135,15 +150,22 @@ impl Queue {
     /// The oldest waiting datagram still held, when its hold is overdue.
     pub fn overdue_head(&self, frame: u64, time: Timestamp, bytes: u64) -> Option<&Waiting> {
         let w = self.waiting.front()?;
-        (w.held && w.overdue(frame, time, bytes)).then_some(w)
+        (w.waits() && w.overdue(frame, time, bytes)).then_some(w)
     }
 
     /// The next delivery that is ready (nothing held before it).
     pub fn pop_ready(&mut self) -> Option<Waiting> {
-        if self.waiting.front()?.held {
+        if self.waiting.front()?.waits() {
             return None;
         }
         self.waiting.pop_front()
+    }
+
+    /// Ends the trial of every datagram of flow `flow`: they stand as first shown.
+    pub fn end_trial(&mut self, flow: u64) {
+        for w in self.waiting.iter_mut().filter(|w| w.flow == flow) {
+            w.trial = false;
+        }
     }
 
     /// The last frame whose records have all been handed on (`current` when nothing waits).

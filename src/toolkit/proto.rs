@@ -85,6 +85,8 @@ pub enum ChosenBy {
     DecodeAs,
     Probe(Confidence),
     Port,
+    /// The weight of several datagrams ([`Series`]): no one of them alone tells.
+    Series,
 }
 
 impl ChosenBy {
@@ -94,6 +96,7 @@ impl ChosenBy {
             ChosenBy::Probe(Confidence::Certain) => "content (certain)",
             ChosenBy::Probe(_) => "content (likely)",
             ChosenBy::Port => "port",
+            ChosenBy::Series => "content (series)",
         }
     }
 }
@@ -226,6 +229,43 @@ pub trait Protocol: Sync {
     fn type_fields(&self) -> &'static TypeFields {
         &TypeFields::WHOLE
     }
+    /// Its [`Series`], when a flow of it can be recognised by the weight of several datagrams
+    /// where no single one tells (a Quake 3 session cut mid-way, off its registered ports).
+    fn series(&self) -> Option<&dyn Series> {
+        None
+    }
+}
+
+/// A protocol's judge of a whole flow: what a flow nothing else claimed looks like over its
+/// first datagrams (`engine::PROBE_ATTEMPTS`), which the engine holds back meanwhile, and
+/// decodes from the first once the judge claims the flow.
+pub trait Series: Sync {
+    /// A judge for a flow whose first datagram is `payload`, when that datagram may open a
+    /// series of the protocol (cheap and stateless, like a probe); the judge then weighs it
+    /// too.
+    fn watch(&self, payload: &[u8]) -> Option<Box<dyn Judge>>;
+}
+
+/// The state of one flow's [`Series`] judgement: small, and bounded work per datagram.
+pub trait Judge: Send {
+    /// Weighs the flow's next datagram; `from_first` says whether its sender is the end that
+    /// sent the flow's first datagram.
+    fn weigh(&mut self, payload: &[u8], from_first: bool) -> Judgement;
+}
+
+/// A [`Judge`]'s verdict after a datagram.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    /// Not enough yet either way.
+    Undecided,
+    /// The flow is not of the protocol.
+    Refuted,
+    /// The flow is of the protocol: which end is the server, and what the decision rests on
+    /// (for `stats`).
+    Claimed {
+        server_is_first: bool,
+        basis: String,
+    },
 }
 
 /// What a protocol's datagrams tell other flows: the protocol's side of [`Learning`]. A decoder

@@ -21,13 +21,14 @@ pub mod huffman;
 pub mod legacykey;
 pub mod netchan;
 pub mod notes;
+pub mod series;
 pub mod server;
 pub mod tables;
 pub mod ucmdkey;
 pub mod userinfo;
 
 use crate::proto::{
-    FlowDecoder, Overhearing, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role,
+    FlowDecoder, Overhearing, Prefs, Probe, ProbeInput, Protocol, ProtocolInfo, Role, Series,
 };
 use constants::MAX_RELIABLE_COMMANDS;
 use delta::EntState;
@@ -91,6 +92,9 @@ impl Protocol for Quake3 {
     }
     fn overhearing(&self) -> Option<&dyn Overhearing> {
         Some(self)
+    }
+    fn series(&self) -> Option<&dyn Series> {
+        Some(&series::Quake3Series)
     }
 }
 
