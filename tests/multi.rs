@@ -524,6 +524,21 @@ fn parquet_over_several_captures_names_each_row_s_capture() {
     ]);
     let rows = parquet_rows_by_capture(&counted);
     assert_eq!(rows.values().copied().collect::<Vec<_>>(), [1676, 4]);
+    // Once -c is reached no later capture is opened: one that cannot be is no error.
+    let first = dir.join("first");
+    let (code, _, err) = run(&[
+        "dissect",
+        "--format",
+        "parquet",
+        "-c",
+        "5",
+        "-w",
+        first.to_str().unwrap(),
+        &found[0],
+        &missing,
+    ]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(parquet_rows_by_capture(&first).values().sum::<usize>(), 5);
     // Events too: one set of files, each row naming its capture.
     let events = dir.join("events");
     ok(&[

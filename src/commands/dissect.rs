@@ -232,7 +232,11 @@ pub(super) fn finish_parquet(sink: ParquetSink, outcome: Outcome) -> Outcome {
             outcome
         }
         Err(e) if !matches!(outcome, Outcome::InputError(_)) => Outcome::Output(e),
-        Err(_) => outcome,
+        // The input's error is the run's; the files' is said too, as they lack footers.
+        Err(e) => {
+            eprintln!("gamedissect: writing Parquet: {e}");
+            outcome
+        }
     }
 }
 

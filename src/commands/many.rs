@@ -288,15 +288,14 @@ fn parquet(jobs: Jobs, rendering: &Rendering, dir: &Path, count: Option<u64>) ->
     let Some(mut sink) = dissect::parquet_sink(dir, "") else {
         return ExitCode::from(2);
     };
-    let mut left = count;
-    let outcome = jobs.one_after_another(&config, &mut |name, input, config| {
-        if left == Some(0) {
-            return None;
-        }
+    let left = std::cell::Cell::new(count);
+    let done = || left.get() == Some(0);
+    let outcome = jobs.one_after_another(&config, &done, &mut |name, input, config| {
         sink.set_capture(name);
-        let (ended, written) = dissect::parquet_capture(&mut sink, input, None, config, name, left);
-        left = left.map(|l| l.saturating_sub(written));
-        Some(ended)
+        let (ended, written) =
+            dissect::parquet_capture(&mut sink, input, None, config, name, left.get());
+        left.set(left.get().map(|l| l.saturating_sub(written)));
+        ended
     });
     jobs.exit_code(dissect::finish_parquet(sink, outcome))
 }
@@ -312,38 +311,44 @@ fn events_parquet(jobs: Jobs, kinds: Vec<String>, dir: &Path) -> ExitCode {
         }
     };
     let config = jobs.config.clone();
-    let mut outcome = jobs.one_after_another(&config, &mut |name, input, config| {
+    let mut outcome = jobs.one_after_another(&config, &|| false, &mut |name, input, config| {
         sink.set_capture(name);
         let mut warn = warn_skipped(name);
         let kinds = kinds.clone();
-        Some(events::run::extract(
+        events::run::extract(
             input,
             None,
             config,
             kinds,
             &mut |e| sink.event(e),
             &mut warn,
-        ))
+        )
     });
-    if let Err(e) = sink.finish()
-        && matches!(outcome, Outcome::Done)
-    {
-        outcome = Outcome::Output(e);
+    if let Err(e) = sink.finish() {
+        match outcome {
+            Outcome::Done => outcome = Outcome::Output(e),
+            _ => eprintln!("gamedissect: writing Parquet: {e}"),
+        }
     }
     jobs.exit_code(outcome)
 }
 
-/// One capture's run on the calling thread: its name, input and configuration; `None` when
-/// the run is over before it.
-type InTurn<'a> = dyn FnMut(&str, Input, Config) -> Option<Outcome> + 'a;
+/// One capture's run on the calling thread: its name, input and configuration.
+type InTurn<'a> = dyn FnMut(&str, Input, Config) -> Outcome + 'a;
 
 impl Jobs {
     /// Runs `one` over the captures in order on this thread, saying on stderr each capture that
-    /// cannot be read (the others still run); stops at a signal or an output error. The
-    /// outcome of the run.
-    fn one_after_another(&self, config: &Config, one: &mut InTurn<'_>) -> Outcome {
+    /// cannot be read (the others still run); stops at a signal, an output error, or before
+    /// the next capture is opened once `done` (`-c` reached: a capture past it is not read).
+    /// The outcome of the run.
+    fn one_after_another(
+        &self,
+        config: &Config,
+        done: &dyn Fn() -> bool,
+        one: &mut InTurn<'_>,
+    ) -> Outcome {
         for i in 0..self.captures.len() {
-            if live::stopped_exit_code().is_some() {
+            if live::stopped_exit_code().is_some() || done() {
                 break;
             }
             let name = self.name(i);
@@ -356,13 +361,12 @@ impl Jobs {
                 }
             };
             match ended {
-                None => break,
-                Some(Outcome::Done) => {}
-                Some(Outcome::InputError(e)) => {
+                Outcome::Done => {}
+                Outcome::InputError(e) => {
                     eprintln!("gamedissect: {}: {}", escaped(name), error_text(&e));
                     self.failed.store(true, Ordering::SeqCst);
                 }
-                Some(output) => return output,
+                output => return output,
             }
         }
         Outcome::Done

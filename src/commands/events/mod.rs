@@ -219,10 +219,12 @@ pub(super) fn parquet_command(
         &mut |e| sink.event(e),
         &mut warn,
     );
-    if let Err(e) = sink.finish()
-        && matches!(outcome, crate::run::Outcome::Done)
-    {
-        outcome = crate::run::Outcome::Output(e);
+    if let Err(e) = sink.finish() {
+        match outcome {
+            crate::run::Outcome::Done => outcome = crate::run::Outcome::Output(e),
+            // The input's error is the run's; the files' is said too, as they lack footers.
+            _ => eprintln!("gamedissect: writing Parquet: {e}"),
+        }
     }
     finish_outcome(file, outcome)
 }

@@ -21,8 +21,10 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use super::{GROUPS_PER_FILE, hive_escape, prepare_dir};
 use crate::toolkit::facts::{Event, Label};
 
-/// A kind's rows are written as a row group at this count (a few MiB of text at most).
+/// A kind's rows are written as a row group at this count, or at [`GROUP_BYTES`] of text,
+/// whichever comes first (chat and print text from packets can be long).
 pub const ROWS_PER_GROUP: usize = 65_536;
+pub const GROUP_BYTES: usize = 4 << 20;
 
 /// The columns of every event file, as `events -f json` names them; `protocol` and `kind` are
 /// the partition directories.
@@ -63,6 +65,8 @@ struct Rows {
     labels: [StringBuilder; 6],
     details: MapBuilder<StringBuilder, StringBuilder>,
     len: usize,
+    /// Text bytes appended since the last row group.
+    text: usize,
 }
 
 impl Rows {
@@ -76,15 +80,18 @@ impl Rows {
             labels: std::array::from_fn(|_| StringBuilder::new()),
             details: MapBuilder::new(None, StringBuilder::new(), StringBuilder::new()),
             len: 0,
+            text: 0,
         }
     }
 
     fn push(&mut self, capture: &str, e: &Event) -> io::Result<()> {
         self.capture.append_value(capture);
         self.frame.append_value(e.frame);
-        // Nanoseconds since 1970 fit an i64 until 2262; a later time is not a capture's.
+        // Nanoseconds since 1970 fit an i64 from 1677 to 2262; a time outside is not a
+        // capture's, and is clamped.
+        let ns = e.time.as_nanos().clamp(i64::MIN.into(), i64::MAX.into());
         self.time
-            .append_value(i64::try_from(e.time.as_nanos()).unwrap_or(i64::MAX));
+            .append_value(i64::try_from(ns).unwrap_or_default());
         self.rel
             .append_value((e.time.as_nanos() - e.base.as_nanos()) as f64 / 1e9);
         self.flow.append_value(e.flow);
@@ -94,10 +101,12 @@ impl Rows {
                 l.as_ref().map(|l: &Label| l.clean.as_str()),
                 l.as_ref().map(|l| l.raw.as_str()),
             ]) {
+                self.text += text.map_or(0, str::len);
                 b.append_option(text);
             }
         }
         for (k, v) in &e.details {
+            self.text += k.len() + v.len();
             self.details.keys().append_value(k);
             self.details.values().append_value(v);
         }
@@ -108,6 +117,7 @@ impl Rows {
 
     fn finish(&mut self, schema: &Arc<Schema>) -> io::Result<RecordBatch> {
         self.len = 0;
+        self.text = 0;
         let mut columns: Vec<ArrayRef> = vec![
             Arc::new(self.capture.finish()),
             Arc::new(self.frame.finish()),
@@ -185,7 +195,7 @@ impl EventSink {
         };
         k.rows.push(&self.capture, e)?;
         self.rows += 1;
-        if k.rows.len >= ROWS_PER_GROUP {
+        if k.rows.len >= ROWS_PER_GROUP || k.rows.text >= GROUP_BYTES {
             flush(k, &self.schema, &mut self.files)?;
         }
         Ok(())
