@@ -1,7 +1,7 @@
 //! `--format parquet`: hive-partitioned Parquet, one directory per protocol and message type
 //! (`protocol=quake3/type=snapshot/part-0.parquet`, then `part-1`… every [`GROUPS_PER_FILE`]
-//! row groups), zstd-compressed, with the schema the
-//! registry gives each protocol ([`schema`]).
+//! row groups), zstd-compressed, with the schema the registry gives each message type: its
+//! protocol's, narrowed to the fields the type can carry ([`schema`]).
 //!
 //! Memory stays within a fixed budget whatever the capture's length: each file's rows are
 //! built in column buffers, handed to the encoder as a row group once they reach
