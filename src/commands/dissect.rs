@@ -199,9 +199,7 @@ fn dissect_parquet(
 /// The Parquet writer for `dir`, its rows naming `capture`; `None` when it cannot write
 /// there (said on stderr).
 pub(super) fn parquet_sink(dir: &std::path::Path, capture: &str) -> Option<ParquetSink> {
-    ParquetSink::new(dir, capture, &protocols::all())
-        .inspect_err(|e| eprintln!("gamedissect: {}: {e}", dir.display()))
-        .ok()
+    super::files_in(dir, ParquetSink::new(dir, capture, &protocols::all()))
 }
 
 /// Decodes one capture into `sink`, stopping after `count` records: how the read ended and
@@ -226,18 +224,8 @@ pub(super) fn parquet_capture(
 
 /// Writes the files' last rows and footers, and says what did not fit; the run's outcome.
 pub(super) fn finish_parquet(sink: ParquetSink, outcome: Outcome) -> Outcome {
-    match sink.finish() {
-        Ok(w) => {
-            warn_misfits(&w.misfits);
-            outcome
-        }
-        Err(e) if !matches!(outcome, Outcome::InputError(_)) => Outcome::Output(e),
-        // The input's error is the run's; the files' is said too, as they lack footers.
-        Err(e) => {
-            eprintln!("gamedissect: writing Parquet: {e}");
-            outcome
-        }
-    }
+    let closed = sink.finish().map(|w| warn_misfits(&w.misfits));
+    super::with_files_closed(outcome, closed)
 }
 
 /// What the Parquet schema could not hold, said once at the end (a decoder that places a field

@@ -303,15 +303,12 @@ fn parquet(jobs: Jobs, rendering: &Rendering, dir: &Path, count: Option<u64>) ->
 /// `events --format parquet -w DIR`: the captures one after the other, into one set of files,
 /// each row naming its capture.
 fn events_parquet(jobs: Jobs, kinds: Vec<String>, dir: &Path) -> ExitCode {
-    let mut sink = match crate::output::parquet::events::EventSink::new(dir, "") {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gamedissect: {}: {e}", dir.display());
-            return ExitCode::from(2);
-        }
+    let made = crate::output::parquet::events::EventSink::new(dir, "");
+    let Some(mut sink) = super::files_in(dir, made) else {
+        return ExitCode::from(2);
     };
     let config = jobs.config.clone();
-    let mut outcome = jobs.one_after_another(&config, &|| false, &mut |name, input, config| {
+    let outcome = jobs.one_after_another(&config, &|| false, &mut |name, input, config| {
         sink.set_capture(name);
         let mut warn = warn_skipped(name);
         let kinds = kinds.clone();
@@ -324,13 +321,7 @@ fn events_parquet(jobs: Jobs, kinds: Vec<String>, dir: &Path) -> ExitCode {
             &mut warn,
         )
     });
-    if let Err(e) = sink.finish() {
-        match outcome {
-            Outcome::Done => outcome = Outcome::Output(e),
-            _ => eprintln!("gamedissect: writing Parquet: {e}"),
-        }
-    }
-    jobs.exit_code(outcome)
+    jobs.exit_code(super::with_files_closed(outcome, sink.finish().map(drop)))
 }
 
 /// One capture's run on the calling thread: its name, input and configuration.

@@ -264,6 +264,25 @@ fn open_decode(
     Ok((input, len, warn_skipped(decode.input())))
 }
 
+/// A writer of files under `dir` (Parquet), or `None` with why said on stderr.
+fn files_in<T>(dir: &std::path::Path, made: io::Result<T>) -> Option<T> {
+    made.inspect_err(|e| eprintln!("gamedissect: {}: {e}", dir.display()))
+        .ok()
+}
+
+/// The outcome of a run that wrote files, once they are `closed`: a writing error is the run's
+/// when the input ended well; after an input error it is said too, as the files lack footers.
+fn with_files_closed(outcome: Outcome, closed: io::Result<()>) -> Outcome {
+    match (closed, outcome) {
+        (Err(e), Outcome::Done) => Outcome::Output(e),
+        (Err(e), outcome) => {
+            eprintln!("gamedissect: writing Parquet: {e}");
+            outcome
+        }
+        (Ok(()), outcome) => outcome,
+    }
+}
+
 fn finish_outcome(file: &str, outcome: Outcome) -> ExitCode {
     // A signal ended the input wherever it was: a cut record there is our doing, not the file's.
     if let Some(code) = live::stopped_exit_code() {

@@ -204,14 +204,11 @@ pub(super) fn parquet_command(
         Err(code) => return code,
     };
     let file = one_input(&decode.inputs);
-    let mut sink = match crate::output::parquet::events::EventSink::new(dir, file) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gamedissect: {}: {e}", dir.display());
-            return ExitCode::from(2);
-        }
+    let made = crate::output::parquet::events::EventSink::new(dir, file);
+    let Some(mut sink) = super::files_in(dir, made) else {
+        return ExitCode::from(2);
     };
-    let mut outcome = run::extract(
+    let outcome = run::extract(
         input,
         len,
         decode.config,
@@ -219,13 +216,7 @@ pub(super) fn parquet_command(
         &mut |e| sink.event(e),
         &mut warn,
     );
-    if let Err(e) = sink.finish() {
-        match outcome {
-            crate::run::Outcome::Done => outcome = crate::run::Outcome::Output(e),
-            // The input's error is the run's; the files' is said too, as they lack footers.
-            _ => eprintln!("gamedissect: writing Parquet: {e}"),
-        }
-    }
+    let outcome = super::with_files_closed(outcome, sink.finish().map(drop));
     finish_outcome(file, outcome)
 }
 

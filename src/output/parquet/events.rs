@@ -10,15 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ::parquet::arrow::ArrowWriter;
-use ::parquet::basic::{Compression, ZstdLevel};
-use ::parquet::file::properties::WriterProperties;
 use arrow_array::builder::{
     Float64Builder, MapBuilder, StringBuilder, TimestampNanosecondBuilder, UInt64Builder,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 
-use super::{GROUPS_PER_FILE, hive_escape, prepare_dir};
+use super::{GROUPS_PER_FILE, hive_escape, open_file, prepare_dir};
 use crate::toolkit::facts::{Event, Label};
 
 /// A kind's rows are written as a row group at this count, or at [`GROUP_BYTES`] of text,
@@ -225,12 +223,7 @@ fn flush(k: &mut KindFile, schema: &Arc<Schema>, files: &mut Vec<PathBuf>) -> io
     if k.writer.is_none() {
         let path = k.dir.join(format!("part-{}.parquet", k.next));
         k.next += 1;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::default()))
-            .set_created_by(format!("gamedissect {}", env!("CARGO_PKG_VERSION")))
-            .build();
-        let out = BufWriter::with_capacity(1 << 16, File::create(&path)?);
-        k.writer = Some(ArrowWriter::try_new(out, schema.clone(), Some(props))?);
+        k.writer = Some(open_file(&path, schema.clone())?);
         files.push(path);
     }
     if let Some(w) = k.writer.as_mut() {

@@ -182,6 +182,16 @@ fn properties(schema: &Schema) -> WriterProperties {
     b.build()
 }
 
+/// A new Parquet file at `path`, written as every file of ours is ([`properties`]).
+pub(crate) fn open_file(
+    path: &Path,
+    schema: Arc<Schema>,
+) -> io::Result<ArrowWriter<BufWriter<File>>> {
+    let out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+    let props = properties(&schema);
+    Ok(ArrowWriter::try_new(out, schema, Some(props))?)
+}
+
 /// The encoding thread: each job's file opened, each row group encoded and written; the
 /// footers written at the end. Returns the row groups written.
 fn encode(jobs: Receiver<Job>) -> io::Result<u64> {
@@ -189,11 +199,7 @@ fn encode(jobs: Receiver<Job>) -> io::Result<u64> {
     let mut groups = 0;
     for job in jobs {
         match job {
-            Job::Open(path, schema) => {
-                let out = BufWriter::with_capacity(1 << 16, File::create(&path)?);
-                let props = properties(&schema);
-                files.push(Some(ArrowWriter::try_new(out, schema, Some(props))?));
-            }
+            Job::Open(path, schema) => files.push(Some(open_file(&path, schema)?)),
             Job::RowGroup(i, batch) => {
                 let Some(Some(w)) = files.get_mut(i) else {
                     return Err(io::Error::other("row group for a file never opened"));
